@@ -1,0 +1,20 @@
+//! The HTTP/1.1 contract every server in this workspace serves, in one place, so that
+//! "the same endpoints" holds by construction: the routes, the limits, the request rules
+//! of RFC 9112/9110, the response rendering with its cached Date, and a sans-I/O
+//! [`Codec`] that any I/O loop can drive. Also the command-line flags and startup
+//! reporting all servers share.
+
+pub mod args;
+pub mod chunked;
+pub mod codec;
+pub mod date;
+pub mod error;
+pub mod headers;
+pub mod limits;
+pub mod request;
+pub mod response;
+pub mod routes;
+
+pub use codec::{Codec, Outcome};
+pub use error::HttpError;
+pub use limits::Limits;

@@ -1,0 +1,173 @@
+//! The endpoints every server serves, independent of how the bytes arrive.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `GET /`, `HEAD /` | 200 `text/plain; charset=utf-8`, `Hello, World!` |
+//! | `GET /json`, `HEAD /json` | 200 `application/json`, `{"message":"Hello, World!"}` |
+//! | `POST /payload` | 200, the request body echoed with the request's Content-Type |
+//! | other methods on those paths | 405 with `Allow` |
+//! | any other path | 404 |
+
+use serde::Serialize;
+
+/// The body of `GET /`.
+pub const HELLO: &[u8] = b"Hello, World!";
+pub const TEXT_PLAIN: &[u8] = b"text/plain; charset=utf-8";
+pub const APPLICATION_JSON: &[u8] = b"application/json";
+/// The Content-Type of an echoed body when the request named none.
+pub const OCTET_STREAM: &[u8] = b"application/octet-stream";
+
+/// What a route answers; the transport adds the framing headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply<'a> {
+    pub status: u16,
+    pub content_type: &'a [u8],
+    pub body: Body<'a>,
+    /// The `Allow` header of a 405.
+    pub allow: Option<&'static str>,
+}
+
+/// A reply body: borrowed when it already exists, owned when made for this request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+impl Body<'_> {
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Body::Borrowed(bytes) => bytes,
+            Body::Owned(bytes) => bytes,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Message {
+    message: &'static str,
+}
+
+/// The request facts a route looks at.
+pub struct RouteRequest<'a> {
+    pub method: &'a str,
+    /// The request target; anything from `?` on is ignored.
+    pub target: &'a str,
+    pub content_type: Option<&'a [u8]>,
+    pub body: &'a [u8],
+}
+
+/// Answers one request. HEAD answers like GET; the transport drops the body.
+pub fn route<'a>(request: &RouteRequest<'a>) -> Reply<'a> {
+    let path = request.target.split('?').next().unwrap_or_default();
+    let method = request.method;
+    match (path, method) {
+        ("/", "GET" | "HEAD") => ok(TEXT_PLAIN, Body::Borrowed(HELLO)),
+        ("/json", "GET" | "HEAD") => ok(APPLICATION_JSON, Body::Owned(json_message())),
+        ("/payload", "POST") => ok(
+            request.content_type.unwrap_or(OCTET_STREAM),
+            Body::Borrowed(request.body),
+        ),
+        ("/" | "/json", _) => not_allowed("GET, HEAD"),
+        ("/payload", _) => not_allowed("POST"),
+        _ => plain_error(404),
+    }
+}
+
+/// A plain-text reply whose body is the reason phrase, used for every error status.
+pub fn plain_error(status: u16) -> Reply<'static> {
+    Reply {
+        status,
+        content_type: TEXT_PLAIN,
+        body: Body::Borrowed(crate::error::reason(status).as_bytes()),
+        allow: None,
+    }
+}
+
+fn ok<'a>(content_type: &'a [u8], body: Body<'a>) -> Reply<'a> {
+    Reply {
+        status: 200,
+        content_type,
+        body,
+        allow: None,
+    }
+}
+
+fn not_allowed(allow: &'static str) -> Reply<'static> {
+    Reply {
+        allow: Some(allow),
+        ..plain_error(405)
+    }
+}
+
+/// `{"message":"Hello, World!"}`, serialized for each request as the route promises.
+fn json_message() -> Vec<u8> {
+    let mut body = Vec::with_capacity(32);
+    serde_json::to_writer(
+        &mut body,
+        &Message {
+            message: "Hello, World!",
+        },
+    )
+    .expect("serializing a static struct into a Vec cannot fail");
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(method: &'static str, target: &'static str) -> Reply<'static> {
+        route(&RouteRequest {
+            method,
+            target,
+            content_type: None,
+            body: b"",
+        })
+    }
+
+    #[test]
+    fn hello_and_json() {
+        let hello = answer("GET", "/?q=1");
+        assert_eq!(
+            (hello.status, hello.content_type, hello.body.as_bytes()),
+            (200, TEXT_PLAIN, HELLO)
+        );
+        let json = answer("GET", "/json");
+        assert_eq!(json.body.as_bytes(), br#"{"message":"Hello, World!"}"#);
+        assert_eq!(json.content_type, APPLICATION_JSON);
+        assert_eq!(answer("HEAD", "/").status, 200);
+    }
+
+    #[test]
+    fn payload_echoes_body_and_content_type() {
+        let typed = RouteRequest {
+            method: "POST",
+            target: "/payload",
+            content_type: Some(b"a/b"),
+            body: b"xyz",
+        };
+        let reply = route(&typed);
+        assert_eq!(
+            (reply.status, reply.content_type, reply.body.as_bytes()),
+            (200, &b"a/b"[..], &b"xyz"[..])
+        );
+        let untyped = RouteRequest {
+            content_type: None,
+            ..typed
+        };
+        assert_eq!(route(&untyped).content_type, OCTET_STREAM);
+    }
+
+    #[test]
+    fn unknown_paths_and_methods() {
+        assert_eq!(answer("GET", "/nope").status, 404);
+        let post_root = answer("POST", "/");
+        assert_eq!(
+            (post_root.status, post_root.allow),
+            (405, Some("GET, HEAD"))
+        );
+        let get_payload = answer("GET", "/payload");
+        assert_eq!((get_payload.status, get_payload.allow), (405, Some("POST")));
+    }
+}

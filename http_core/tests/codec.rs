@@ -1,0 +1,182 @@
+//! The codec driven as an I/O loop drives it: whole inputs, inputs split at every byte,
+//! pipelined batches, `100 Continue`, and every refusal closing the connection.
+
+use http_core::{Codec, Limits, Outcome};
+
+/// Feeds `input` in pieces of `step` bytes, as a socket might deliver it, keeping the
+/// unconsumed rest like a real connection buffer. Returns all output and the last outcome.
+fn drive(input: &[u8], step: usize) -> (String, Outcome, usize) {
+    let mut codec = Codec::new(Limits::default());
+    let (mut buffer, mut out, mut responses) = (Vec::new(), Vec::new(), 0);
+    let mut last = Outcome::default();
+    for piece in input.chunks(step.max(1)) {
+        buffer.extend_from_slice(piece);
+        last = codec.serve(&buffer, &mut out);
+        responses += last.responses;
+        buffer.drain(..last.consumed);
+        if last.close {
+            break;
+        }
+    }
+    (String::from_utf8_lossy(&out).into_owned(), last, responses)
+}
+
+fn statuses(output: &str) -> Vec<u16> {
+    output
+        .match_indices("HTTP/1.1 ")
+        .map(|(i, _)| output[i + 9..i + 12].parse().unwrap())
+        .collect()
+}
+
+const GET: &str = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+
+#[test]
+fn a_pipelined_batch_is_answered_in_order_in_one_call() {
+    let batch = format!(
+        "{GET}GET /json HTTP/1.1\r\nHost: a\r\n\r\nGET /missing HTTP/1.1\r\nHost: a\r\n\r\n{GET}"
+    );
+    let (out, outcome, responses) = drive(batch.as_bytes(), usize::MAX);
+    assert_eq!(statuses(&out), [200, 200, 404, 200]);
+    assert_eq!(
+        (outcome.consumed, outcome.responses, outcome.close),
+        (batch.len(), 4, false)
+    );
+    assert_eq!(responses, 4);
+    assert!(out.find("Hello, World!").unwrap() < out.find(r#"{"message""#).unwrap());
+}
+
+#[test]
+fn every_split_point_gives_the_same_answers() {
+    let batch = format!(
+        "{GET}POST /payload HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello\
+         POST /payload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n\
+         HEAD / HTTP/1.1\r\nHost: a\r\n\r\n"
+    );
+    let (whole, _, _) = drive(batch.as_bytes(), usize::MAX);
+    for step in 1..batch.len() {
+        let (split, outcome, responses) = drive(batch.as_bytes(), step);
+        assert_eq!(statuses(&split), [200, 200, 200, 200], "step {step}");
+        assert_eq!(responses, 4, "step {step}");
+        assert!(!outcome.close);
+        assert_eq!(split.len(), whole.len(), "step {step}");
+    }
+    assert!(whole.contains("\r\n\r\nhello") && whole.contains("\r\n\r\nabc"));
+}
+
+#[test]
+fn head_answers_without_a_body() {
+    let (out, _, _) = drive(b"HEAD /json HTTP/1.1\r\nHost: a\r\n\r\n", usize::MAX);
+    assert!(out.ends_with("Content-Length: 27\r\n\r\n"), "{out}");
+}
+
+#[test]
+fn payload_echo_keeps_content_type_and_bytes() {
+    let body: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    let mut request = format!(
+        "POST /payload HTTP/1.1\r\nHost: a\r\nContent-Type: image/x-test\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    let mut codec = Codec::new(Limits::default());
+    let mut out = Vec::new();
+    let outcome = codec.serve(&request, &mut out);
+    assert_eq!(outcome.consumed, request.len());
+    assert!(out.ends_with(&body));
+    let head = String::from_utf8_lossy(&out[..out.len() - body.len()]);
+    assert!(
+        head.contains("Content-Type: image/x-test\r\n")
+            && head.contains("Content-Length: 70000\r\n")
+    );
+}
+
+#[test]
+fn expect_continue_is_answered_once_before_the_body() {
+    let head =
+        "POST /payload HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n";
+    let mut codec = Codec::new(Limits::default());
+    let mut out = Vec::new();
+    let first = codec.serve(head.as_bytes(), &mut out);
+    assert_eq!((first.consumed, first.responses), (0, 0));
+    assert_eq!(out, b"HTTP/1.1 100 Continue\r\n\r\n");
+    let partial = format!("{head}ab");
+    codec.serve(partial.as_bytes(), &mut out);
+    assert_eq!(out, b"HTTP/1.1 100 Continue\r\n\r\n", "100 must not repeat");
+    let full = format!("{head}abcd");
+    let done = codec.serve(full.as_bytes(), &mut out);
+    assert_eq!((done.consumed, done.responses), (full.len(), 1));
+    assert_eq!(statuses(&String::from_utf8_lossy(&out)), [100, 200]);
+}
+
+#[test]
+fn expect_continue_over_the_limit_gets_413_and_no_100() {
+    let head = "POST /payload HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2000000\r\n\r\n";
+    let (out, outcome, _) = drive(head.as_bytes(), usize::MAX);
+    assert_eq!(statuses(&out), [413]);
+    assert!(outcome.close);
+}
+
+#[test]
+fn connection_close_and_http_1_0_rules() {
+    let (out, outcome, _) = drive(
+        format!("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n{GET}").as_bytes(),
+        usize::MAX,
+    );
+    assert_eq!(statuses(&out), [200]);
+    assert!(outcome.close && out.contains("Connection: close\r\n"));
+    let (out, outcome, _) = drive(b"GET / HTTP/1.0\r\n\r\n", usize::MAX);
+    assert!(outcome.close && out.contains("Connection: close\r\n"));
+    let (out, outcome, _) = drive(
+        b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+        usize::MAX,
+    );
+    assert!(!outcome.close && out.contains("Connection: keep-alive\r\n"));
+}
+
+#[test]
+fn every_refusal_closes_after_its_answer_and_stops_the_batch() {
+    let cases: &[(&str, u16)] = &[
+        ("GET / HTTP/1.1\r\n\r\n", 400),
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n",
+            400,
+        ),
+        (
+            "POST /payload HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+            400,
+        ),
+        (
+            "POST /payload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n",
+            501,
+        ),
+        (
+            "POST /payload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            400,
+        ),
+        (
+            "POST /payload HTTP/1.1\r\nHost: a\r\nContent-Length: 1048577\r\n\r\n",
+            413,
+        ),
+        ("GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505),
+    ];
+    for (request, status) in cases {
+        let input = format!("{GET}{request}{GET}");
+        let (out, outcome, _) = drive(input.as_bytes(), usize::MAX);
+        assert_eq!(statuses(&out), [200, *status], "{request:?}");
+        assert!(outcome.close, "{request:?}");
+        assert!(out.ends_with(http_core::error::reason(*status)), "{out}");
+    }
+}
+
+#[test]
+fn a_chunked_body_over_the_limit_is_413() {
+    let limits = Limits {
+        max_body_bytes: 8,
+        ..Limits::default()
+    };
+    let mut codec = Codec::new(limits);
+    let mut out = Vec::new();
+    let input = b"POST /payload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nabcde\r\n5\r\nfghij\r\n0\r\n\r\n";
+    assert!(codec.serve(input, &mut out).close);
+    assert_eq!(statuses(&String::from_utf8_lossy(&out)), [413]);
+}
