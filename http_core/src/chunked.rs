@@ -11,11 +11,7 @@ const BAD_CHUNK: HttpError = HttpError::BadRequest("invalid chunked body");
 /// Returns the bytes the encoded body occupies once it is complete, `Ok(None)` while more
 /// input is needed. The decoded body may be at most `max_body_bytes`, and the encoded body
 /// (framing and trailers included) at most `max_body_bytes + max_head_bytes`.
-pub fn decode(
-    input: &[u8],
-    limits: &Limits,
-    body: &mut Vec<u8>,
-) -> Result<Option<usize>, HttpError> {
+pub fn decode(input: &[u8], limits: &Limits, body: &mut Vec<u8>) -> Result<Option<usize>, HttpError> {
     body.clear();
     let encoded_limit = limits.max_body_bytes + limits.max_head_bytes;
     let mut pos = 0;
@@ -75,11 +71,8 @@ fn too_long_or_partial<T>(available: usize, encoded_limit: usize) -> Result<Opti
 fn chunk_size(line: &[u8]) -> Result<usize, HttpError> {
     let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
     let rest = line[digits..].trim_ascii_start();
-    let extension_ok = rest.is_empty()
-        || (rest[0] == b';'
-            && rest
-                .iter()
-                .all(|&b| b == b'\t' || (b' '..0x7f).contains(&b)));
+    let extension_ok =
+        rest.is_empty() || (rest[0] == b';' && rest.iter().all(|&b| b == b'\t' || (b' '..0x7f).contains(&b)));
     if digits == 0 || digits > 16 || !extension_ok {
         return Err(BAD_CHUNK);
     }
@@ -89,11 +82,7 @@ fn chunk_size(line: &[u8]) -> Result<usize, HttpError> {
 }
 
 /// Skips the trailer section after the last chunk, up to and including its blank line.
-fn trailers(
-    input: &[u8],
-    mut pos: usize,
-    encoded_limit: usize,
-) -> Result<Option<usize>, HttpError> {
+fn trailers(input: &[u8], mut pos: usize, encoded_limit: usize) -> Result<Option<usize>, HttpError> {
     loop {
         let Some(line) = take_line(input, pos, encoded_limit)? else {
             return Ok(None);
@@ -125,8 +114,7 @@ mod tests {
 
     #[test]
     fn decodes_chunks_extensions_and_trailers() {
-        let input =
-            b"5\r\nHello\r\n1;name=value\r\n,\r\nA \r\n World!!!!\r\n0\r\nX-T: 1\r\n\r\nNEXT";
+        let input = b"5\r\nHello\r\n1;name=value\r\n,\r\nA \r\n World!!!!\r\n0\r\nX-T: 1\r\n\r\nNEXT";
         let (result, body) = run(input);
         assert_eq!(result, Ok(Some(input.len() - 4)));
         assert_eq!(body, b"Hello, World!!!!");
@@ -157,12 +145,7 @@ mod tests {
             b"0\r\nno-colon\r\n\r\n",
         ];
         for case in cases {
-            assert_eq!(
-                run(case).0,
-                Err(BAD_CHUNK),
-                "{:?}",
-                String::from_utf8_lossy(case)
-            );
+            assert_eq!(run(case).0, Err(BAD_CHUNK), "{:?}", String::from_utf8_lossy(case));
         }
     }
 
@@ -180,10 +163,7 @@ mod tests {
             ..Limits::default()
         };
         let mut body = Vec::new();
-        assert_eq!(
-            decode(b"5\r\n", &limits, &mut body),
-            Err(HttpError::BodyTooLarge)
-        );
+        assert_eq!(decode(b"5\r\n", &limits, &mut body), Err(HttpError::BodyTooLarge));
         assert_eq!(
             decode(b"2\r\nab\r\n2\r\nab\r\n0\r\n\r\n", &limits, &mut body),
             Ok(Some(19))

@@ -84,12 +84,10 @@ impl Codec {
             Framing::Empty => (&[], 0),
             Framing::Length(n) if rest.len() >= n => (&rest[..n], n),
             Framing::Length(_) => return Ok(self.await_body(&head, out)),
-            Framing::Chunked => {
-                match chunked::decode(rest, &self.limits, &mut self.chunked_body)? {
-                    Some(n) => (&self.chunked_body, n),
-                    None => return Ok(self.await_body(&head, out)),
-                }
-            }
+            Framing::Chunked => match chunked::decode(rest, &self.limits, &mut self.chunked_body)? {
+                Some(n) => (&self.chunked_body, n),
+                None => return Ok(self.await_body(&head, out)),
+            },
         };
         let reply = route(&RouteRequest {
             method: head.method,

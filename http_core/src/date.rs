@@ -24,9 +24,7 @@ pub fn http_date() -> [u8; DATE_LEN] {
     CACHE.with_borrow_mut(|cache| {
         if cache.second != second {
             let formatted = httpdate::fmt_http_date(now);
-            cache
-                .value
-                .copy_from_slice(&formatted.as_bytes()[..DATE_LEN]);
+            cache.value.copy_from_slice(&formatted.as_bytes()[..DATE_LEN]);
             cache.second = second;
         }
         cache.value

@@ -74,18 +74,14 @@ pub fn inspect<'a>(
     }
 
     if hosts > 1 || (version_minor == 1 && hosts == 0) {
-        return Err(HttpError::BadRequest(
-            "HTTP/1.1 needs exactly one Host header",
-        ));
+        return Err(HttpError::BadRequest("HTTP/1.1 needs exactly one Host header"));
     }
     let framing = match (codings.seen, content_length) {
         (true, _) if version_minor == 0 => {
             return Err(HttpError::BadRequest("Transfer-Encoding in HTTP/1.0"));
         }
         (true, Some(_)) => {
-            return Err(HttpError::BadRequest(
-                "both Content-Length and Transfer-Encoding",
-            ));
+            return Err(HttpError::BadRequest("both Content-Length and Transfer-Encoding"));
         }
         (true, None) => codings.framing()?,
         (false, Some(n)) if n > limits.max_body_bytes as u64 => {
@@ -129,9 +125,7 @@ impl Codings {
     /// no other coding.
     fn framing(&self) -> Result<Framing, HttpError> {
         if self.chunked_count > 0 && (!self.last_is_chunked || self.chunked_count > 1) {
-            Err(HttpError::BadRequest(
-                "chunked is not the final transfer coding",
-            ))
+            Err(HttpError::BadRequest("chunked is not the final transfer coding"))
         } else if self.other || self.chunked_count == 0 {
             Err(HttpError::UnsupportedEncoding)
         } else {
@@ -165,10 +159,7 @@ fn parse_content_length(element: &[u8]) -> Result<u64, HttpError> {
 mod tests {
     use super::*;
 
-    fn check(
-        minor: u8,
-        headers: &[(&'static str, &'static str)],
-    ) -> Result<HeadInfo<'static>, HttpError> {
+    fn check(minor: u8, headers: &[(&'static str, &'static str)]) -> Result<HeadInfo<'static>, HttpError> {
         inspect(
             minor,
             headers.iter().map(|(n, v)| (*n, v.as_bytes())),
@@ -210,10 +201,7 @@ mod tests {
             status(1, &[HOST, ("Content-Length", "5"), ("Content-Length", "6")]),
             400
         );
-        let same = check(
-            1,
-            &[HOST, ("Content-Length", "5, 5"), ("content-length", "5")],
-        );
+        let same = check(1, &[HOST, ("Content-Length", "5, 5"), ("content-length", "5")]);
         assert_eq!(same.unwrap().framing, Framing::Length(5));
         assert_eq!(
             check(1, &[HOST, ("Content-Length", "0")]).unwrap().framing,
@@ -242,14 +230,8 @@ mod tests {
             Framing::Chunked
         );
         assert_eq!(status(1, &[HOST, ("Transfer-Encoding", "gzip")]), 501);
-        assert_eq!(
-            status(1, &[HOST, ("Transfer-Encoding", "gzip, chunked")]),
-            501
-        );
-        assert_eq!(
-            status(1, &[HOST, ("Transfer-Encoding", "chunked, gzip")]),
-            400
-        );
+        assert_eq!(status(1, &[HOST, ("Transfer-Encoding", "gzip, chunked")]), 501);
+        assert_eq!(status(1, &[HOST, ("Transfer-Encoding", "chunked, gzip")]), 400);
         assert_eq!(
             status(
                 1,
@@ -266,11 +248,7 @@ mod tests {
         assert_eq!(
             status(
                 1,
-                &[
-                    HOST,
-                    ("Transfer-Encoding", "chunked"),
-                    ("Content-Length", "5")
-                ]
+                &[HOST, ("Transfer-Encoding", "chunked"), ("Content-Length", "5")]
             ),
             400
         );
@@ -279,11 +257,7 @@ mod tests {
     #[test]
     fn persistence_follows_rfc_9112() {
         assert!(check(1, &[HOST]).unwrap().keep_alive);
-        assert!(
-            !check(1, &[HOST, ("Connection", "Close")])
-                .unwrap()
-                .keep_alive
-        );
+        assert!(!check(1, &[HOST, ("Connection", "Close")]).unwrap().keep_alive);
         assert!(
             !check(1, &[HOST, ("Connection", "foo, close")])
                 .unwrap()
@@ -306,11 +280,7 @@ mod tests {
                 .unwrap()
                 .expect_continue
         );
-        assert!(
-            !check(0, &[("Expect", "100-continue")])
-                .unwrap()
-                .expect_continue
-        );
+        assert!(!check(0, &[("Expect", "100-continue")]).unwrap().expect_continue);
     }
 
     #[test]

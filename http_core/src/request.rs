@@ -40,11 +40,7 @@ pub fn parse_head<'a>(input: &'a [u8], limits: &Limits) -> Result<Option<Head<'a
         return Err(oversized(input, limits));
     }
     let minor = request.version.unwrap_or(1);
-    let info = headers::inspect(
-        minor,
-        request.headers.iter().map(|h| (h.name, h.value)),
-        limits,
-    )?;
+    let info = headers::inspect(minor, request.headers.iter().map(|h| (h.name, h.value)), limits)?;
     Ok(Some(Head {
         method: request.method.unwrap_or_default(),
         target: request.path.unwrap_or_default(),
@@ -81,9 +77,7 @@ fn version_error(input: &[u8]) -> HttpError {
         .next()
         .unwrap_or_default();
     match version.strip_prefix(b"HTTP/") {
-        Some([major, ..]) if major.is_ascii_digit() && *major != b'1' => {
-            HttpError::UnsupportedVersion
-        }
+        Some([major, ..]) if major.is_ascii_digit() && *major != b'1' => HttpError::UnsupportedVersion,
         _ => HttpError::BadRequest("malformed HTTP version"),
     }
 }
@@ -110,10 +104,7 @@ mod tests {
         let head = parse(b"GET /json?x=1 HTTP/1.1\r\nHost: a\r\n\r\nrest")
             .unwrap()
             .unwrap();
-        assert_eq!(
-            (head.method, head.target, head.len),
-            ("GET", "/json?x=1", 35)
-        );
+        assert_eq!((head.method, head.target, head.len), ("GET", "/json?x=1", 35));
     }
 
     #[test]
@@ -153,10 +144,7 @@ mod tests {
 
     #[test]
     fn head_and_header_count_limits() {
-        let long_uri = format!(
-            "GET /{} HTTP/1.1\r\nHost: a\r\n\r\n",
-            "a".repeat(MAX_HEAD_BYTES)
-        );
+        let long_uri = format!("GET /{} HTTP/1.1\r\nHost: a\r\n\r\n", "a".repeat(MAX_HEAD_BYTES));
         assert_eq!(status(long_uri.as_bytes()), 414);
         assert_eq!(status(&long_uri.as_bytes()[..MAX_HEAD_BYTES]), 414);
         let big = format!(
@@ -185,10 +173,7 @@ mod tests {
             ..Limits::default()
         };
         let many = format!("GET / HTTP/1.1\r\nHost: a\r\n{}\r\n", "X: y\r\n".repeat(80));
-        assert_eq!(
-            parse_head(many.as_bytes(), &limits),
-            Err(HttpError::HeadTooLarge)
-        );
+        assert_eq!(parse_head(many.as_bytes(), &limits), Err(HttpError::HeadTooLarge));
         let limits = Limits {
             max_headers: 100,
             max_head_bytes: 4096,

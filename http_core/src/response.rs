@@ -113,27 +113,18 @@ mod tests {
             content_type: None,
             body: b"",
         };
-        render(
-            &route(&request),
-            false,
-            Persistence::ConfirmKeepAlive,
-            &mut out,
-        );
+        render(&route(&request), false, Persistence::ConfirmKeepAlive, &mut out);
         let text = masked(&out);
+        assert!(text.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"), "{text}");
         assert!(
-            text.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains(
-                "\r\nAllow: GET, HEAD\r\nConnection: keep-alive\r\n\r\nMethod Not Allowed"
-            ),
+            text.contains("\r\nAllow: GET, HEAD\r\nConnection: keep-alive\r\n\r\nMethod Not Allowed"),
             "{text}"
         );
         out.clear();
         render(&plain_error(431), false, Persistence::Close, &mut out);
-        assert!(masked(&out).ends_with(
-            "Content-Length: 31\r\nConnection: close\r\n\r\nRequest Header Fields Too Large"
-        ));
+        assert!(
+            masked(&out)
+                .ends_with("Content-Length: 31\r\nConnection: close\r\n\r\nRequest Header Fields Too Large")
+        );
     }
 }

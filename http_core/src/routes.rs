@@ -27,9 +27,10 @@ pub struct Reply<'a> {
     pub allow: Option<&'static str>,
 }
 
-/// A reply body: borrowed when it already exists, owned when made for this request.
+/// A reply body: a constant, a slice of the request, or bytes made for this request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Body<'a> {
+    Static(&'static [u8]),
     Borrowed(&'a [u8]),
     Owned(Vec<u8>),
 }
@@ -37,6 +38,7 @@ pub enum Body<'a> {
 impl Body<'_> {
     pub fn as_bytes(&self) -> &[u8] {
         match self {
+            Body::Static(bytes) => bytes,
             Body::Borrowed(bytes) => bytes,
             Body::Owned(bytes) => bytes,
         }
@@ -62,7 +64,7 @@ pub fn route<'a>(request: &RouteRequest<'a>) -> Reply<'a> {
     let path = request.target.split('?').next().unwrap_or_default();
     let method = request.method;
     match (path, method) {
-        ("/", "GET" | "HEAD") => ok(TEXT_PLAIN, Body::Borrowed(HELLO)),
+        ("/", "GET" | "HEAD") => ok(TEXT_PLAIN, Body::Static(HELLO)),
         ("/json", "GET" | "HEAD") => ok(APPLICATION_JSON, Body::Owned(json_message())),
         ("/payload", "POST") => ok(
             request.content_type.unwrap_or(OCTET_STREAM),
@@ -79,7 +81,7 @@ pub fn plain_error(status: u16) -> Reply<'static> {
     Reply {
         status,
         content_type: TEXT_PLAIN,
-        body: Body::Borrowed(crate::error::reason(status).as_bytes()),
+        body: Body::Static(crate::error::reason(status).as_bytes()),
         allow: None,
     }
 }
@@ -163,10 +165,7 @@ mod tests {
     fn unknown_paths_and_methods() {
         assert_eq!(answer("GET", "/nope").status, 404);
         let post_root = answer("POST", "/");
-        assert_eq!(
-            (post_root.status, post_root.allow),
-            (405, Some("GET, HEAD"))
-        );
+        assert_eq!((post_root.status, post_root.allow), (405, Some("GET, HEAD")));
         let get_payload = answer("GET", "/payload");
         assert_eq!((get_payload.status, get_payload.allow), (405, Some("POST")));
     }

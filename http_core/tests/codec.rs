@@ -32,9 +32,8 @@ const GET: &str = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
 
 #[test]
 fn a_pipelined_batch_is_answered_in_order_in_one_call() {
-    let batch = format!(
-        "{GET}GET /json HTTP/1.1\r\nHost: a\r\n\r\nGET /missing HTTP/1.1\r\nHost: a\r\n\r\n{GET}"
-    );
+    let batch =
+        format!("{GET}GET /json HTTP/1.1\r\nHost: a\r\n\r\nGET /missing HTTP/1.1\r\nHost: a\r\n\r\n{GET}");
     let (out, outcome, responses) = drive(batch.as_bytes(), usize::MAX);
     assert_eq!(statuses(&out), [200, 200, 404, 200]);
     assert_eq!(
@@ -84,16 +83,12 @@ fn payload_echo_keeps_content_type_and_bytes() {
     assert_eq!(outcome.consumed, request.len());
     assert!(out.ends_with(&body));
     let head = String::from_utf8_lossy(&out[..out.len() - body.len()]);
-    assert!(
-        head.contains("Content-Type: image/x-test\r\n")
-            && head.contains("Content-Length: 70000\r\n")
-    );
+    assert!(head.contains("Content-Type: image/x-test\r\n") && head.contains("Content-Length: 70000\r\n"));
 }
 
 #[test]
 fn expect_continue_is_answered_once_before_the_body() {
-    let head =
-        "POST /payload HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n";
+    let head = "POST /payload HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n";
     let mut codec = Codec::new(Limits::default());
     let mut out = Vec::new();
     let first = codec.serve(head.as_bytes(), &mut out);
@@ -126,10 +121,7 @@ fn connection_close_and_http_1_0_rules() {
     assert!(outcome.close && out.contains("Connection: close\r\n"));
     let (out, outcome, _) = drive(b"GET / HTTP/1.0\r\n\r\n", usize::MAX);
     assert!(outcome.close && out.contains("Connection: close\r\n"));
-    let (out, outcome, _) = drive(
-        b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
-        usize::MAX,
-    );
+    let (out, outcome, _) = drive(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", usize::MAX);
     assert!(!outcome.close && out.contains("Connection: keep-alive\r\n"));
 }
 
@@ -137,10 +129,7 @@ fn connection_close_and_http_1_0_rules() {
 fn every_refusal_closes_after_its_answer_and_stops_the_batch() {
     let cases: &[(&str, u16)] = &[
         ("GET / HTTP/1.1\r\n\r\n", 400),
-        (
-            "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n",
-            400,
-        ),
+        ("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", 400),
         (
             "POST /payload HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
             400,

@@ -1,0 +1,93 @@
+//! Connection timeouts, identical for both engines: a connection that has sent part of a
+//! request and then nothing for the request timeout is closed, and so is one idle for the
+//! idle timeout.
+//!
+//! Each connection records its last read and whether a request is partly received; a
+//! watchdog future sleeps until the deadline that follows from them. This costs one
+//! clock read per socket operation instead of a timer registration per read.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// Shared between a connection and its watchdog.
+#[derive(Debug)]
+pub struct Activity {
+    start: Instant,
+    /// Milliseconds from `start` to the last progress on the connection.
+    last_ms: AtomicU64,
+    /// A request has started arriving and is not yet answered.
+    partial: AtomicBool,
+}
+
+impl Activity {
+    pub fn new() -> Arc<Activity> {
+        Arc::new(Activity {
+            start: Instant::now(),
+            last_ms: AtomicU64::new(0),
+            partial: AtomicBool::new(false),
+        })
+    }
+
+    /// Records progress now, and whether a request is partly received afterwards.
+    pub fn touch(&self, partial: bool) {
+        let ms = self.start.elapsed().as_millis() as u64;
+        self.last_ms.store(ms, Ordering::Relaxed);
+        self.partial.store(partial, Ordering::Relaxed);
+    }
+
+    /// Completes when the connection has been silent past its timeout.
+    pub async fn expired(&self, request_timeout: Duration, idle_timeout: Duration) {
+        loop {
+            let last = self.start + Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
+            let limit = if self.partial.load(Ordering::Relaxed) {
+                request_timeout
+            } else {
+                idle_timeout
+            };
+            let deadline = last + limit;
+            if Instant::now() >= deadline {
+                return;
+            }
+            tokio::time::sleep_until(deadline).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn partial_requests_use_the_short_timeout_and_idle_the_long_one() {
+        let (short, long) = (Duration::from_secs(10), Duration::from_secs(60));
+        let activity = Activity::new();
+        activity.touch(true);
+        let begun = Instant::now();
+        activity.expired(short, long).await;
+        assert_eq!(begun.elapsed().as_secs(), 10);
+
+        activity.touch(false);
+        let begun = Instant::now();
+        activity.expired(short, long).await;
+        assert_eq!(begun.elapsed().as_secs(), 60);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn progress_pushes_the_deadline_back() {
+        let activity = Activity::new();
+        let watchdog = activity.clone();
+        let begun = Instant::now();
+        let waiter = tokio::spawn(async move {
+            watchdog
+                .expired(Duration::from_secs(10), Duration::from_secs(60))
+                .await
+        });
+        tokio::time::sleep(Duration::from_secs(50)).await;
+        activity.touch(false);
+        waiter.await.unwrap();
+        assert_eq!(begun.elapsed().as_secs(), 110);
+    }
+}

@@ -1,0 +1,39 @@
+//! Command-line flags of `tokio_server`.
+
+use std::net::SocketAddr;
+
+use clap::{Parser, ValueEnum};
+use http_core::args::CommonArgs;
+
+/// Serve the uring-vs-tokio HTTP contract on tokio (epoll).
+#[derive(Parser, Debug)]
+#[command(version)]
+pub struct Cli {
+    /// Address to listen on; loopback by default, `0.0.0.0:8080` exposes it.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+
+    /// Which HTTP implementation answers.
+    #[arg(long, value_enum, default_value_t = Engine::Hyper)]
+    pub engine: Engine,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// hyper 1.x, HTTP/1 only.
+    Hyper,
+    /// http_core's codec over tokio's TcpStream.
+    Codec,
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Engine::Hyper => "hyper",
+            Engine::Codec => "codec",
+        })
+    }
+}

@@ -1,0 +1,181 @@
+//! The `hyper` engine: hyper 1.x's HTTP/1 server, answering through http_core's header
+//! rules and routes so that statuses and headers match the codec engine wherever hyper
+//! lets them. Where hyper itself refuses a request before our service sees it, hyper's
+//! answer stands; the conformance suite names those cases.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use http_core::headers;
+use http_core::response::SERVER_NAME;
+use http_core::routes::{self, Body, Reply, RouteRequest, plain_error};
+use hyper::body::Incoming;
+use hyper::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderValue, SERVER};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode, Version};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+
+use crate::activity::Activity;
+use crate::server::Settings;
+
+/// hyper parses up to this many headers in a stack array; a larger `max_headers` moves
+/// them to the heap for every request, so below it our service enforces the limit.
+const HYPER_STACK_HEADERS: usize = 100;
+
+pub async fn serve(stream: TcpStream, settings: Settings) {
+    let activity = Activity::new();
+    let io = TokioIo::new(Tracked {
+        stream,
+        activity: activity.clone(),
+    });
+    let limits = settings.limits;
+    let service = service_fn(move |request| respond(request, limits));
+    let connection = http1::Builder::new()
+        .timer(TokioTimer::new())
+        // Our watchdog applies both timeouts; hyper's own would close idle keep-alive
+        // connections after the (shorter) request timeout.
+        .header_read_timeout(None)
+        // pipeline_flush(true) is off: it lost the response before a `Connection: close`
+        // in hyper 1.12 (seen here), and it is marked experimental.
+        .keep_alive(true)
+        .title_case_headers(true)
+        .max_headers(limits.max_headers.max(HYPER_STACK_HEADERS))
+        .max_header_size(limits.max_head_bytes)
+        .serve_connection(io, service);
+    tokio::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => return,
+        _ = activity.expired(settings.request_timeout, settings.idle_timeout) => return,
+        _ = settings.shutdown.cancelled() => connection.as_mut().graceful_shutdown(),
+    }
+    let _ = connection.await;
+}
+
+async fn respond(
+    request: Request<Incoming>,
+    limits: http_core::Limits,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let (parts, body) = request.into_parts();
+    let minor = u8::from(parts.version != Version::HTTP_10);
+    if parts.headers.len() > limits.max_headers {
+        return Ok(refuse(431));
+    }
+    let pairs = parts
+        .headers
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_bytes()));
+    let info = match headers::inspect(minor, pairs, &limits) {
+        Ok(info) => info,
+        Err(error) => return Ok(refuse(error.status())),
+    };
+    let body = match Limited::new(body, limits.max_body_bytes).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => return Ok(refuse(413)),
+        Err(_) => return Ok(refuse(400)),
+    };
+    let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let reply = routes::route(&RouteRequest {
+        method: parts.method.as_str(),
+        target,
+        content_type: info.content_type,
+        body: &body,
+    });
+    let payload = match &reply.body {
+        Body::Static(bytes) => Bytes::from_static(bytes),
+        Body::Borrowed(bytes) => body.slice_ref(bytes),
+        Body::Owned(bytes) => Bytes::copy_from_slice(bytes),
+    };
+    Ok(build(&reply, payload, !info.keep_alive))
+}
+
+/// An error answer that also closes the connection, as the codec does.
+fn refuse(status: u16) -> Response<Full<Bytes>> {
+    let reply = plain_error(status);
+    build(&reply, Bytes::copy_from_slice(reply.body.as_bytes()), true)
+}
+
+/// The hyper response for a reply: status, Server, Content-Type, Allow; hyper adds Date
+/// and Content-Length.
+fn build(reply: &Reply, payload: Bytes, close: bool) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(payload));
+    *response.status_mut() = StatusCode::from_u16(reply.status).expect("routes use valid statuses");
+    let headers = response.headers_mut();
+    headers.insert(SERVER, HeaderValue::from_static(SERVER_NAME));
+    let content_type =
+        HeaderValue::from_bytes(reply.content_type).expect("content types are valid header values");
+    headers.insert(CONTENT_TYPE, content_type);
+    if let Some(allow) = reply.allow {
+        headers.insert(ALLOW, HeaderValue::from_static(allow));
+    }
+    if close {
+        headers.insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+/// The TCP stream, recording progress for the timeout watchdog: a read means a request
+/// is arriving, a write means it was answered.
+struct Tracked {
+    stream: TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl AsyncRead for Tracked {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let result = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.activity.touch(true);
+        }
+        result
+    }
+}
+
+impl AsyncWrite for Tracked {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let result = Pin::new(&mut self.stream).poll_write(cx, data);
+        if let Poll::Ready(Ok(1..)) = result {
+            self.activity.touch(false);
+        }
+        result
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let result = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(1..)) = result {
+            self.activity.touch(false);
+        }
+        result
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
