@@ -1,0 +1,127 @@
+//! A provided-buffer ring (IORING_REGISTER_PBUF_RING): the kernel picks a free buffer for
+//! each multishot recv completion, and we hand buffers back as soon as their bytes are
+//! copied or answered. This is one of the two modules with `unsafe` (the other is
+//! `ops.rs`, at the push into the submission queue).
+//!
+//! Ownership: a buffer belongs to the kernel from the moment its id is published in the
+//! ring (`recycle` + `publish`) until a completion names it (`IORING_CQE_F_BUFFER`); from
+//! then it is ours until we recycle it. The ring and buffer memory must stay allocated as
+//! long as the io_uring instance exists: the worker declares its `IoUring` before its
+//! `BufRing`, so the ring is torn down first.
+
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::io;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU16, Ordering};
+
+use io_uring::Submitter;
+use io_uring::types::BufRingEntry;
+
+const PAGE: usize = 4096;
+
+pub struct BufRing {
+    entries: NonNull<BufRingEntry>,
+    entries_layout: Layout,
+    /// `count * size` bytes. Only ever accessed through raw pointers or through a slice
+    /// of one buffer we own, because the kernel writes the others concurrently.
+    buffers: NonNull<u8>,
+    buffers_layout: Layout,
+    count: u16,
+    size: usize,
+    /// Our copy of the tail: ids added since the last `publish` are not yet visible.
+    tail: u16,
+    pub group: u16,
+}
+
+impl BufRing {
+    /// Allocates `count` buffers of `size` bytes, registers them as buffer group `group`
+    /// and gives all of them to the kernel. `count` must be a power of two up to 32768.
+    pub fn register(submitter: &Submitter, group: u16, count: u16, size: usize) -> io::Result<BufRing> {
+        if !count.is_power_of_two() || count > 32768 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "buffer count must be a power of two <= 32768",
+            ));
+        }
+        let entry_bytes = usize::from(count) * std::mem::size_of::<BufRingEntry>();
+        let entries_layout = page_aligned(entry_bytes)?;
+        let buffers_layout = page_aligned(usize::from(count) * size.max(1))?;
+        let raw = allocate(entries_layout)?.cast::<BufRingEntry>();
+        let buffers = allocate(buffers_layout)?;
+        let mut ring = BufRing {
+            entries: raw,
+            entries_layout,
+            buffers,
+            buffers_layout,
+            count,
+            size,
+            tail: 0,
+            group,
+        };
+        // SAFETY: `entries` points to `count` zeroed, page-aligned ring entries that live as
+        // long as `ring`, which outlives the io_uring instance (see the module docs).
+        unsafe { submitter.register_buf_ring_with_flags(raw.as_ptr() as u64, count, group, 0)? };
+        for id in 0..count {
+            ring.recycle(id);
+        }
+        ring.publish();
+        Ok(ring)
+    }
+
+    /// The first `len` bytes of buffer `id`, which a completion just handed to us.
+    pub fn filled(&self, id: u16, len: usize) -> &[u8] {
+        let id = id & (self.count - 1);
+        // SAFETY: buffer `id` lies inside the allocation; a completion handed it to us, so
+        // the kernel does not write it until we recycle it, which needs `&mut self` and so
+        // cannot happen while this slice lives.
+        unsafe {
+            let start = self.buffers.as_ptr().add(usize::from(id) * self.size);
+            std::slice::from_raw_parts(start, len.min(self.size))
+        }
+    }
+
+    /// Gives buffer `id` back to the kernel; visible after the next [`BufRing::publish`].
+    pub fn recycle(&mut self, id: u16) {
+        let index = usize::from(self.tail & (self.count - 1));
+        let addr = self.buffers.as_ptr() as u64 + (usize::from(id & (self.count - 1)) * self.size) as u64;
+        // SAFETY: `index` < `count`, so the entry is inside the allocation. The kernel reads
+        // only entries between its head and the published tail, and this one is past the
+        // published tail until `publish`, so we are its only user.
+        let entry = unsafe { &mut *self.entries.as_ptr().add(index) };
+        entry.set_addr(addr);
+        entry.set_len(self.size as u32);
+        entry.set_bid(id);
+        self.tail = self.tail.wrapping_add(1);
+    }
+
+    /// Makes every recycled buffer visible to the kernel.
+    pub fn publish(&mut self) {
+        // SAFETY: the tail lives in the first entry's reserved field, inside our allocation;
+        // the kernel reads it concurrently, so it is written atomically with release order
+        // after the entries it covers.
+        unsafe {
+            let tail = BufRingEntry::tail(self.entries.as_ptr()).cast_mut();
+            AtomicU16::from_ptr(tail).store(self.tail, Ordering::Release);
+        }
+    }
+}
+
+impl Drop for BufRing {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `register` with this layout; the io_uring instance that used
+        // it is gone (see the module docs).
+        unsafe {
+            dealloc(self.entries.as_ptr().cast(), self.entries_layout);
+            dealloc(self.buffers.as_ptr(), self.buffers_layout);
+        }
+    }
+}
+
+fn page_aligned(bytes: usize) -> io::Result<Layout> {
+    Layout::from_size_align(bytes.max(PAGE), PAGE).map_err(io::Error::other)
+}
+
+fn allocate(layout: Layout) -> io::Result<NonNull<u8>> {
+    // SAFETY: `page_aligned` layouts have a non-zero size.
+    NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))
+}

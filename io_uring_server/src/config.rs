@@ -1,0 +1,70 @@
+//! Command-line flags of `io_uring_server`, including one switch per io_uring feature so
+//! that each feature's worth can be measured by turning it off.
+
+use std::net::SocketAddr;
+
+use clap::Parser;
+use http_core::args::CommonArgs;
+
+/// Serve the uring-vs-tokio HTTP contract from a hand-rolled io_uring loop.
+#[derive(Parser, Debug, Clone)]
+#[command(version)]
+pub struct Cli {
+    /// Address to listen on; loopback by default, `0.0.0.0:8081` exposes it.
+    #[arg(long, default_value = "127.0.0.1:8081")]
+    pub addr: SocketAddr,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Bytes per provided receive buffer (and per plain-recv buffer).
+    #[arg(long, default_value_t = 8192)]
+    pub buf_size: usize,
+
+    /// Provided buffers per thread; a power of two up to 32768.
+    #[arg(long, default_value_t = 1024)]
+    pub buf_count: u16,
+
+    /// Submission queue entries per ring; the completion queue gets four times as many.
+    #[arg(long, default_value_t = 1024)]
+    pub ring_entries: u32,
+
+    #[command(flatten)]
+    pub features: Features,
+}
+
+/// The io_uring features in use; each flag switches one off (or SQPOLL on).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct Features {
+    /// Re-submit a single accept after every connection instead of one multishot accept.
+    #[arg(long)]
+    pub no_multishot_accept: bool,
+
+    /// Plain recv into per-connection buffers instead of multishot recv with a buffer ring.
+    #[arg(long)]
+    pub no_multishot_recv: bool,
+
+    /// Do not ask for SINGLE_ISSUER | DEFER_TASKRUN (start from COOP_TASKRUN).
+    #[arg(long)]
+    pub no_defer_taskrun: bool,
+
+    /// Let a kernel thread poll the submission queue (SQPOLL); it costs a busy CPU.
+    #[arg(long)]
+    pub sqpoll: bool,
+}
+
+impl Cli {
+    pub fn validate(&self) -> Result<(), String> {
+        self.common.validate()?;
+        if !self.buf_count.is_power_of_two() || self.buf_count > 32768 {
+            return Err("--buf-count must be a power of two up to 32768".into());
+        }
+        if !(512..=1 << 20).contains(&self.buf_size) {
+            return Err("--buf-size must be between 512 and 1048576".into());
+        }
+        if !(8..=32768).contains(&self.ring_entries) {
+            return Err("--ring-entries must be between 8 and 32768".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,166 @@
+//! Creates each thread's ring with the best setup flags the kernel accepts, checks the
+//! opcodes we use, and turns every startup failure into one sentence naming the fix.
+
+use std::io;
+
+use io_uring::{IoUring, Probe, opcode};
+
+use crate::config::Features;
+
+/// A ring plus the setup flags actually in effect, for the ready line.
+pub struct Ring {
+    pub ring: IoUring,
+    pub setup: &'static str,
+}
+
+/// Builds a ring: `SINGLE_ISSUER | DEFER_TASKRUN` (6.1), else `COOP_TASKRUN |
+/// TASKRUN_FLAG` (5.19), else plain. With `--sqpoll`, an SQ polling thread instead (it
+/// cannot be combined with DEFER_TASKRUN). Must run on the thread that will submit.
+pub fn build_ring(entries: u32, features: Features) -> Result<Ring, String> {
+    let mut candidates = Vec::new();
+    if features.sqpoll {
+        candidates.push(Setup::SqPoll);
+    } else if !features.no_defer_taskrun {
+        candidates.push(Setup::DeferTaskrun);
+    }
+    candidates.extend([Setup::CoopTaskrun, Setup::Plain]);
+    let mut last = io::Error::from_raw_os_error(libc::EINVAL);
+    for setup in candidates {
+        match setup.build(entries) {
+            Ok(ring) => {
+                check_opcodes(&ring)?;
+                return Ok(Ring {
+                    ring,
+                    setup: setup.name(),
+                });
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = e,
+            Err(e) => return Err(explain(&e)),
+        }
+    }
+    Err(explain(&last))
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Setup {
+    SqPoll,
+    DeferTaskrun,
+    CoopTaskrun,
+    Plain,
+}
+
+/// Milliseconds the SQPOLL thread spins without work before it sleeps.
+const SQPOLL_IDLE_MS: u32 = 1000;
+
+impl Setup {
+    fn name(self) -> &'static str {
+        match self {
+            Setup::SqPoll => "SQPOLL",
+            Setup::DeferTaskrun => "SINGLE_ISSUER|DEFER_TASKRUN",
+            Setup::CoopTaskrun => "COOP_TASKRUN|TASKRUN_FLAG",
+            Setup::Plain => "none",
+        }
+    }
+
+    fn build(self, entries: u32) -> io::Result<IoUring> {
+        let mut builder = IoUring::builder();
+        builder.setup_cqsize(entries.saturating_mul(4));
+        match self {
+            Setup::SqPoll => builder.setup_sqpoll(SQPOLL_IDLE_MS),
+            Setup::DeferTaskrun => builder.setup_single_issuer().setup_defer_taskrun(),
+            Setup::CoopTaskrun => builder.setup_coop_taskrun().setup_taskrun_flag(),
+            Setup::Plain => &mut builder,
+        };
+        builder.build(entries)
+    }
+}
+
+/// Why io_uring cannot be used here, and what to do about it.
+pub fn explain(error: &io::Error) -> String {
+    match error.raw_os_error() {
+        Some(libc::ENOSYS) => "io_uring is not available: this kernel has no io_uring_setup (ENOSYS); \
+             use Linux 6.1 or later built with CONFIG_IO_URING"
+            .into(),
+        Some(libc::EPERM) | Some(libc::EACCES) => match disabled_sysctl() {
+            Some(value) if value != "0" => format!(
+                "io_uring is disabled by sysctl kernel.io_uring_disabled={value}; \
+                 run `sysctl -w kernel.io_uring_disabled=0` as root"
+            ),
+            _ => "io_uring_setup was refused (EPERM), typically by a seccomp filter such as Docker's \
+                 default profile; run with `--security-opt seccomp=unconfined` or allow io_uring_* syscalls"
+                .into(),
+        },
+        Some(libc::ENOMEM) => "io_uring_setup failed with ENOMEM: the locked-memory limit is too low; \
+             raise `ulimit -l` or pass a smaller --ring-entries"
+            .into(),
+        Some(libc::EINVAL) => "io_uring_setup rejected every flag combination (EINVAL); \
+             use Linux 6.1 or later"
+            .into(),
+        _ => format!("io_uring setup failed: {error}"),
+    }
+}
+
+fn disabled_sysctl() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+        .ok()
+        .map(|v| v.trim().to_string())
+}
+
+/// Every opcode the loop submits must be supported.
+fn check_opcodes(ring: &IoUring) -> Result<(), String> {
+    let mut probe = Probe::new();
+    ring.submitter()
+        .register_probe(&mut probe)
+        .map_err(|e| format!("cannot probe io_uring opcodes ({e}); use Linux 6.1 or later"))?;
+    let needed = [
+        ("ACCEPT", opcode::Accept::CODE),
+        ("RECV", opcode::Recv::CODE),
+        ("SEND", opcode::Send::CODE),
+        ("SHUTDOWN", opcode::Shutdown::CODE),
+        ("CLOSE", opcode::Close::CODE),
+        ("ASYNC_CANCEL", opcode::AsyncCancel::CODE),
+        ("TIMEOUT", opcode::Timeout::CODE),
+        ("READ", opcode::Read::CODE),
+    ];
+    match needed.iter().find(|(_, code)| !probe.is_supported(*code)) {
+        Some((name, _)) => Err(format!(
+            "this kernel lacks the io_uring opcode {name}; use Linux 6.1 or later"
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refusal_names_a_fix() {
+        for errno in [libc::ENOSYS, libc::EPERM, libc::ENOMEM, libc::EINVAL] {
+            let text = explain(&io::Error::from_raw_os_error(errno));
+            assert!(text.contains("io_uring"), "{text}");
+            assert!(text.contains(';'), "no fix named: {text}");
+        }
+    }
+
+    #[test]
+    fn the_default_setup_is_the_best_this_kernel_offers() {
+        let features = Features {
+            no_multishot_accept: false,
+            no_multishot_recv: false,
+            no_defer_taskrun: false,
+            sqpoll: false,
+        };
+        let ring = build_ring(64, features).expect("io_uring works on the test machine");
+        assert!(["SINGLE_ISSUER|DEFER_TASKRUN", "COOP_TASKRUN|TASKRUN_FLAG", "none"].contains(&ring.setup));
+        let fallback = build_ring(
+            64,
+            Features {
+                no_defer_taskrun: true,
+                ..features
+            },
+        )
+        .unwrap();
+        assert_ne!(fallback.setup, "SINGLE_ISSUER|DEFER_TASKRUN");
+    }
+}

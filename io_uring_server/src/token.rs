@@ -1,0 +1,113 @@
+//! The layout of `user_data`, which tells the event loop what a completion is for.
+//!
+//! ```text
+//!  63      56 55                 32 31                              0
+//! +----------+---------------------+--------------------------------+
+//! |   kind   |  generation (24 b)  |          slot (32 b)           |
+//! +----------+---------------------+--------------------------------+
+//! ```
+//! `slot` indexes the connection slab and `generation` counts reuses of that slot, so a
+//! completion that arrives for an earlier occupant of a slot is recognised and dropped.
+//! Operations that belong to no connection (accept, timer, wake-up) use slot 0.
+
+/// What an operation was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Accept = 1,
+    Recv = 2,
+    Send = 3,
+    Shutdown = 4,
+    Close = 5,
+    Cancel = 6,
+    Timer = 7,
+    Wake = 8,
+    /// A cancel of a global operation (accept, timer); its completion needs no handling.
+    Control = 9,
+}
+
+const GENERATION_BITS: u32 = 24;
+const GENERATION_MASK: u32 = (1 << GENERATION_BITS) - 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token {
+    pub kind: Kind,
+    pub generation: u32,
+    pub slot: u32,
+}
+
+impl Token {
+    pub fn new(kind: Kind, slot: u32, generation: u32) -> Token {
+        Token {
+            kind,
+            slot,
+            generation: generation & GENERATION_MASK,
+        }
+    }
+
+    /// A token for an operation that belongs to no connection.
+    pub fn global(kind: Kind) -> Token {
+        Token::new(kind, 0, 0)
+    }
+
+    pub fn encode(self) -> u64 {
+        (self.kind as u64) << 56 | u64::from(self.generation) << 32 | u64::from(self.slot)
+    }
+
+    pub fn decode(user_data: u64) -> Option<Token> {
+        let kind = match user_data >> 56 {
+            1 => Kind::Accept,
+            2 => Kind::Recv,
+            3 => Kind::Send,
+            4 => Kind::Shutdown,
+            5 => Kind::Close,
+            6 => Kind::Cancel,
+            7 => Kind::Timer,
+            8 => Kind::Wake,
+            9 => Kind::Control,
+            _ => return None,
+        };
+        let generation = (user_data >> 32) as u32 & GENERATION_MASK;
+        Some(Token {
+            kind,
+            generation,
+            slot: user_data as u32,
+        })
+    }
+}
+
+/// The generation that follows `generation`, wrapping within its 24 bits.
+pub fn next_generation(generation: u32) -> u32 {
+    (generation + 1) & GENERATION_MASK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_round_trip_for_every_kind() {
+        for kind in [
+            Kind::Accept,
+            Kind::Recv,
+            Kind::Send,
+            Kind::Shutdown,
+            Kind::Close,
+            Kind::Cancel,
+            Kind::Timer,
+            Kind::Wake,
+            Kind::Control,
+        ] {
+            let token = Token::new(kind, u32::MAX, GENERATION_MASK);
+            assert_eq!(Token::decode(token.encode()), Some(token));
+        }
+        assert_eq!(Token::decode(0), None);
+    }
+
+    #[test]
+    fn generation_wraps_inside_its_field() {
+        assert_eq!(next_generation(GENERATION_MASK), 0);
+        let token = Token::new(Kind::Recv, 3, GENERATION_MASK + 5);
+        assert_eq!(token.generation, 4);
+    }
+}

@@ -1,0 +1,49 @@
+//! The conformance suite against io_uring_server, with default flags and with each
+//! ablation flag, since every feature combination must serve the same contract.
+
+const BIN: &str = env!("CARGO_BIN_EXE_io_uring_server");
+
+#[test]
+fn default_features_conform() {
+    conformance::check_server(BIN, &[], &[]);
+}
+
+#[test]
+fn single_shot_accept_conforms() {
+    conformance::check_server(BIN, &["--no-multishot-accept"], &[]);
+}
+
+#[test]
+fn plain_recv_conforms() {
+    conformance::check_server(BIN, &["--no-multishot-recv"], &[]);
+}
+
+#[test]
+fn without_defer_taskrun_conforms() {
+    conformance::check_server(BIN, &["--no-defer-taskrun"], &[]);
+}
+
+#[test]
+fn sqpoll_conforms() {
+    conformance::check_server(BIN, &["--sqpoll"], &[]);
+}
+
+#[test]
+fn every_feature_off_conforms() {
+    let all_off = [
+        "--no-multishot-accept",
+        "--no-multishot-recv",
+        "--no-defer-taskrun",
+    ];
+    conformance::check_server(BIN, &all_off, &[]);
+}
+
+#[test]
+fn small_buffers_conform() {
+    conformance::check_server(BIN, &["--buf-size", "512", "--buf-count", "16"], &[]);
+}
+
+#[test]
+fn flags_and_startup_errors() {
+    conformance::check_flags(BIN, &[]);
+}
