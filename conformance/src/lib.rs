@@ -4,6 +4,7 @@
 pub mod behaviour;
 pub mod cases;
 pub mod server;
+pub mod stress;
 pub mod suite;
 pub mod wire;
 
@@ -42,4 +43,22 @@ fn report(label: &str, failures: Vec<String>) {
         failures.len(),
         failures.join("\n- ")
     );
+}
+
+/// The load-shaped checks of [`stress`] against `binary args` (one thread, so that the
+/// memory bound is per server, not per core): panics with the list of failures.
+pub fn check_stress(binary: &str, args: &[&str]) {
+    stress::raise_fd_limit();
+    let mut all_args = args.to_vec();
+    all_args.extend(["--threads", "1"]);
+    let server = ServerProcess::start(binary, &all_args);
+    let addr = server.addr();
+    let mut failures: Vec<String> = Vec::new();
+    failures.extend(stress::simultaneous_connections(addr, 2000).err());
+    failures.extend(stress::churn_without_fd_leak(&server, 20_000).err());
+    failures.extend(stress::large_echo_to_slow_reader(addr, 1 << 20).err());
+    failures.extend(stress::never_reading_client(&server, 32 * 1024).err());
+    failures.extend(stress::reset_mid_request(addr).err());
+    failures.extend(wire::probe(addr).err());
+    report(server.label(), failures);
 }

@@ -1,0 +1,205 @@
+//! Load-shaped checks for any server: many simultaneous connections, churn without fd
+//! leaks, a large echo to a slow reader, a client that never reads, and resets mid-request.
+//! Each is bounded in count and time and ends with the server still answering.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use crate::server::ServerProcess;
+use crate::wire::{Conn, probe};
+
+const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: stress\r\n\r\n";
+
+/// Raises this process's open-file soft limit to its hard limit, so a test can hold
+/// thousands of sockets; servers started afterwards inherit it.
+pub fn raise_fd_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
+/// Open descriptors of process `pid`.
+pub fn fd_count(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |dir| dir.count())
+}
+
+/// Resident memory of process `pid`, in KiB.
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// `count` connections open at once, each sends a request, each gets its answer.
+pub fn simultaneous_connections(addr: SocketAddr, count: usize) -> Result<(), String> {
+    let mut conns: Vec<Conn> = (0..count).map(|_| Conn::connect(addr)).collect();
+    for conn in &mut conns {
+        conn.send(GET).map_err(|e| format!("send: {e}"))?;
+    }
+    for (i, conn) in conns.iter_mut().enumerate() {
+        let response = conn
+            .response(false)
+            .map_err(|e| format!("connection {i} of {count}: {e}"))?;
+        if response.status != 200 {
+            return Err(format!("connection {i}: status {}", response.status));
+        }
+    }
+    Ok(())
+}
+
+/// `total` requests over short-lived connections (10 requests each) from 4 threads, a
+/// tenth of the connections reset instead of closed; afterwards the server's descriptor
+/// count returns to where it started (within 3 seconds, tolerance 2).
+pub fn churn_without_fd_leak(server: &ServerProcess, total: usize) -> Result<(), String> {
+    let addr = server.addr();
+    let before = fd_count(server.pid());
+    let per_thread = total / 4;
+    let workers: Vec<_> = (0..4)
+        .map(|t| std::thread::spawn(move || churn(addr, per_thread, t)))
+        .collect();
+    for worker in workers {
+        worker.join().map_err(|_| "churn thread panicked".to_string())??;
+    }
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let after = fd_count(server.pid());
+        if after <= before + 2 {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "descriptors: {before} before, {after} after {total} requests"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn churn(addr: SocketAddr, requests: usize, seed: usize) -> Result<(), String> {
+    for round in 0..requests / 10 {
+        let mut conn = Conn::connect(addr);
+        conn.send(&GET.repeat(10)).map_err(|e| e.to_string())?;
+        for _ in 0..10 {
+            conn.response(false)?;
+        }
+        if (round + seed) % 10 == 0 {
+            reset(conn.stream());
+        }
+    }
+    Ok(())
+}
+
+/// Makes the coming close send RST instead of FIN (SO_LINGER with a zero timeout).
+fn reset(stream: &TcpStream) {
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: setsockopt reads `linger` for the duration of the call only.
+    unsafe {
+        libc::setsockopt(
+            std::os::fd::AsRawFd::as_raw_fd(stream),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        );
+    }
+}
+
+/// A body of `size` bytes echoed to a client that reads 16 KiB at a time with pauses,
+/// so the server's sends come up short and must resume at the right byte.
+pub fn large_echo_to_slow_reader(addr: SocketAddr, size: usize) -> Result<(), String> {
+    let body: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    let head = format!("POST /payload HTTP/1.1\r\nHost: s\r\nContent-Length: {size}\r\n\r\n");
+    stream.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+    stream.write_all(&body).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(|e| e.to_string())?;
+    let mut received = Vec::with_capacity(size + 512);
+    let mut chunk = vec![0u8; 16 * 1024];
+    let mut reads = 0;
+    while !received.ends_with(&body[size - 64..]) || received.len() < size {
+        let n = stream
+            .read(&mut chunk)
+            .map_err(|e| format!("after {} bytes: {e}", received.len()))?;
+        if n == 0 {
+            return Err(format!("closed after {} bytes", received.len()));
+        }
+        received.extend_from_slice(&chunk[..n]);
+        reads += 1;
+        if reads % 8 == 0 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let body_start = received
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or("no head")?
+        + 4;
+    match received[body_start..] == body[..] {
+        true => Ok(()),
+        false => Err(format!(
+            "echo differs: {} bytes back for {size}",
+            received.len() - body_start
+        )),
+    }
+}
+
+/// A client pipelines requests and never reads: the server must stop reading it rather
+/// than buffer without bound, and keep serving others. Returns the RSS growth in KiB.
+pub fn never_reading_client(server: &ServerProcess, limit_kib: u64) -> Result<u64, String> {
+    let before = rss_kib(server.pid());
+    let mut stream = TcpStream::connect(server.addr()).map_err(|e| e.to_string())?;
+    stream
+        .set_write_timeout(Some(Duration::from_secs(2)))
+        .map_err(|e| e.to_string())?;
+    let batch = GET.repeat(2048);
+    let mut written = 0usize;
+    let started = Instant::now();
+    while written < 256 << 20 && started.elapsed() < Duration::from_secs(10) {
+        match stream.write(&batch) {
+            Ok(n) => written += n,
+            Err(_) => break,
+        }
+    }
+    probe(server.addr()).map_err(|e| format!("others not served while one client never reads: {e}"))?;
+    let growth = rss_kib(server.pid()).saturating_sub(before);
+    match growth <= limit_kib {
+        true => Ok(growth),
+        false => Err(format!(
+            "RSS grew {growth} KiB (limit {limit_kib}) after {written} bytes unread"
+        )),
+    }
+}
+
+/// Resets in the middle of a head and of a body leave the server serving others.
+pub fn reset_mid_request(addr: SocketAddr) -> Result<(), String> {
+    let partials: [&[u8]; 2] = [
+        b"GET / HTTP/1.1\r\nHost: s\r\nX-Partial: ",
+        b"POST /payload HTTP/1.1\r\nHost: s\r\nContent-Length: 100\r\n\r\nonly some",
+    ];
+    for partial in partials {
+        let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+        stream.write_all(partial).map_err(|e| e.to_string())?;
+        std::thread::sleep(Duration::from_millis(20));
+        reset(&stream);
+        drop(stream);
+        probe(addr)?;
+    }
+    Ok(())
+}
