@@ -94,7 +94,7 @@ fn churn(addr: SocketAddr, requests: usize, seed: usize) -> Result<(), String> {
         for _ in 0..10 {
             conn.response(false)?;
         }
-        if (round + seed) % 10 == 0 {
+        if (round + seed).is_multiple_of(10) {
             reset(conn.stream());
         }
     }
@@ -142,7 +142,7 @@ pub fn large_echo_to_slow_reader(addr: SocketAddr, size: usize) -> Result<(), St
         }
         received.extend_from_slice(&chunk[..n]);
         reads += 1;
-        if reads % 8 == 0 {
+        if reads.is_multiple_of(8) {
             std::thread::sleep(Duration::from_millis(5));
         }
     }
