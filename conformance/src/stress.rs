@@ -132,7 +132,7 @@ pub fn large_echo_to_slow_reader(addr: SocketAddr, size: usize) -> Result<(), St
         .map_err(|e| e.to_string())?;
     let mut received = Vec::with_capacity(size + 512);
     let mut chunk = vec![0u8; 16 * 1024];
-    let mut reads = 0;
+    let mut reads = 0u32;
     while !received.ends_with(&body[size - 64..]) || received.len() < size {
         let n = stream
             .read(&mut chunk)
