@@ -19,26 +19,29 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts `binary` with `args` plus `--addr 127.0.0.1:0` and waits for its ready line.
     pub fn start(binary: &str, args: &[&str]) -> ServerProcess {
-        let mut child = Command::new(binary)
-            .args(args)
+        let mut command = Command::new(binary);
+        command.args(args);
+        let label = format!("{} {}", binary.rsplit('/').next().unwrap_or(binary), args.join(" "));
+        ServerProcess::spawn(command, label).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Starts a prepared command (e.g. pinned to CPUs) with `--addr 127.0.0.1:0` added,
+    /// and waits for its ready line.
+    pub fn spawn(mut command: Command, label: String) -> Result<ServerProcess, String> {
+        let mut child = command
             .args(["--addr", "127.0.0.1:0"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"));
+            .map_err(|e| format!("cannot start {label}: {e}"))?;
         let stdout = child.stdout.take().expect("stdout is piped");
-        let label = format!(
-            "{} {}",
-            binary.rsplit('/').next().unwrap_or(binary),
-            args.join(" ")
-        );
         match read_ready_line(stdout) {
-            Some(addr) => ServerProcess { child, addr, label },
+            Some(addr) => Ok(ServerProcess { child, addr, label }),
             None => {
                 let _ = child.kill();
                 let status = child.wait().ok();
-                panic!("{label} printed no ready line within {STARTUP_TIMEOUT:?} (exit: {status:?})")
+                Err(format!("{label} printed no ready line within {STARTUP_TIMEOUT:?} (exit: {status:?})"))
             }
         }
     }

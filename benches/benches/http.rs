@@ -1,0 +1,165 @@
+//! `cargo bench`: starts every contender pinned to its own CPUs, runs each scenario
+//! against each with criterion, measures CPU per request on both sides, and writes the
+//! report (`results/latest.md`, `results/latest.json`, the generated part of
+//! BENCHMARKS.md). A filtered run (`cargo bench -- single`) or criterion's quick test
+//! mode (`cargo bench -- --test`) runs the benchmarks but leaves the report alone.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use benches::affinity::CpuSet;
+use benches::cpu::cpu_time;
+use benches::machine::Machine;
+use benches::report::{Report, Row, RunInfo, ScenarioReport, Usage};
+use benches::scenario::{Clients, Scenario, time_iterations};
+use benches::servers::{CONTENDERS, Server, build_binaries};
+use benches::settings::{Pinning, Timing};
+use benches::{estimates, output};
+use criterion::{Criterion, Throughput};
+
+/// What was measured around one contender's run of one scenario.
+struct Measured {
+    scenario: Scenario,
+    server: usize,
+    usage: Usage,
+}
+
+fn main() {
+    if let Err(message) = run() {
+        eprintln!("cargo bench: error: {message}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("benches/ has a parent").to_path_buf();
+    let timing = Timing::from_env();
+    let pinning = Pinning::from_env()?;
+    if let Some(client) = &pinning.client {
+        client.pin_current_thread().map_err(|e| format!("cannot pin the client to CPU {client}: {e}"))?;
+    }
+    let external = CONTENDERS.iter().all(|c| std::env::var(c.url_env).is_ok());
+    let binaries = if external { Default::default() } else { build_binaries(&workspace)? };
+    let servers = CONTENDERS
+        .iter()
+        .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let client_cpus = pinning.client.as_ref().map_or_else(|| CpuSet::current().0.len(), |set| set.0.len());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(client_cpus.max(1))
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let clients = servers
+        .iter()
+        .map(|server| {
+            let clients = Clients::new(&server.base_url)?;
+            runtime
+                .block_on(clients.warm_up())
+                .map_err(|e| format!("{} at {} does not answer correctly: {e}", server.contender.label, server.base_url))?;
+            Ok(clients)
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+
+    let criterion_dir = target_dir(&workspace).join("criterion");
+    let mut criterion = Criterion::default()
+        .warm_up_time(timing.warm_up)
+        .measurement_time(timing.measurement)
+        .sample_size(timing.sample_size)
+        .output_directory(&criterion_dir)
+        .configure_from_args();
+    let mut measured = Vec::new();
+    for scenario in Scenario::ALL {
+        let mut group = criterion.benchmark_group(scenario.name());
+        group.throughput(Throughput::Elements(scenario.requests_per_iteration()));
+        for (index, (server, clients)) in servers.iter().zip(&clients).enumerate() {
+            clients.completed.store(0, std::sync::atomic::Ordering::Relaxed);
+            let (server_before, client_before, wall) = (server.pid().and_then(|p| cpu_time(&p.to_string())), cpu_time("self"), Instant::now());
+            group.bench_function(server.contender.id, |bencher| {
+                bencher.iter_custom(|iterations| {
+                    runtime.block_on(time_iterations(clients, scenario, iterations)).unwrap_or_else(|error| {
+                        panic!("benchmark aborted: {} / {}: {error}", server.contender.label, scenario.name())
+                    })
+                })
+            });
+            let requests = clients.completed.load(std::sync::atomic::Ordering::Relaxed);
+            if requests == 0 {
+                continue;
+            }
+            let server_after = server.pid().and_then(|p| cpu_time(&p.to_string()));
+            let usage = Usage {
+                requests,
+                wall_s: wall.elapsed().as_secs_f64(),
+                server_cpu_s: server_before.zip(server_after).map(|(a, b)| (b - a).as_secs_f64()),
+                client_cpu_s: cpu_time("self").zip(client_before).map_or(0.0, |(b, a)| (b - a).as_secs_f64()),
+                server_cpus: pinning.server.as_ref().map_or(1, |s| s.0.len()),
+                client_cpus,
+            };
+            measured.push(Measured { scenario, server: index, usage });
+        }
+        group.finish();
+    }
+    criterion.final_summary();
+    drop(servers);
+
+    if let Some(reason) = report_skipped() {
+        println!("report not rewritten: {reason}");
+        return Ok(());
+    }
+    let report = build_report(&criterion_dir, &measured, timing, &pinning)?;
+    output::write_all(&workspace, &report)?;
+    println!("report written: results/latest.md, results/latest.json and BENCHMARKS.md");
+    Ok(())
+}
+
+/// Only a complete, real run rewrites the report.
+fn report_skipped() -> Option<&'static str> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--test" || a == "--list" || a == "--profile-time") {
+        return Some("criterion test/list/profile mode");
+    }
+    if args.iter().any(|a| !a.starts_with('-')) {
+        return Some("a filter or option value was given, so the run may be partial");
+    }
+    None
+}
+
+fn build_report(criterion_dir: &Path, measured: &[Measured], timing: Timing, pinning: &Pinning) -> Result<Report, String> {
+    let scenarios = Scenario::ALL
+        .iter()
+        .map(|&scenario| {
+            let rows = measured
+                .iter()
+                .filter(|m| m.scenario == scenario)
+                .map(|m| {
+                    let contender = CONTENDERS[m.server];
+                    let estimates = estimates::read(criterion_dir, scenario.name(), contender.id)?;
+                    Ok(Row { contender: contender.id.into(), label: contender.label.into(), estimates, usage: m.usage })
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Ok(ScenarioReport {
+                name: scenario.name().into(),
+                description: scenario.describe().into(),
+                requests_per_iteration: scenario.requests_per_iteration(),
+                throughput: scenario.reports_throughput(),
+                rows,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Report {
+        machine: Machine::detect(),
+        run: RunInfo {
+            profile: timing.profile.into(),
+            warm_up_s: timing.warm_up.as_secs_f64(),
+            measurement_s: timing.measurement.as_secs_f64(),
+            sample_size: timing.sample_size,
+            pinning: pinning.describe(),
+            warning: pinning.warning.clone(),
+        },
+        scenarios,
+    })
+}
+
+fn target_dir(workspace: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| workspace.join("target"), PathBuf::from)
+}

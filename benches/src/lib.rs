@@ -1,0 +1,13 @@
+//! The benchmark crate's machinery: starting pinned servers, checked HTTP clients, CPU
+//! accounting, criterion's estimates, and the generated report. `benches/http.rs` is the
+//! criterion entry point that ties them together.
+
+pub mod affinity;
+pub mod cpu;
+pub mod estimates;
+pub mod machine;
+pub mod output;
+pub mod report;
+pub mod scenario;
+pub mod servers;
+pub mod settings;

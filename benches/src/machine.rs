@@ -1,0 +1,62 @@
+//! The machine and build a run happened on, recorded beside every result.
+
+use std::process::Command;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub date: String,
+    pub git_commit: String,
+    pub cpu_model: String,
+    pub logical_cores: usize,
+    pub physical_cores: Option<usize>,
+    pub memory_gib: f64,
+    pub kernel: String,
+    pub rustc: String,
+}
+
+impl Machine {
+    pub fn detect() -> Machine {
+        let system = sysinfo::System::new_all();
+        let cpu_model = system.cpus().first().map_or_else(|| "unknown".into(), |cpu| cpu.brand().trim().to_string());
+        Machine {
+            date: command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+            git_commit: git_commit(),
+            cpu_model,
+            logical_cores: system.cpus().len(),
+            physical_cores: sysinfo::System::physical_core_count(),
+            memory_gib: system.total_memory() as f64 / (1u64 << 30) as f64,
+            kernel: sysinfo::System::kernel_version().unwrap_or_else(|| "unknown".into()),
+            rustc: command_output("rustc", &["--version"]),
+        }
+    }
+}
+
+fn git_commit() -> String {
+    let commit = command_output("git", &["rev-parse", "--short", "HEAD"]);
+    let dirty = !command_output("git", &["status", "--porcelain", "--untracked-files=no"]).is_empty();
+    if dirty { format!("{commit} (with uncommitted changes)") } else { commit }
+}
+
+fn command_output(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_is_reported_in_gib_not_bytes() {
+        let machine = Machine::detect();
+        assert!(machine.memory_gib > 0.1 && machine.memory_gib < 16384.0, "{}", machine.memory_gib);
+        assert!(machine.logical_cores >= 1);
+    }
+}

@@ -1,0 +1,86 @@
+//! The markdown rendering on fixed input, against a golden file.
+
+use super::*;
+
+fn usage(server_cpu_s: Option<f64>, client_cpu_s: f64) -> Usage {
+    Usage { requests: 100_000, wall_s: 10.0, server_cpu_s, client_cpu_s, server_cpus: 1, client_cpus: 1 }
+}
+
+fn row(contender: &str, label: &str, mean_ns: f64, usage: Usage) -> Row {
+    let estimates = Estimates { mean_ns, mean_low_ns: mean_ns * 0.98, mean_high_ns: mean_ns * 1.02, median_ns: mean_ns * 0.99 };
+    Row { contender: contender.into(), label: label.into(), estimates, usage }
+}
+
+fn fixture() -> Report {
+    Report {
+        machine: Machine {
+            date: "2026-01-02 03:04 UTC".into(),
+            git_commit: "abc1234".into(),
+            cpu_model: "Example CPU @ 2.00GHz".into(),
+            logical_cores: 2,
+            physical_cores: Some(1),
+            memory_gib: 23.47,
+            kernel: "6.1.0".into(),
+            rustc: "rustc 1.95.0".into(),
+        },
+        run: RunInfo {
+            profile: "quick".into(),
+            warm_up_s: 1.0,
+            measurement_s: 3.0,
+            sample_size: 20,
+            pinning: "server on CPU 0, client on CPU 1".into(),
+            warning: None,
+        },
+        scenarios: vec![
+            ScenarioReport {
+                name: "single".into(),
+                description: "one request".into(),
+                requests_per_iteration: 1,
+                throughput: false,
+                rows: vec![
+                    row("tokio_hyper", "tokio_server (hyper)", 40_000.0, usage(Some(0.9), 3.0)),
+                    row("io_uring", "io_uring_server", 30_000.0, usage(Some(0.6), 3.0)),
+                ],
+            },
+            ScenarioReport {
+                name: "throughput_1000".into(),
+                description: "a thousand requests".into(),
+                requests_per_iteration: 1000,
+                throughput: true,
+                rows: vec![
+                    row("tokio_hyper", "tokio_server (hyper)", 9_500_000.0, usage(Some(9.5), 9.0)),
+                    row("io_uring", "io_uring_server", 8_000_000.0, usage(None, 9.9)),
+                ],
+            },
+        ],
+    }
+}
+
+#[test]
+fn markdown_matches_the_golden_file() {
+    let rendered = render_markdown(&fixture());
+    let golden_path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/report.md");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(golden_path, &rendered).unwrap();
+    }
+    let golden = std::fs::read_to_string(golden_path).expect("golden file (UPDATE_GOLDEN=1 writes it)");
+    assert_eq!(rendered, golden);
+}
+
+#[test]
+fn bottleneck_names_the_saturated_side() {
+    assert!(usage(Some(9.5), 3.0).bottleneck().starts_with("server (server 95%"));
+    assert!(usage(Some(3.0), 9.0).bottleneck().starts_with("client (server 30%, client 90%"));
+    assert!(usage(Some(1.0), 2.0).bottleneck().starts_with("neither"));
+    assert!(usage(None, 2.0).bottleneck().starts_with("unknown"));
+}
+
+#[test]
+fn numbers_are_formatted_for_people() {
+    assert_eq!(duration(850.0), "850 ns");
+    assert_eq!(duration(45_210.0), "45.2 µs");
+    assert_eq!(duration(12_345_678.0), "12.35 ms");
+    assert_eq!(duration(1.5e9), "1.50 s");
+    assert_eq!(group_thousands(123_456.7), "123,457");
+    assert_eq!(group_thousands(999.0), "999");
+}

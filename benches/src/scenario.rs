@@ -1,0 +1,179 @@
+//! The scenarios every contender runs, and one timed iteration of each. Every response's
+//! status and body are checked inside the timed region: an error aborts the run, it is
+//! never timed as a fast iteration.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::future::try_join_all;
+use reqwest::Client;
+
+use http_core::routes::HELLO;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    Single,
+    SingleCold,
+    Concurrent50,
+    Throughput1000,
+    Payload1K,
+    Payload64K,
+}
+
+/// Warm connections shared by the concurrent scenarios.
+pub const CONNECTIONS: usize = 50;
+
+impl Scenario {
+    pub const ALL: [Scenario; 6] = [
+        Scenario::Single,
+        Scenario::SingleCold,
+        Scenario::Concurrent50,
+        Scenario::Throughput1000,
+        Scenario::Payload1K,
+        Scenario::Payload64K,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::Single => "single",
+            Scenario::SingleCold => "single_cold",
+            Scenario::Concurrent50 => "concurrent_50",
+            Scenario::Throughput1000 => "throughput_1000",
+            Scenario::Payload1K => "payload_1KiB",
+            Scenario::Payload64K => "payload_64KiB",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Scenario::Single => "one `GET /` on a warm keep-alive connection: round-trip latency",
+            Scenario::SingleCold => "connect, one `GET /`, close: what a new client pays",
+            Scenario::Concurrent50 => "50 `GET /` in flight at once on 50 warm connections; time is the whole batch (makespan)",
+            Scenario::Throughput1000 => "1000 `GET /` over 50 warm connections (20 each, back to back); time is the whole batch",
+            Scenario::Payload1K => "`POST /payload` of 1 KiB echoed on a warm connection",
+            Scenario::Payload64K => "`POST /payload` of 64 KiB echoed on a warm connection",
+        }
+    }
+
+    pub fn requests_per_iteration(self) -> u64 {
+        match self {
+            Scenario::Concurrent50 => 50,
+            Scenario::Throughput1000 => 1000,
+            _ => 1,
+        }
+    }
+
+    /// Whether requests/s is a meaningful column (batches of many requests).
+    pub fn reports_throughput(self) -> bool {
+        self.requests_per_iteration() > 1
+    }
+
+    fn payload_size(self) -> usize {
+        match self {
+            Scenario::Payload1K => 1024,
+            Scenario::Payload64K => 64 * 1024,
+            _ => 0,
+        }
+    }
+}
+
+/// The clients of one contender, built once, outside every timed region.
+pub struct Clients {
+    warm: Client,
+    cold: Client,
+    base_url: String,
+    payloads: [Vec<u8>; 2],
+    /// Requests completed (and checked), for CPU time per request.
+    pub completed: AtomicU64,
+}
+
+impl Clients {
+    pub fn new(base_url: &str) -> Result<Clients, String> {
+        let builder = || Client::builder().http1_only().no_proxy().tcp_nodelay(true);
+        let warm = builder()
+            .pool_max_idle_per_host(CONNECTIONS * 2)
+            .pool_idle_timeout(None)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let cold = builder().pool_max_idle_per_host(0).build().map_err(|e| e.to_string())?;
+        let payload = |size: usize| (0..size).map(|i| (i % 251) as u8).collect();
+        Ok(Clients {
+            warm,
+            cold,
+            base_url: base_url.to_string(),
+            payloads: [payload(1024), payload(64 * 1024)],
+            completed: AtomicU64::new(0),
+        })
+    }
+
+    /// Opens and exercises the warm connections before timing starts.
+    pub async fn warm_up(&self) -> Result<(), String> {
+        for _ in 0..3 {
+            self.run(Scenario::Concurrent50).await?;
+        }
+        self.completed.store(0, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// One iteration of `scenario`.
+    pub async fn run(&self, scenario: Scenario) -> Result<(), String> {
+        match scenario {
+            Scenario::Single => self.get(&self.warm).await,
+            Scenario::SingleCold => self.get(&self.cold).await,
+            Scenario::Concurrent50 => try_join_all((0..CONNECTIONS).map(|_| self.get(&self.warm))).await.map(drop),
+            Scenario::Throughput1000 => {
+                let per_connection = 1000 / CONNECTIONS;
+                let lanes = (0..CONNECTIONS).map(|_| async move {
+                    for _ in 0..per_connection {
+                        self.get(&self.warm).await?;
+                    }
+                    Ok::<(), String>(())
+                });
+                try_join_all(lanes).await.map(drop)
+            }
+            Scenario::Payload1K | Scenario::Payload64K => self.echo(scenario.payload_size()).await,
+        }
+    }
+
+    async fn get(&self, client: &Client) -> Result<(), String> {
+        let response = client.get(format!("{}/", self.base_url)).send().await.map_err(|e| format!("GET /: {e}"))?;
+        let status = response.status().as_u16();
+        let body = response.bytes().await.map_err(|e| format!("GET / body: {e}"))?;
+        check(status, &body, HELLO)
+    }
+
+    async fn echo(&self, size: usize) -> Result<(), String> {
+        let payload = if size == 1024 { &self.payloads[0] } else { &self.payloads[1] };
+        let response = self
+            .warm
+            .post(format!("{}/payload", self.base_url))
+            .body(payload.clone())
+            .send()
+            .await
+            .map_err(|e| format!("POST /payload: {e}"))?;
+        let status = response.status().as_u16();
+        let body = response.bytes().await.map_err(|e| format!("POST /payload body: {e}"))?;
+        check(status, &body, payload)
+    }
+}
+
+/// A response counts only if it is a 200 with exactly the expected body.
+pub fn check(status: u16, body: &[u8], expected: &[u8]) -> Result<(), String> {
+    if status != 200 {
+        return Err(format!("status {status}, expected 200"));
+    }
+    if body.len() != expected.len() || body != expected {
+        return Err(format!("body of {} bytes differs from the expected {} bytes", body.len(), expected.len()));
+    }
+    Ok(())
+}
+
+/// Times `iterations` runs of `scenario`; the first failure ends the timing with an error.
+pub async fn time_iterations(clients: &Clients, scenario: Scenario, iterations: u64) -> Result<Duration, String> {
+    let start = Instant::now();
+    for _ in 0..iterations {
+        clients.run(scenario).await?;
+        clients.completed.fetch_add(scenario.requests_per_iteration(), Ordering::Relaxed);
+    }
+    Ok(start.elapsed())
+}
