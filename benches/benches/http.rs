@@ -5,10 +5,10 @@
 //! mode (`cargo bench -- --test`) runs the benchmarks but leaves the report alone.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::atomic::Ordering;
 
 use benches::affinity::CpuSet;
-use benches::cpu::cpu_time;
+use benches::cpu::{Spent, measure};
 use benches::machine::Machine;
 use benches::report::{Report, Row, RunInfo, ScenarioReport, Usage};
 use benches::scenario::{Clients, Scenario, time_iterations};
@@ -32,19 +32,31 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("benches/ has a parent").to_path_buf();
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("benches/ has a parent")
+        .to_path_buf();
     let timing = Timing::from_env();
     let pinning = Pinning::from_env()?;
     if let Some(client) = &pinning.client {
-        client.pin_current_thread().map_err(|e| format!("cannot pin the client to CPU {client}: {e}"))?;
+        client
+            .pin_current_thread()
+            .map_err(|e| format!("cannot pin the client to CPU {client}: {e}"))?;
     }
     let external = CONTENDERS.iter().all(|c| std::env::var(c.url_env).is_ok());
-    let binaries = if external { Default::default() } else { build_binaries(&workspace)? };
+    let binaries = if external {
+        Default::default()
+    } else {
+        build_binaries(&workspace)?
+    };
     let servers = CONTENDERS
         .iter()
         .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref()))
         .collect::<Result<Vec<_>, _>>()?;
-    let client_cpus = pinning.client.as_ref().map_or_else(|| CpuSet::current().0.len(), |set| set.0.len());
+    let client_cpus = pinning
+        .client
+        .as_ref()
+        .map_or_else(|| CpuSet::current().0.len(), |set| set.0.len());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(client_cpus.max(1))
         .enable_all()
@@ -54,9 +66,12 @@ fn run() -> Result<(), String> {
         .iter()
         .map(|server| {
             let clients = Clients::new(&server.base_url)?;
-            runtime
-                .block_on(clients.warm_up())
-                .map_err(|e| format!("{} at {} does not answer correctly: {e}", server.contender.label, server.base_url))?;
+            runtime.block_on(clients.warm_up()).map_err(|e| {
+                format!(
+                    "{} at {} does not answer correctly: {e}",
+                    server.contender.label, server.base_url
+                )
+            })?;
             Ok(clients)
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -73,29 +88,40 @@ fn run() -> Result<(), String> {
         let mut group = criterion.benchmark_group(scenario.name());
         group.throughput(Throughput::Elements(scenario.requests_per_iteration()));
         for (index, (server, clients)) in servers.iter().zip(&clients).enumerate() {
-            clients.completed.store(0, std::sync::atomic::Ordering::Relaxed);
-            let (server_before, client_before, wall) = (server.pid().and_then(|p| cpu_time(&p.to_string())), cpu_time("self"), Instant::now());
+            clients.completed.store(0, Ordering::Relaxed);
+            let mut spent = Spent::default();
             group.bench_function(server.contender.id, |bencher| {
                 bencher.iter_custom(|iterations| {
-                    runtime.block_on(time_iterations(clients, scenario, iterations)).unwrap_or_else(|error| {
-                        panic!("benchmark aborted: {} / {}: {error}", server.contender.label, scenario.name())
+                    let (timed, cost) = measure(server.pid(), || {
+                        runtime.block_on(time_iterations(clients, scenario, iterations))
+                    });
+                    spent.add(cost);
+                    timed.unwrap_or_else(|error| {
+                        panic!(
+                            "benchmark aborted: {} / {}: {error}",
+                            server.contender.label,
+                            scenario.name()
+                        )
                     })
                 })
             });
-            let requests = clients.completed.load(std::sync::atomic::Ordering::Relaxed);
+            let requests = clients.completed.load(Ordering::Relaxed);
             if requests == 0 {
                 continue;
             }
-            let server_after = server.pid().and_then(|p| cpu_time(&p.to_string()));
             let usage = Usage {
                 requests,
-                wall_s: wall.elapsed().as_secs_f64(),
-                server_cpu_s: server_before.zip(server_after).map(|(a, b)| (b - a).as_secs_f64()),
-                client_cpu_s: cpu_time("self").zip(client_before).map_or(0.0, |(b, a)| (b - a).as_secs_f64()),
+                wall_s: spent.wall.as_secs_f64(),
+                server_cpu_s: spent.server.map(|d| d.as_secs_f64()),
+                client_cpu_s: spent.client.as_secs_f64(),
                 server_cpus: pinning.server.as_ref().map_or(1, |s| s.0.len()),
                 client_cpus,
             };
-            measured.push(Measured { scenario, server: index, usage });
+            measured.push(Measured {
+                scenario,
+                server: index,
+                usage,
+            });
         }
         group.finish();
     }
@@ -115,7 +141,10 @@ fn run() -> Result<(), String> {
 /// Only a complete, real run rewrites the report.
 fn report_skipped() -> Option<&'static str> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--test" || a == "--list" || a == "--profile-time") {
+    if args
+        .iter()
+        .any(|a| a == "--test" || a == "--list" || a == "--profile-time")
+    {
         return Some("criterion test/list/profile mode");
     }
     if args.iter().any(|a| !a.starts_with('-')) {
@@ -124,7 +153,12 @@ fn report_skipped() -> Option<&'static str> {
     None
 }
 
-fn build_report(criterion_dir: &Path, measured: &[Measured], timing: Timing, pinning: &Pinning) -> Result<Report, String> {
+fn build_report(
+    criterion_dir: &Path,
+    measured: &[Measured],
+    timing: Timing,
+    pinning: &Pinning,
+) -> Result<Report, String> {
     let scenarios = Scenario::ALL
         .iter()
         .map(|&scenario| {
@@ -134,7 +168,12 @@ fn build_report(criterion_dir: &Path, measured: &[Measured], timing: Timing, pin
                 .map(|m| {
                     let contender = CONTENDERS[m.server];
                     let estimates = estimates::read(criterion_dir, scenario.name(), contender.id)?;
-                    Ok(Row { contender: contender.id.into(), label: contender.label.into(), estimates, usage: m.usage })
+                    Ok(Row {
+                        contender: contender.id.into(),
+                        label: contender.label.into(),
+                        estimates,
+                        usage: m.usage,
+                    })
                 })
                 .collect::<Result<Vec<_>, String>>()?;
             Ok(ScenarioReport {

@@ -10,7 +10,11 @@ impl CpuSet {
     pub fn parse(text: &str) -> Result<CpuSet, String> {
         let mut cpus = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let number = |s: &str| s.trim().parse::<usize>().map_err(|_| format!("bad CPU list {text:?}"));
+            let number = |s: &str| {
+                s.trim()
+                    .parse::<usize>()
+                    .map_err(|_| format!("bad CPU list {text:?}"))
+            };
             match part.split_once('-') {
                 Some((a, b)) => cpus.extend(number(a)?..=number(b)?),
                 None => cpus.push(number(part)?),
@@ -31,7 +35,11 @@ impl CpuSet {
             set
         };
         // SAFETY: CPU_ISSET only reads the set.
-        CpuSet((0..libc::CPU_SETSIZE as usize).filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) }).collect())
+        CpuSet(
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+                .collect(),
+        )
     }
 
     /// Restricts the calling thread (and threads and processes it starts later) to this set.
@@ -45,7 +53,11 @@ impl CpuSet {
             }
             libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
         };
-        if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
     }
 }
 

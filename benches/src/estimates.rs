@@ -33,7 +33,11 @@ struct Interval {
 
 /// `criterion_dir/<group>/<function>/new/estimates.json`.
 pub fn read(criterion_dir: &Path, group: &str, function: &str) -> Result<Estimates, String> {
-    let path = criterion_dir.join(group).join(function).join("new").join("estimates.json");
+    let path = criterion_dir
+        .join(group)
+        .join(function)
+        .join("new")
+        .join("estimates.json");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -58,7 +62,15 @@ mod tests {
             "median":{"confidence_interval":{"confidence_level":0.95,"lower_bound":94.0,"upper_bound":99.0},"point_estimate":97.0,"standard_error":1.0},
             "median_abs_dev":null,"slope":null,"std_dev":{"confidence_interval":{"confidence_level":0.95,"lower_bound":1.0,"upper_bound":2.0},"point_estimate":1.5,"standard_error":0.1}}"#;
         let estimates = parse(text).unwrap();
-        assert_eq!(estimates, Estimates { mean_ns: 100.0, mean_low_ns: 90.0, mean_high_ns: 110.0, median_ns: 97.0 });
+        assert_eq!(
+            estimates,
+            Estimates {
+                mean_ns: 100.0,
+                mean_low_ns: 90.0,
+                mean_high_ns: 110.0,
+                median_ns: 97.0
+            }
+        );
         assert!(parse("{}").is_err());
     }
 }

@@ -19,7 +19,10 @@ pub struct Machine {
 impl Machine {
     pub fn detect() -> Machine {
         let system = sysinfo::System::new_all();
-        let cpu_model = system.cpus().first().map_or_else(|| "unknown".into(), |cpu| cpu.brand().trim().to_string());
+        let cpu_model = system
+            .cpus()
+            .first()
+            .map_or_else(|| "unknown".into(), |cpu| cpu.brand().trim().to_string());
         Machine {
             date: command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
             git_commit: git_commit(),
@@ -36,7 +39,11 @@ impl Machine {
 fn git_commit() -> String {
     let commit = command_output("git", &["rev-parse", "--short", "HEAD"]);
     let dirty = !command_output("git", &["status", "--porcelain", "--untracked-files=no"]).is_empty();
-    if dirty { format!("{commit} (with uncommitted changes)") } else { commit }
+    if dirty {
+        format!("{commit} (with uncommitted changes)")
+    } else {
+        commit
+    }
 }
 
 fn command_output(program: &str, args: &[&str]) -> String {
@@ -56,7 +63,11 @@ mod tests {
     #[test]
     fn memory_is_reported_in_gib_not_bytes() {
         let machine = Machine::detect();
-        assert!(machine.memory_gib > 0.1 && machine.memory_gib < 16384.0, "{}", machine.memory_gib);
+        assert!(
+            machine.memory_gib > 0.1 && machine.memory_gib < 16384.0,
+            "{}",
+            machine.memory_gib
+        );
         assert!(machine.logical_cores >= 1);
     }
 }

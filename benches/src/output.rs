@@ -16,8 +16,12 @@ pub fn write_all(workspace: &Path, report: &Report) -> Result<(), String> {
     write(&results.join("latest.md"), &markdown)?;
     write(&results.join("latest.json"), &(json + "\n"))?;
     let benchmarks = workspace.join("BENCHMARKS.md");
-    let current = std::fs::read_to_string(&benchmarks).map_err(|e| format!("{}: {e}", benchmarks.display()))?;
-    write(&benchmarks, &replace_section(&current, &demote_headings(&markdown))?)
+    let current =
+        std::fs::read_to_string(&benchmarks).map_err(|e| format!("{}: {e}", benchmarks.display()))?;
+    write(
+        &benchmarks,
+        &replace_section(&current, &demote_headings(&markdown))?,
+    )
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
@@ -26,16 +30,33 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 
 /// Replaces what lies between the markers, keeping the markers.
 pub fn replace_section(document: &str, section: &str) -> Result<String, String> {
-    let start = document.find(BEGIN).ok_or("BENCHMARKS.md lacks the BEGIN GENERATED marker")? + BEGIN.len();
-    let end = document[start..].find(END).ok_or("BENCHMARKS.md lacks the END GENERATED marker")? + start;
-    Ok(format!("{}\n{}\n{}", &document[..start], section.trim_end(), &document[end..]))
+    let start = document
+        .find(BEGIN)
+        .ok_or("BENCHMARKS.md lacks the BEGIN GENERATED marker")?
+        + BEGIN.len();
+    let end = document[start..]
+        .find(END)
+        .ok_or("BENCHMARKS.md lacks the END GENERATED marker")?
+        + start;
+    Ok(format!(
+        "{}\n{}\n{}",
+        &document[..start],
+        section.trim_end(),
+        &document[end..]
+    ))
 }
 
 /// Inside BENCHMARKS.md the report sits under a level-2 heading.
 fn demote_headings(markdown: &str) -> String {
     markdown
         .lines()
-        .map(|line| if line.starts_with('#') { format!("#{line}") } else { line.to_string() })
+        .map(|line| {
+            if line.starts_with('#') {
+                format!("#{line}")
+            } else {
+                line.to_string()
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -49,7 +70,10 @@ mod tests {
         let document = format!("intro\n{BEGIN}\nold\n{END}\noutro\n");
         let updated = replace_section(&document, "new table\n").unwrap();
         assert_eq!(updated, format!("intro\n{BEGIN}\nnew table\n{END}\noutro\n"));
-        assert_eq!(replace_section(&updated, "again").unwrap().matches(BEGIN).count(), 1);
+        assert_eq!(
+            replace_section(&updated, "again").unwrap().matches(BEGIN).count(),
+            1
+        );
         assert!(replace_section("no markers", "x").is_err());
     }
 

@@ -40,7 +40,8 @@ pub struct Row {
     pub usage: Usage,
 }
 
-/// Work done while criterion ran one contender's scenario (warm-up included).
+/// Work done inside criterion's timed routine for one contender's scenario (warm-up
+/// included, criterion's own analysis excluded).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Usage {
     pub requests: u64,
@@ -57,7 +58,8 @@ const SATURATED: f64 = 0.8;
 
 impl Usage {
     pub fn server_us_per_request(&self) -> Option<f64> {
-        self.server_cpu_s.map(|cpu| cpu * 1e6 / self.requests.max(1) as f64)
+        self.server_cpu_s
+            .map(|cpu| cpu * 1e6 / self.requests.max(1) as f64)
     }
 
     pub fn client_us_per_request(&self) -> f64 {
@@ -71,7 +73,11 @@ impl Usage {
         let Some(server) = self.server_cpu_s.map(|cpu| busy(cpu, self.server_cpus)) else {
             return format!("unknown (external server; client {:.0}% busy)", client * 100.0);
         };
-        let both = format!("server {:.0}%, client {:.0}% busy", server * 100.0, client * 100.0);
+        let both = format!(
+            "server {:.0}%, client {:.0}% busy",
+            server * 100.0,
+            client * 100.0
+        );
         match (server >= SATURATED, client >= SATURATED) {
             (true, false) => format!("server ({both})"),
             (false, true) => format!("client ({both})"),
@@ -97,7 +103,8 @@ pub fn render_markdown(report: &Report) -> String {
         m.git_commit,
         m.cpu_model,
         m.logical_cores,
-        m.physical_cores.map_or_else(|| "unknown".into(), |n| n.to_string()),
+        m.physical_cores
+            .map_or_else(|| "unknown".into(), |n| n.to_string()),
         m.memory_gib,
         m.kernel,
         m.rustc,
@@ -112,8 +119,9 @@ pub fn render_markdown(report: &Report) -> String {
     }
     out.push_str(
         "Times are per iteration. *vs hyper* is this row's mean time divided by tokio_server (hyper)'s: \
-         below 1.00× is faster. CPU per request is user+system time from `/proc/PID/stat` over the whole \
-         benchmark (warm-up included) divided by the requests completed in it.\n",
+         below 1.00× is faster. CPU per request is the CPU time of the server process and of the bench process \
+         (`/proc/PID/task/*/schedstat`) while requests ran (warm-up included, criterion's analysis \
+         excluded), divided by the requests completed; busy % is that CPU time over the same wall time.\n",
     );
     for scenario in &report.scenarios {
         out.push_str(&render_scenario(scenario));
@@ -125,7 +133,11 @@ fn render_scenario(scenario: &ScenarioReport) -> String {
     let mut out = format!("\n## {}\n\n{}.\n\n", scenario.name, scenario.description);
     out.push_str("| server | mean | 95% CI of mean | median | req/s | vs hyper | server CPU/req | client CPU/req | bottleneck |\n");
     out.push_str("|---|---|---|---|---|---|---|---|---|\n");
-    let baseline = scenario.rows.iter().find(|row| row.contender == "tokio_hyper").map(|row| row.estimates.mean_ns);
+    let baseline = scenario
+        .rows
+        .iter()
+        .find(|row| row.contender == "tokio_hyper")
+        .map(|row| row.estimates.mean_ns);
     for row in &scenario.rows {
         let e = &row.estimates;
         let rate = match scenario.throughput {
@@ -133,7 +145,10 @@ fn render_scenario(scenario: &ScenarioReport) -> String {
             false => "—".into(),
         };
         let ratio = baseline.map_or_else(|| "—".into(), |base| format!("{:.2}×", e.mean_ns / base));
-        let server_cpu = row.usage.server_us_per_request().map_or_else(|| "n/a".into(), |us| format!("{us:.1} µs"));
+        let server_cpu = row
+            .usage
+            .server_us_per_request()
+            .map_or_else(|| "n/a".into(), |us| format!("{us:.1} µs"));
         out.push_str(&format!(
             "| {} | {} | {} – {} | {} | {} | {} | {} | {:.1} µs | {} |\n",
             row.label,

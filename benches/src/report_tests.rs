@@ -3,12 +3,29 @@
 use super::*;
 
 fn usage(server_cpu_s: Option<f64>, client_cpu_s: f64) -> Usage {
-    Usage { requests: 100_000, wall_s: 10.0, server_cpu_s, client_cpu_s, server_cpus: 1, client_cpus: 1 }
+    Usage {
+        requests: 100_000,
+        wall_s: 10.0,
+        server_cpu_s,
+        client_cpu_s,
+        server_cpus: 1,
+        client_cpus: 1,
+    }
 }
 
 fn row(contender: &str, label: &str, mean_ns: f64, usage: Usage) -> Row {
-    let estimates = Estimates { mean_ns, mean_low_ns: mean_ns * 0.98, mean_high_ns: mean_ns * 1.02, median_ns: mean_ns * 0.99 };
-    Row { contender: contender.into(), label: label.into(), estimates, usage }
+    let estimates = Estimates {
+        mean_ns,
+        mean_low_ns: mean_ns * 0.98,
+        mean_high_ns: mean_ns * 1.02,
+        median_ns: mean_ns * 0.99,
+    };
+    Row {
+        contender: contender.into(),
+        label: label.into(),
+        estimates,
+        usage,
+    }
 }
 
 fn fixture() -> Report {
@@ -38,7 +55,12 @@ fn fixture() -> Report {
                 requests_per_iteration: 1,
                 throughput: false,
                 rows: vec![
-                    row("tokio_hyper", "tokio_server (hyper)", 40_000.0, usage(Some(0.9), 3.0)),
+                    row(
+                        "tokio_hyper",
+                        "tokio_server (hyper)",
+                        40_000.0,
+                        usage(Some(0.9), 3.0),
+                    ),
                     row("io_uring", "io_uring_server", 30_000.0, usage(Some(0.6), 3.0)),
                 ],
             },
@@ -48,7 +70,12 @@ fn fixture() -> Report {
                 requests_per_iteration: 1000,
                 throughput: true,
                 rows: vec![
-                    row("tokio_hyper", "tokio_server (hyper)", 9_500_000.0, usage(Some(9.5), 9.0)),
+                    row(
+                        "tokio_hyper",
+                        "tokio_server (hyper)",
+                        9_500_000.0,
+                        usage(Some(9.5), 9.0),
+                    ),
                     row("io_uring", "io_uring_server", 8_000_000.0, usage(None, 9.9)),
                 ],
             },
@@ -69,8 +96,16 @@ fn markdown_matches_the_golden_file() {
 
 #[test]
 fn bottleneck_names_the_saturated_side() {
-    assert!(usage(Some(9.5), 3.0).bottleneck().starts_with("server (server 95%"));
-    assert!(usage(Some(3.0), 9.0).bottleneck().starts_with("client (server 30%, client 90%"));
+    assert!(
+        usage(Some(9.5), 3.0)
+            .bottleneck()
+            .starts_with("server (server 95%")
+    );
+    assert!(
+        usage(Some(3.0), 9.0)
+            .bottleneck()
+            .starts_with("client (server 30%, client 90%")
+    );
     assert!(usage(Some(1.0), 2.0).bottleneck().starts_with("neither"));
     assert!(usage(None, 2.0).bottleneck().starts_with("unknown"));
 }

@@ -48,8 +48,12 @@ impl Scenario {
         match self {
             Scenario::Single => "one `GET /` on a warm keep-alive connection: round-trip latency",
             Scenario::SingleCold => "connect, one `GET /`, close: what a new client pays",
-            Scenario::Concurrent50 => "50 `GET /` in flight at once on 50 warm connections; time is the whole batch (makespan)",
-            Scenario::Throughput1000 => "1000 `GET /` over 50 warm connections (20 each, back to back); time is the whole batch",
+            Scenario::Concurrent50 => {
+                "50 `GET /` in flight at once on 50 warm connections; time is the whole batch (makespan)"
+            }
+            Scenario::Throughput1000 => {
+                "1000 `GET /` over 50 warm connections (20 each, back to back); time is the whole batch"
+            }
             Scenario::Payload1K => "`POST /payload` of 1 KiB echoed on a warm connection",
             Scenario::Payload64K => "`POST /payload` of 64 KiB echoed on a warm connection",
         }
@@ -95,7 +99,10 @@ impl Clients {
             .pool_idle_timeout(None)
             .build()
             .map_err(|e| e.to_string())?;
-        let cold = builder().pool_max_idle_per_host(0).build().map_err(|e| e.to_string())?;
+        let cold = builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .map_err(|e| e.to_string())?;
         let payload = |size: usize| (0..size).map(|i| (i % 251) as u8).collect();
         Ok(Clients {
             warm,
@@ -120,7 +127,9 @@ impl Clients {
         match scenario {
             Scenario::Single => self.get(&self.warm).await,
             Scenario::SingleCold => self.get(&self.cold).await,
-            Scenario::Concurrent50 => try_join_all((0..CONNECTIONS).map(|_| self.get(&self.warm))).await.map(drop),
+            Scenario::Concurrent50 => try_join_all((0..CONNECTIONS).map(|_| self.get(&self.warm)))
+                .await
+                .map(drop),
             Scenario::Throughput1000 => {
                 let per_connection = 1000 / CONNECTIONS;
                 let lanes = (0..CONNECTIONS).map(|_| async move {
@@ -136,14 +145,22 @@ impl Clients {
     }
 
     async fn get(&self, client: &Client) -> Result<(), String> {
-        let response = client.get(format!("{}/", self.base_url)).send().await.map_err(|e| format!("GET /: {e}"))?;
+        let response = client
+            .get(format!("{}/", self.base_url))
+            .send()
+            .await
+            .map_err(|e| format!("GET /: {e}"))?;
         let status = response.status().as_u16();
         let body = response.bytes().await.map_err(|e| format!("GET / body: {e}"))?;
         check(status, &body, HELLO)
     }
 
     async fn echo(&self, size: usize) -> Result<(), String> {
-        let payload = if size == 1024 { &self.payloads[0] } else { &self.payloads[1] };
+        let payload = if size == 1024 {
+            &self.payloads[0]
+        } else {
+            &self.payloads[1]
+        };
         let response = self
             .warm
             .post(format!("{}/payload", self.base_url))
@@ -152,7 +169,10 @@ impl Clients {
             .await
             .map_err(|e| format!("POST /payload: {e}"))?;
         let status = response.status().as_u16();
-        let body = response.bytes().await.map_err(|e| format!("POST /payload body: {e}"))?;
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| format!("POST /payload body: {e}"))?;
         check(status, &body, payload)
     }
 }
@@ -163,17 +183,27 @@ pub fn check(status: u16, body: &[u8], expected: &[u8]) -> Result<(), String> {
         return Err(format!("status {status}, expected 200"));
     }
     if body.len() != expected.len() || body != expected {
-        return Err(format!("body of {} bytes differs from the expected {} bytes", body.len(), expected.len()));
+        return Err(format!(
+            "body of {} bytes differs from the expected {} bytes",
+            body.len(),
+            expected.len()
+        ));
     }
     Ok(())
 }
 
 /// Times `iterations` runs of `scenario`; the first failure ends the timing with an error.
-pub async fn time_iterations(clients: &Clients, scenario: Scenario, iterations: u64) -> Result<Duration, String> {
+pub async fn time_iterations(
+    clients: &Clients,
+    scenario: Scenario,
+    iterations: u64,
+) -> Result<Duration, String> {
     let start = Instant::now();
     for _ in 0..iterations {
         clients.run(scenario).await?;
-        clients.completed.fetch_add(scenario.requests_per_iteration(), Ordering::Relaxed);
+        clients
+            .completed
+            .fetch_add(scenario.requests_per_iteration(), Ordering::Relaxed);
     }
     Ok(start.elapsed())
 }

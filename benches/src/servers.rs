@@ -66,10 +66,18 @@ impl Server {
 
     /// Starts `contender` from `binary`, pinned to `cpus` with one thread per CPU, unless
     /// the user pointed the bench at their own server.
-    pub fn start(contender: Contender, binaries: &HashMap<String, PathBuf>, cpus: Option<&CpuSet>) -> Result<Server, String> {
+    pub fn start(
+        contender: Contender,
+        binaries: &HashMap<String, PathBuf>,
+        cpus: Option<&CpuSet>,
+    ) -> Result<Server, String> {
         if let Ok(url) = std::env::var(contender.url_env) {
             let base_url = url.trim_end_matches('/').to_string();
-            return Ok(Server { contender, base_url, process: None });
+            return Ok(Server {
+                contender,
+                base_url,
+                process: None,
+            });
         }
         let binary = binaries
             .get(contender.package)
@@ -92,7 +100,11 @@ impl Server {
         }
         let process = ServerProcess::spawn(command, contender.label.to_string())?;
         let base_url = format!("http://{}", process.addr());
-        Ok(Server { contender, base_url, process: Some(process) })
+        Ok(Server {
+            contender,
+            base_url,
+            process: Some(process),
+        })
     }
 }
 
@@ -102,19 +114,29 @@ pub fn build_binaries(workspace: &Path) -> Result<HashMap<String, PathBuf>, Stri
     let mut command = Command::new(cargo);
     command
         .current_dir(workspace)
-        .args(["build", "--profile", "bench", "--message-format=json-render-diagnostics"])
+        .args([
+            "build",
+            "--profile",
+            "bench",
+            "--message-format=json-render-diagnostics",
+        ])
         .stderr(Stdio::inherit());
     for package in unique_packages() {
         command.args(["-p", package]);
     }
-    let output = command.output().map_err(|e| format!("cannot run cargo build: {e}"))?;
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run cargo build: {e}"))?;
     if !output.status.success() {
         return Err("cargo build of the servers failed (see above)".into());
     }
     let mut binaries = HashMap::new();
     for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        if let (Some(name), Some(path)) = (message["target"]["name"].as_str(), message["executable"].as_str()) {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let (Some(name), Some(path)) = (message["target"]["name"].as_str(), message["executable"].as_str())
+        {
             binaries.insert(name.to_string(), PathBuf::from(path));
         }
     }

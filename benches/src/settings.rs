@@ -65,15 +65,36 @@ impl Pinning {
         if available.0.len() < 2 && server.is_none() && client.is_none() {
             let warning = "only one CPU is available: server and client share it, so every figure \
                            includes the other side's work";
-            return Pinning { server: None, client: None, warning: Some(warning.into()) };
+            return Pinning {
+                server: None,
+                client: None,
+                warning: Some(warning.into()),
+            };
         }
         let server = server.unwrap_or_else(|| CpuSet(vec![available.0[0]]));
         let client = client.unwrap_or_else(|| {
-            let rest: Vec<usize> = available.0.iter().copied().filter(|c| !server.0.contains(c)).collect();
-            CpuSet(if rest.is_empty() { available.0.clone() } else { rest })
+            let rest: Vec<usize> = available
+                .0
+                .iter()
+                .copied()
+                .filter(|c| !server.0.contains(c))
+                .collect();
+            CpuSet(if rest.is_empty() {
+                available.0.clone()
+            } else {
+                rest
+            })
         });
-        let warning = server.0.iter().any(|c| client.0.contains(c)).then(|| "server and client CPUs overlap".to_string());
-        Pinning { server: Some(server), client: Some(client), warning }
+        let warning = server
+            .0
+            .iter()
+            .any(|c| client.0.contains(c))
+            .then(|| "server and client CPUs overlap".to_string());
+        Pinning {
+            server: Some(server),
+            client: Some(client),
+            warning,
+        }
     }
 
     pub fn describe(&self) -> String {

@@ -21,7 +21,11 @@ impl ServerProcess {
     pub fn start(binary: &str, args: &[&str]) -> ServerProcess {
         let mut command = Command::new(binary);
         command.args(args);
-        let label = format!("{} {}", binary.rsplit('/').next().unwrap_or(binary), args.join(" "));
+        let label = format!(
+            "{} {}",
+            binary.rsplit('/').next().unwrap_or(binary),
+            args.join(" ")
+        );
         ServerProcess::spawn(command, label).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -41,7 +45,9 @@ impl ServerProcess {
             None => {
                 let _ = child.kill();
                 let status = child.wait().ok();
-                Err(format!("{label} printed no ready line within {STARTUP_TIMEOUT:?} (exit: {status:?})"))
+                Err(format!(
+                    "{label} printed no ready line within {STARTUP_TIMEOUT:?} (exit: {status:?})"
+                ))
             }
         }
     }
