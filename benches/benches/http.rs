@@ -57,11 +57,16 @@ fn run() -> Result<(), String> {
         .client
         .as_ref()
         .map_or_else(|| CpuSet::current().0.len(), |set| set.0.len());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(client_cpus.max(1))
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
+    // On one client CPU a current-thread runtime runs the requests and their connection
+    // tasks on one thread, without cross-thread wake-ups inside the client.
+    let runtime = match client_cpus {
+        0 | 1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        n => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(n)
+            .enable_all()
+            .build(),
+    }
+    .map_err(|e| e.to_string())?;
     let clients = servers
         .iter()
         .map(|server| {
