@@ -93,7 +93,9 @@ fn run() -> Result<(), String> {
         let mut group = criterion.benchmark_group(scenario.name());
         group.throughput(Throughput::Elements(scenario.requests_per_iteration()));
         for (index, (server, clients)) in servers.iter().zip(&clients).enumerate() {
-            clients.completed.store(0, Ordering::Relaxed);
+            runtime
+                .block_on(clients.warm_up())
+                .map_err(|e| format!("{}: warm-up failed: {e}", server.contender.label))?;
             let mut spent = Spent::default();
             group.bench_function(server.contender.id, |bencher| {
                 bencher.iter_custom(|iterations| {

@@ -23,6 +23,10 @@ pub enum Scenario {
 /// Warm connections shared by the concurrent scenarios.
 pub const CONNECTIONS: usize = 50;
 
+/// The client drops pooled connections idle this long, well before the servers' 60 s idle
+/// timeout closes them, so it never sends on a connection the server has just closed.
+const CLIENT_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
 impl Scenario {
     pub const ALL: [Scenario; 6] = [
         Scenario::Single,
@@ -96,7 +100,7 @@ impl Clients {
         let builder = || Client::builder().http1_only().no_proxy().tcp_nodelay(true);
         let warm = builder()
             .pool_max_idle_per_host(CONNECTIONS * 2)
-            .pool_idle_timeout(None)
+            .pool_idle_timeout(CLIENT_IDLE_TIMEOUT)
             .build()
             .map_err(|e| e.to_string())?;
         let cold = builder()
@@ -113,7 +117,7 @@ impl Clients {
         })
     }
 
-    /// Opens and exercises the warm connections before timing starts.
+    /// Opens and exercises the warm connections; run before each scenario is timed.
     pub async fn warm_up(&self) -> Result<(), String> {
         for _ in 0..3 {
             self.run(Scenario::Concurrent50).await?;
