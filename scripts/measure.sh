@@ -4,7 +4,7 @@
 # Prints requests/s and server CPU microseconds per request (utime+stime of the server
 # process from /proc/PID/stat, divided by the requests wrk completed).
 #
-#   scripts/measure.sh                 # defaults below
+#   scripts/measure.sh                 # defaults below; also writes results/measure.md
 #   DURATION=5 ROUNDS=1 scripts/measure.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,6 +58,7 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 
+exec > >(tee results/measure.md)
 echo "| contender | mode | req/s (per round) | server CPU us/req (per round) |"
 echo "|---|---|---|---|"
 for mode in plain pipelined; do
