@@ -18,14 +18,15 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 PORT=${PORT:-18090}
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
-cargo build --release -q -p tokio_server -p io_uring_server
+cargo build --release -q -p tokio_server -p io_uring_server -p tokio_uring_server
 
 declare -A CONTENDERS=(
   [tokio-hyper]="target/release/tokio_server --engine hyper"
   [tokio-codec]="target/release/tokio_server --engine codec"
   [io_uring]="target/release/io_uring_server"
+  [tokio-uring]="target/release/tokio_uring_server"
 )
-ORDER=(tokio-hyper tokio-codec io_uring)
+ORDER=(tokio-hyper tokio-codec io_uring tokio-uring)
 CLK_TCK=$(getconf CLK_TCK)
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }

@@ -27,7 +27,7 @@ pub struct Contender {
     pub url_env: &'static str,
 }
 
-pub const CONTENDERS: [Contender; 3] = [
+pub const CONTENDERS: [Contender; 4] = [
     Contender {
         id: "tokio_hyper",
         label: "tokio_server (hyper)",
@@ -48,6 +48,13 @@ pub const CONTENDERS: [Contender; 3] = [
         package: "io_uring_server",
         args: &[],
         url_env: "BENCH_URING_URL",
+    },
+    Contender {
+        id: "tokio_uring",
+        label: "tokio_uring_server",
+        package: "tokio_uring_server",
+        args: &[],
+        url_env: "BENCH_TOKIO_URING_URL",
     },
 ];
 

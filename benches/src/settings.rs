@@ -5,7 +5,7 @@
 //! | `BENCH_PROFILE` | `quick` | `full` measures longer (see [`Timing`]) |
 //! | `BENCH_SERVER_CPUS` | `0` | CPUs the servers are pinned to (one server thread per CPU) |
 //! | `BENCH_CLIENT_CPUS` | every other CPU | CPUs the bench's client runs on |
-//! | `BENCH_TOKIO_URL`, `BENCH_TOKIO_CODEC_URL`, `BENCH_URING_URL` | unset | bench a server you started yourself instead of starting one |
+//! | `BENCH_TOKIO_URL`, `BENCH_TOKIO_CODEC_URL`, `BENCH_URING_URL`, `BENCH_TOKIO_URING_URL` | unset | bench a server you started yourself instead of starting one |
 
 use std::time::Duration;
 

@@ -103,6 +103,37 @@ pub fn explain_bind_error(addr: SocketAddr, error: &std::io::Error) -> String {
     }
 }
 
+/// Why io_uring cannot be used here, and what to do about it (for the io_uring servers).
+pub fn explain_io_uring_error(error: &std::io::Error) -> String {
+    match error.raw_os_error() {
+        Some(libc::ENOSYS) => "io_uring is not available: this kernel has no io_uring_setup (ENOSYS); \
+             use Linux 6.1 or later built with CONFIG_IO_URING"
+            .into(),
+        Some(libc::EPERM) | Some(libc::EACCES) => match disabled_sysctl() {
+            Some(value) if value != "0" => format!(
+                "io_uring is disabled by sysctl kernel.io_uring_disabled={value}; \
+                 run `sysctl -w kernel.io_uring_disabled=0` as root"
+            ),
+            _ => "io_uring_setup was refused (EPERM), typically by a seccomp filter such as Docker's \
+                 default profile; run with `--security-opt seccomp=unconfined` or allow io_uring_* syscalls"
+                .into(),
+        },
+        Some(libc::ENOMEM) => "io_uring_setup failed with ENOMEM: the locked-memory limit is too low; \
+             raise `ulimit -l` or pass a smaller --ring-entries"
+            .into(),
+        Some(libc::EINVAL) => "io_uring_setup rejected every flag combination (EINVAL); \
+             use Linux 6.1 or later"
+            .into(),
+        _ => format!("io_uring setup failed: {error}"),
+    }
+}
+
+fn disabled_sysctl() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+        .ok()
+        .map(|v| v.trim().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +148,15 @@ mod tests {
         );
         assert_eq!(parse_ready_line(&line), Some(addr));
         assert_eq!(parse_ready_line("something else"), None);
+    }
+
+    #[test]
+    fn every_io_uring_refusal_names_a_fix() {
+        for errno in [libc::ENOSYS, libc::EPERM, libc::ENOMEM, libc::EINVAL] {
+            let text = explain_io_uring_error(&std::io::Error::from_raw_os_error(errno));
+            assert!(text.contains("io_uring"), "{text}");
+            assert!(text.contains(';'), "no fix named: {text}");
+        }
     }
 
     #[test]

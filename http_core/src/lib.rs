@@ -1,8 +1,8 @@
 //! The HTTP/1.1 contract every server in this workspace serves, in one place, so that
 //! "the same endpoints" holds by construction: the routes, the limits, the request rules
 //! of RFC 9112/9110, the response rendering with its cached Date, and a sans-I/O
-//! [`Codec`] that any I/O loop can drive. Also the command-line flags and startup
-//! reporting all servers share.
+//! [`Codec`] that any I/O loop can drive. Also the plumbing all servers share: command-
+//! line flags, startup reporting, and SO_REUSEPORT listeners.
 
 pub mod args;
 pub mod chunked;
@@ -11,6 +11,7 @@ pub mod date;
 pub mod error;
 pub mod headers;
 pub mod limits;
+pub mod listener;
 pub mod request;
 pub mod response;
 pub mod routes;

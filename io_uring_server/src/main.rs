@@ -9,7 +9,6 @@ mod buf_ring;
 mod config;
 mod conn;
 mod event_loop;
-mod listener;
 mod ops;
 mod setup;
 mod slab;
@@ -37,7 +36,7 @@ fn main() {
         exit_startup_error(PROGRAM, message);
     }
     let threads = cli.common.threads();
-    let listeners = listener::bind_group(cli.addr, threads)
+    let listeners = http_core::listener::bind_group(cli.addr, threads)
         .unwrap_or_else(|e| exit_startup_error(PROGRAM, explain_bind_error(cli.addr, &e)));
     let local = listeners[0]
         .local_addr()

@@ -5,6 +5,8 @@ use std::io;
 
 use io_uring::{IoUring, Probe, opcode};
 
+use http_core::args::explain_io_uring_error as explain;
+
 use crate::config::Features;
 
 /// A ring plus the setup flags actually in effect, for the ready line.
@@ -75,37 +77,6 @@ impl Setup {
     }
 }
 
-/// Why io_uring cannot be used here, and what to do about it.
-pub fn explain(error: &io::Error) -> String {
-    match error.raw_os_error() {
-        Some(libc::ENOSYS) => "io_uring is not available: this kernel has no io_uring_setup (ENOSYS); \
-             use Linux 6.1 or later built with CONFIG_IO_URING"
-            .into(),
-        Some(libc::EPERM) | Some(libc::EACCES) => match disabled_sysctl() {
-            Some(value) if value != "0" => format!(
-                "io_uring is disabled by sysctl kernel.io_uring_disabled={value}; \
-                 run `sysctl -w kernel.io_uring_disabled=0` as root"
-            ),
-            _ => "io_uring_setup was refused (EPERM), typically by a seccomp filter such as Docker's \
-                 default profile; run with `--security-opt seccomp=unconfined` or allow io_uring_* syscalls"
-                .into(),
-        },
-        Some(libc::ENOMEM) => "io_uring_setup failed with ENOMEM: the locked-memory limit is too low; \
-             raise `ulimit -l` or pass a smaller --ring-entries"
-            .into(),
-        Some(libc::EINVAL) => "io_uring_setup rejected every flag combination (EINVAL); \
-             use Linux 6.1 or later"
-            .into(),
-        _ => format!("io_uring setup failed: {error}"),
-    }
-}
-
-fn disabled_sysctl() -> Option<String> {
-    std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
-        .ok()
-        .map(|v| v.trim().to_string())
-}
-
 /// Every opcode the loop submits must be supported.
 fn check_opcodes(ring: &IoUring) -> Result<(), String> {
     let mut probe = Probe::new();
@@ -133,15 +104,6 @@ fn check_opcodes(ring: &IoUring) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_refusal_names_a_fix() {
-        for errno in [libc::ENOSYS, libc::EPERM, libc::ENOMEM, libc::EINVAL] {
-            let text = explain(&io::Error::from_raw_os_error(errno));
-            assert!(text.contains("io_uring"), "{text}");
-            assert!(text.contains(';'), "no fix named: {text}");
-        }
-    }
 
     #[test]
     fn the_default_setup_is_the_best_this_kernel_offers() {

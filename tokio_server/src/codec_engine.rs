@@ -8,8 +8,8 @@ use http_core::Codec;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::activity::Activity;
 use crate::server::Settings;
+use tokio_server::activity::Activity;
 
 /// Bytes reserved for each read. Default is 16 KiB.
 const READ_CHUNK: usize = 16 * 1024;

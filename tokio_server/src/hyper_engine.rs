@@ -22,8 +22,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
-use crate::activity::Activity;
 use crate::server::Settings;
+use tokio_server::activity::Activity;
 
 /// hyper parses up to this many headers in a stack array; a larger `max_headers` moves
 /// them to the heap for every request, so below it our service enforces the limit.

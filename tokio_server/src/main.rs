@@ -2,7 +2,6 @@
 //! users run in production) or by http_core's codec (the same HTTP work the io_uring
 //! server does, for an apples-to-apples comparison of the I/O layers).
 
-mod activity;
 mod cli;
 mod codec_engine;
 mod hyper_engine;

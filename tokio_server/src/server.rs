@@ -8,12 +8,11 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use http_core::Limits;
-use http_core::args::CommonArgs;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::signal::unix::{SignalKind, signal};
-use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+
+pub use tokio_server::settings::Settings;
 
 /// Pending connections the kernel may queue before accept; the kernel caps it at
 /// `net.core.somaxconn`. Default is 4096.
@@ -22,27 +21,6 @@ pub const LISTEN_BACKLOG: u32 = 4096;
 /// After accept fails (e.g. EMFILE), wait this long before trying again, so that running
 /// out of descriptors is not a busy loop. Default is 50 ms.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
-
-/// What every connection needs to know.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    pub limits: Limits,
-    pub request_timeout: Duration,
-    pub idle_timeout: Duration,
-    /// Cancelled when the server begins to shut down.
-    pub shutdown: CancellationToken,
-}
-
-impl From<&CommonArgs> for Settings {
-    fn from(args: &CommonArgs) -> Self {
-        Settings {
-            limits: args.limits(),
-            request_timeout: args.request_timeout(),
-            idle_timeout: args.idle_timeout(),
-            shutdown: CancellationToken::new(),
-        }
-    }
-}
 
 pub fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
     let socket = if addr.is_ipv4() {

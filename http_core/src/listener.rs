@@ -1,5 +1,5 @@
 //! One listening socket per worker thread, all bound to the same address with
-//! SO_REUSEPORT.
+//! SO_REUSEPORT, for the thread-per-core servers (io_uring_server, tokio_uring_server).
 //!
 //! Why not one shared listener with a multishot accept in every ring? With SO_REUSEPORT
 //! the kernel spreads new connections over the threads by hash, each ring accepts only
