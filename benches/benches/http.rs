@@ -86,6 +86,7 @@ fn run() -> Result<(), String> {
         .warm_up_time(timing.warm_up)
         .measurement_time(timing.measurement)
         .sample_size(timing.sample_size)
+        .nresamples(timing.resamples)
         .output_directory(&criterion_dir)
         .configure_from_args();
     let mut measured = Vec::new();
@@ -199,6 +200,7 @@ fn build_report(
             warm_up_s: timing.warm_up.as_secs_f64(),
             measurement_s: timing.measurement.as_secs_f64(),
             sample_size: timing.sample_size,
+            resamples: timing.resamples,
             pinning: pinning.describe(),
             warning: pinning.warning.clone(),
         },

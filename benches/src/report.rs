@@ -19,6 +19,7 @@ pub struct RunInfo {
     pub warm_up_s: f64,
     pub measurement_s: f64,
     pub sample_size: usize,
+    pub resamples: usize,
     pub pinning: String,
     pub warning: Option<String>,
 }
@@ -98,7 +99,7 @@ pub fn render_markdown(report: &Report) -> String {
          | machine | |\n|---|---|\n\
          | CPU | {} |\n| cores | {} logical, {} physical |\n| memory | {:.1} GiB |\n\
          | kernel | {} |\n| rustc | {} |\n| pinning | {} |\n\
-         | criterion | profile `{}`: warm-up {} s, measurement {} s, {} samples |\n\n",
+         | criterion | profile `{}`: warm-up {} s, measurement {} s, {} samples, {} bootstrap resamples |\n\n",
         m.date,
         m.git_commit,
         m.cpu_model,
@@ -113,6 +114,7 @@ pub fn render_markdown(report: &Report) -> String {
         r.warm_up_s,
         r.measurement_s,
         r.sample_size,
+        r.resamples,
     );
     if let Some(warning) = &r.warning {
         out.push_str(&format!("> **Warning:** {warning}.\n\n"));

@@ -45,6 +45,7 @@ fn fixture() -> Report {
             warm_up_s: 1.0,
             measurement_s: 3.0,
             sample_size: 20,
+            resamples: 10_000,
             pinning: "server on CPU 0, client on CPU 1".into(),
             warning: None,
         },

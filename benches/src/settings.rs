@@ -18,6 +18,8 @@ pub struct Timing {
     pub warm_up: Duration,
     pub measurement: Duration,
     pub sample_size: usize,
+    /// criterion's bootstrap resamples; its default (100,000) costs seconds per benchmark.
+    pub resamples: usize,
 }
 
 impl Timing {
@@ -26,12 +28,14 @@ impl Timing {
         warm_up: Duration::from_secs(1),
         measurement: Duration::from_secs(3),
         sample_size: 20,
+        resamples: 10_000,
     };
     pub const FULL: Timing = Timing {
         profile: "full",
         warm_up: Duration::from_secs(3),
         measurement: Duration::from_secs(15),
         sample_size: 60,
+        resamples: 100_000,
     };
 
     pub fn from_env() -> Timing {
