@@ -3,6 +3,7 @@
 
 pub mod behaviour;
 pub mod cases;
+pub mod robust;
 pub mod server;
 pub mod stress;
 pub mod suite;
@@ -60,5 +61,27 @@ pub fn check_stress(binary: &str, args: &[&str]) {
     failures.extend(stress::never_reading_client(&server, 32 * 1024).err());
     failures.extend(stress::reset_mid_request(addr).err());
     failures.extend(wire::probe(addr).err());
+    report(server.label(), failures);
+}
+
+/// The robustness suite of [`robust`] against `binary args`: oversized heads, a truncated
+/// body, slowloris, 5,000 simultaneous connections, descriptor exhaustion and a soak of
+/// 200,000 requests; panics with the list of failures, if any.
+pub fn check_robustness(binary: &str, args: &[&str]) {
+    stress::raise_fd_limit();
+    let mut all_args = args.to_vec();
+    all_args.extend(["--threads", "1"]);
+    let server = ServerProcess::start(binary, &all_args);
+    let addr = server.addr();
+    let mut failures = robust::oversized_requests(addr);
+    failures.extend(robust::truncated_body_then_fin(addr).err());
+    failures.extend(robust::slowloris(addr, 64, 4).err());
+    failures.extend(stress::simultaneous_connections(addr, 5000).err());
+    failures.extend(robust::soak(&server, 200_000, 32 * 1024).err());
+    failures.extend(
+        robust::descriptor_exhaustion(binary, &all_args, 64)
+            .err()
+            .map(|e| format!("exhaustion: {e}")),
+    );
     report(server.label(), failures);
 }

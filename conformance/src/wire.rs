@@ -118,7 +118,16 @@ impl Conn {
 
     /// Reads the next response, waiting at most `ANSWER_TIMEOUT`.
     pub fn response(&mut self, no_body: bool) -> Result<Response, String> {
-        let deadline = Instant::now() + ANSWER_TIMEOUT;
+        self.response_within_limit(ANSWER_TIMEOUT, no_body)
+    }
+
+    /// Reads the next response (not to HEAD), waiting at most `limit`.
+    pub fn response_within(&mut self, limit: Duration) -> Result<Response, String> {
+        self.response_within_limit(limit, false)
+    }
+
+    fn response_within_limit(&mut self, limit: Duration, no_body: bool) -> Result<Response, String> {
+        let deadline = Instant::now() + limit;
         loop {
             if let Some((response, used)) = parse_response(&self.pending, no_body)? {
                 self.pending.drain(..used);

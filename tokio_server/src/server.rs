@@ -6,10 +6,10 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::signal::unix::{SignalKind, signal};
+use tokio_server::accept::AcceptBackoff;
 use tokio_util::task::TaskTracker;
 
 pub use tokio_server::settings::Settings;
@@ -17,10 +17,6 @@ pub use tokio_server::settings::Settings;
 /// Pending connections the kernel may queue before accept; the kernel caps it at
 /// `net.core.somaxconn`. Default is 4096.
 pub const LISTEN_BACKLOG: u32 = 4096;
-
-/// After accept fails (e.g. EMFILE), wait this long before trying again, so that running
-/// out of descriptors is not a busy loop. Default is 50 ms.
-const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
 pub fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
     let socket = if addr.is_ipv4() {
@@ -40,6 +36,7 @@ where
     Fut: Future<Output = ()> + Send + 'static,
 {
     let tasks = TaskTracker::new();
+    let mut backoff = AcceptBackoff::new("tokio_server");
     let stop = shutdown_signal();
     tokio::pin!(stop);
     loop {
@@ -47,15 +44,13 @@ where
             _ = &mut stop => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
+                    backoff.succeeded();
                     if let Err(e) = stream.set_nodelay(true) {
                         eprintln!("tokio_server: TCP_NODELAY failed: {e}");
                     }
                     tasks.spawn(serve(stream, settings.clone()));
                 }
-                Err(e) => {
-                    eprintln!("tokio_server: accept failed: {e}; retrying");
-                    tokio::time::sleep(ACCEPT_RETRY).await;
-                }
+                Err(e) => backoff.failed(e).await,
             },
         }
     }

@@ -4,15 +4,12 @@
 use std::io;
 use std::net::TcpListener;
 use std::sync::mpsc::Sender;
-use std::time::Duration;
 
+use tokio_server::accept::AcceptBackoff;
 use tokio_server::settings::Settings;
 use tokio_util::task::TaskTracker;
 
 use crate::connection;
-
-/// After accept fails (e.g. EMFILE), wait this long before trying again. Default is 50 ms.
-const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
 pub fn run(listener: TcpListener, settings: Settings, ready: Sender<io::Result<()>>) {
     let runtime = match tokio_uring::Runtime::new(&tokio_uring::builder()) {
@@ -26,18 +23,17 @@ pub fn run(listener: TcpListener, settings: Settings, ready: Sender<io::Result<(
         let listener = tokio_uring::net::TcpListener::from_std(listener);
         let _ = ready.send(Ok(()));
         let connections = TaskTracker::new();
+        let mut backoff = AcceptBackoff::new("tokio_uring_server");
         loop {
             tokio::select! {
                 _ = settings.shutdown.cancelled() => break,
                 accepted = listener.accept() => match accepted {
                     Ok((stream, _)) => {
+                        backoff.succeeded();
                         let task = connection::serve(stream, settings.clone());
                         tokio_uring::spawn(connections.track_future(task));
                     }
-                    Err(e) => {
-                        eprintln!("tokio_uring_server: accept failed: {e}; retrying");
-                        tokio::time::sleep(ACCEPT_RETRY).await;
-                    }
+                    Err(e) => backoff.failed(e).await,
                 },
             }
         }

@@ -1,0 +1,92 @@
+//! Property tests of the codec: random bytes and random splits never panic, never make it
+//! consume more than it was given, and never get a request over the limits answered.
+
+use http_core::{Codec, Limits};
+use proptest::prelude::*;
+
+/// Small limits so that random inputs cross them often.
+const LIMITS: Limits = Limits {
+    max_head_bytes: 1024,
+    max_headers: 8,
+    max_body_bytes: 256,
+};
+
+/// Feeds `input` cut at `cuts`, like a socket would, keeping unconsumed bytes.
+fn drive(input: &[u8], cuts: &[usize]) -> Vec<u8> {
+    let mut codec = Codec::new(LIMITS);
+    let (mut buffer, mut out) = (Vec::new(), Vec::new());
+    let mut points: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+    points.push(input.len());
+    points.sort_unstable();
+    let mut start = 0;
+    for end in points {
+        buffer.extend_from_slice(&input[start..end.max(start)]);
+        start = end.max(start);
+        let outcome = codec.serve(&buffer, &mut out);
+        assert!(
+            outcome.consumed <= buffer.len(),
+            "consumed {} of {}",
+            outcome.consumed,
+            buffer.len()
+        );
+        if outcome.close {
+            break;
+        }
+        assert!(
+            buffer.len() - outcome.consumed <= LIMITS.max_request_bytes(),
+            "unbounded pending input"
+        );
+        buffer.drain(..outcome.consumed);
+    }
+    out
+}
+
+fn first_status(out: &[u8]) -> Option<u16> {
+    let text = std::str::from_utf8(out.get(9..12)?).ok()?;
+    text.parse().ok()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_bytes_never_panic_or_overconsume(input in proptest::collection::vec(any::<u8>(), 0..4096),
+                                               cuts in proptest::collection::vec(any::<usize>(), 0..16)) {
+        drive(&input, &cuts);
+    }
+
+    #[test]
+    fn request_like_noise_never_panics(prefix in "(GET|POST|HEAD) /[a-z?=&]{0,20} HTTP/1\\.[01]\r\n",
+                                       lines in proptest::collection::vec("[ -~]{0,40}\r\n", 0..20),
+                                       cuts in proptest::collection::vec(any::<usize>(), 0..16)) {
+        let input = format!("{prefix}{}\r\n", lines.concat());
+        drive(input.as_bytes(), &cuts);
+    }
+
+    #[test]
+    fn requests_over_the_limits_are_never_answered_200(headers in 0usize..16, value_len in 0usize..200,
+                                                        cuts in proptest::collection::vec(any::<usize>(), 0..8)) {
+        let header_lines: String = (0..headers).map(|i| format!("X-{i}: {}\r\n", "v".repeat(value_len))).collect();
+        let request = format!("GET / HTTP/1.1\r\nHost: p\r\n{header_lines}\r\n");
+        let status = first_status(&drive(request.as_bytes(), &cuts));
+        let over = request.len() > LIMITS.max_head_bytes || headers + 1 > LIMITS.max_headers;
+        if over {
+            prop_assert!(matches!(status, Some(431) | Some(414)), "over the limits but got {status:?}");
+        } else {
+            prop_assert_eq!(status, Some(200));
+        }
+    }
+
+    #[test]
+    fn bodies_over_the_limit_are_never_echoed(len in 0usize..600, chunked in any::<bool>(),
+                                              cuts in proptest::collection::vec(any::<usize>(), 0..8)) {
+        let body = "b".repeat(len);
+        let request = match chunked {
+            true => format!("POST /payload HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\n\r\n{len:x}\r\n{body}\r\n0\r\n\r\n"),
+            false => format!("POST /payload HTTP/1.1\r\nHost: p\r\nContent-Length: {len}\r\n\r\n{body}"),
+        };
+        let status = first_status(&drive(request.as_bytes(), &cuts));
+        let want = if len > LIMITS.max_body_bytes { 413 } else { 200 };
+        prop_assert_eq!(status, Some(want));
+    }
+}
