@@ -53,3 +53,15 @@ fn resets_mid_request_leave_the_server_serving() {
     let server = server(&[]);
     stress::reset_mid_request(server.addr()).unwrap();
 }
+
+#[test]
+fn every_feature_off_under_stress() {
+    conformance::check_stress(
+        BIN,
+        &[
+            "--no-multishot-accept",
+            "--no-multishot-recv",
+            "--no-defer-taskrun",
+        ],
+    );
+}
