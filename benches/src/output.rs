@@ -79,6 +79,6 @@ mod tests {
 
     #[test]
     fn headings_are_demoted() {
-        assert_eq!(demote_headings("# A\ntext\n## B"), "## A\ntext\n### B");
+        assert_eq!(demote_headings("# A\ntext\n## B"), "### A\ntext\n#### B");
     }
 }
