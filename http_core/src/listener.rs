@@ -29,6 +29,18 @@ pub fn bind_group(addr: SocketAddr, count: usize) -> io::Result<Vec<TcpListener>
     Ok(listeners)
 }
 
+/// [`bind_group`] for a server that cannot start without it: returns the listeners and
+/// the address they share, or prints one line naming the cause and exits with status 2.
+pub fn bind_group_or_exit(program: &str, addr: SocketAddr, count: usize) -> (Vec<TcpListener>, SocketAddr) {
+    use crate::args::{exit_startup_error, explain_bind_error};
+    let listeners =
+        bind_group(addr, count).unwrap_or_else(|e| exit_startup_error(program, explain_bind_error(addr, &e)));
+    let local = listeners[0]
+        .local_addr()
+        .unwrap_or_else(|e| exit_startup_error(program, e));
+    (listeners, local)
+}
+
 fn bind_one(addr: SocketAddr) -> io::Result<TcpListener> {
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
     socket.set_reuse_address(true)?;

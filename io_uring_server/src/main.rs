@@ -18,7 +18,7 @@ mod worker;
 use std::sync::mpsc;
 
 use clap::Parser;
-use http_core::args::{exit_startup_error, explain_bind_error, ready_line};
+use http_core::args::{exit_startup_error, ready_line};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
@@ -36,11 +36,7 @@ fn main() {
         exit_startup_error(PROGRAM, message);
     }
     let threads = cli.common.threads();
-    let listeners = http_core::listener::bind_group(cli.addr, threads)
-        .unwrap_or_else(|e| exit_startup_error(PROGRAM, explain_bind_error(cli.addr, &e)));
-    let local = listeners[0]
-        .local_addr()
-        .unwrap_or_else(|e| exit_startup_error(PROGRAM, e));
+    let (listeners, local) = http_core::listener::bind_group_or_exit(PROGRAM, cli.addr, threads);
     let mut signals = Signals::new([SIGINT, SIGTERM])
         .unwrap_or_else(|e| exit_startup_error(PROGRAM, format!("cannot handle signals: {e}")));
 

@@ -11,9 +11,7 @@ use std::net::SocketAddr;
 use std::sync::mpsc;
 
 use clap::Parser;
-use http_core::args::{
-    CommonArgs, exit_startup_error, explain_bind_error, explain_io_uring_error, ready_line,
-};
+use http_core::args::{CommonArgs, exit_startup_error, explain_io_uring_error, ready_line};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use tokio_server::settings::Settings;
@@ -38,11 +36,7 @@ fn main() {
         exit_startup_error(PROGRAM, message);
     }
     let threads = cli.common.threads();
-    let listeners = http_core::listener::bind_group(cli.addr, threads)
-        .unwrap_or_else(|e| exit_startup_error(PROGRAM, explain_bind_error(cli.addr, &e)));
-    let local = listeners[0]
-        .local_addr()
-        .unwrap_or_else(|e| exit_startup_error(PROGRAM, e));
+    let (listeners, local) = http_core::listener::bind_group_or_exit(PROGRAM, cli.addr, threads);
     let mut signals = Signals::new([SIGINT, SIGTERM])
         .unwrap_or_else(|e| exit_startup_error(PROGRAM, format!("cannot handle signals: {e}")));
     let settings = Settings::from(&cli.common);
