@@ -1,10 +1,24 @@
-//! CPU time of a process: the sum over its threads of the nanoseconds each spent on a CPU
-//! (`/proc/PID/task/*/schedstat`, user and system alike). Unlike `/proc/PID/stat`, which
-//! counts in 10 ms ticks, this is precise enough to bracket each criterion sample.
+//! CPU time of a process: for a server, the sum over its threads of the nanoseconds each
+//! spent on a CPU (`/proc/PID/task/*/schedstat`, user and system alike; unlike
+//! `/proc/PID/stat`, which counts in 10 ms ticks, precise enough to bracket each criterion
+//! sample); for this process, `getrusage`, which also counts threads that have exited.
 
 use std::time::Duration;
 
-/// CPU time consumed so far by the live threads of process `pid` (`"self"` for this one).
+/// CPU time of this process so far, threads that have already exited included
+/// (`getrusage`, microsecond precision): the sweep's load threads end before it reads.
+pub fn own_cpu_time() -> Duration {
+    // SAFETY: getrusage writes only into the struct we pass.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
+}
+
+/// CPU time consumed so far by the live threads of process `pid`.
 pub fn cpu_time(pid: &str) -> Option<Duration> {
     let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
     let mut total = 0u64;
@@ -44,16 +58,14 @@ impl Spent {
 /// Runs `work`, measuring what it cost on both sides.
 pub fn measure<T>(server_pid: Option<u32>, work: impl FnOnce() -> T) -> (T, Spent) {
     let server = || server_pid.and_then(|pid| cpu_time(&pid.to_string()));
-    let (server_before, client_before, start) = (server(), cpu_time("self"), std::time::Instant::now());
+    let (server_before, client_before, start) = (server(), own_cpu_time(), std::time::Instant::now());
     let result = work();
     let wall = start.elapsed();
     let spent = Spent {
         server: server()
             .zip(server_before)
             .map(|(after, before)| after.saturating_sub(before)),
-        client: cpu_time("self")
-            .zip(client_before)
-            .map_or(Duration::ZERO, |(a, b)| a.saturating_sub(b)),
+        client: own_cpu_time().saturating_sub(client_before),
         wall,
     };
     (result, spent)
@@ -64,7 +76,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn busy_work_is_counted_and_sleep_is_not() {
+    fn busy_work_is_counted_in_this_and_exited_threads() {
         let ((), busy) = measure(None, || {
             let start = std::time::Instant::now();
             let mut x = 0u64;
@@ -74,7 +86,22 @@ mod tests {
         });
         assert!(busy.client >= Duration::from_millis(50), "{busy:?}");
         let ((), idle) = measure(None, || std::thread::sleep(Duration::from_millis(100)));
-        assert!(idle.client < Duration::from_millis(20), "{idle:?}");
+        let ((), in_thread) = measure(None, || {
+            std::thread::spawn(|| {
+                let start = std::time::Instant::now();
+                while start.elapsed() < Duration::from_millis(100) {
+                    std::hint::black_box(0u64);
+                }
+            })
+            .join()
+            .unwrap()
+        });
+        assert!(
+            in_thread.client >= Duration::from_millis(50),
+            "an exited thread's CPU counts: {in_thread:?}"
+        );
+        // Other tests run beside this one and their CPU counts too, so sleeping is only
+        // checked for its wall time.
         assert!(idle.wall >= Duration::from_millis(100));
         assert!(cpu_time("999999999").is_none());
     }

@@ -52,7 +52,7 @@ fn demote_headings(markdown: &str) -> String {
         .lines()
         .map(|line| {
             if line.starts_with('#') {
-                format!("#{line}")
+                format!("##{line}")
             } else {
                 line.to_string()
             }

@@ -1,0 +1,120 @@
+//! The sustained-load sweep: every contender at 1, 16, 64, 256 and 1024 connections
+//! (closed loop), 16-deep pipelining at 256, and an open loop at 25/50/75% of the slowest
+//! contender's peak, with server CPU, peak RSS and syscalls per request beside each point.
+//! Contenders are interleaved point by point so that drift hits all of them alike.
+
+use std::time::Duration;
+
+use loadgen::run::{Config, Percentiles};
+use serde::Serialize;
+
+use crate::cpu::measure;
+use crate::perf::SyscallCounter;
+use crate::report::Usage;
+use crate::servers::Server;
+
+pub const CONNECTIONS: [usize; 5] = [1, 16, 64, 256, 1024];
+pub const PIPELINE_DEPTH: usize = 16;
+pub const PIPELINE_CONNECTIONS: usize = 256;
+pub const OPEN_LOOP_CONNECTIONS: usize = 64;
+pub const OPEN_LOOP_SHARES: [f64; 3] = [0.25, 0.5, 0.75];
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    pub contender: String,
+    pub label: String,
+    pub kind: &'static str,
+    pub connections: usize,
+    pub depth: usize,
+    pub rate: Option<f64>,
+    pub requests: u64,
+    pub requests_per_sec: f64,
+    pub latency_us: Percentiles,
+    pub server_cpu_us_per_request: Option<f64>,
+    pub client_cpu_us_per_request: f64,
+    pub syscalls_per_request: Option<f64>,
+    pub peak_rss_kib: Option<u64>,
+    pub bottleneck: String,
+}
+
+/// How one point loads a server.
+#[derive(Debug, Clone, Copy)]
+pub struct Load {
+    pub kind: &'static str,
+    pub connections: usize,
+    pub depth: usize,
+    pub rate: Option<f64>,
+    pub duration: Duration,
+    pub client_threads: usize,
+    pub server_cpus: usize,
+}
+
+/// Runs one point against one server; any wrong response fails the sweep.
+pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
+    let target = loadgen::target::parse(&format!("{}/", server.base_url))?;
+    let config = Config {
+        addr: target.addr,
+        request: target.request,
+        connections: load.connections,
+        threads: load.client_threads,
+        depth: load.depth,
+        duration: load.duration,
+        max_requests: None,
+        rate: load.rate,
+        expect_status: 200,
+        expect_body_len: Some(http_core::routes::HELLO.len()),
+    };
+    let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
+    let summary = summary?;
+    if let Some(error) = summary.first_error {
+        return Err(format!(
+            "{} at {} connections: {error}",
+            server.contender.label, load.connections
+        ));
+    }
+    let usage = Usage {
+        requests: summary.requests,
+        wall_s: spent.wall.as_secs_f64(),
+        server_cpu_s: spent.server.map(|d| d.as_secs_f64()),
+        client_cpu_s: spent.client.as_secs_f64(),
+        server_cpus: load.server_cpus,
+        client_cpus: load.client_threads,
+    };
+    Ok(Point {
+        contender: server.contender.id.into(),
+        label: server.contender.label.into(),
+        kind: load.kind,
+        connections: load.connections,
+        depth: load.depth,
+        rate: load.rate,
+        requests: summary.requests,
+        requests_per_sec: summary.requests_per_sec,
+        latency_us: summary.latency_us,
+        server_cpu_us_per_request: usage.server_us_per_request(),
+        client_cpu_us_per_request: usage.client_us_per_request(),
+        syscalls_per_request: None,
+        peak_rss_kib: server.pid().and_then(peak_rss_kib),
+        bottleneck: usage.bottleneck(),
+    })
+}
+
+/// Syscalls per request over a short separate run, so perf's tracepoint does not slow
+/// the measured one. `None` when perf is unavailable or the server is external.
+pub fn syscalls_per_request(server: &Server, load: Load) -> Option<f64> {
+    let counter = SyscallCounter::start(server.pid()?)?;
+    let short = Load {
+        duration: load.duration.min(Duration::from_secs(2)),
+        ..load
+    };
+    let point = run_point(server, short).ok();
+    let syscalls = counter.stop()?;
+    point.map(|p| syscalls as f64 / p.requests.max(1) as f64)
+}
+
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
