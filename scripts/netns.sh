@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Two hosts on one machine: network namespaces `uvt-server` and `uvt-client` joined by a
+# veth pair (10.77.0.1 <-> 10.77.0.2, addresses that exist only inside these namespaces),
+# so a run crosses a real network stack (veth, two TCP stacks) instead of loopback.
+# Needs root. Runs one server in `uvt-server` and loadgen in `uvt-client`, prints
+# loadgen's JSON, and removes the namespaces afterwards.
+#   scripts/netns.sh                                  # io_uring_server, 64 connections, 5 s
+#   SERVER=tokio_server ARGS="--engine codec" scripts/netns.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SERVER=${SERVER:-io_uring_server}
+ARGS=${ARGS:-}
+CONNS=${CONNS:-64}
+DURATION=${DURATION:-5}
+PORT=${PORT:-8081}
+
+cargo build --release -q -p "$SERVER" -p loadgen
+cleanup() {
+  ip netns pids uvt-server 2>/dev/null | xargs -r kill 2>/dev/null || true
+  ip netns del uvt-server 2>/dev/null || true
+  ip netns del uvt-client 2>/dev/null || true
+}
+trap cleanup EXIT
+cleanup
+ip netns add uvt-server
+ip netns add uvt-client
+ip link add uvt-s type veth peer name uvt-c
+ip link set uvt-s netns uvt-server
+ip link set uvt-c netns uvt-client
+ip -n uvt-server addr add 10.77.0.1/24 dev uvt-s
+ip -n uvt-client addr add 10.77.0.2/24 dev uvt-c
+for ns in uvt-server uvt-client; do ip -n "$ns" link set lo up; done
+ip -n uvt-server link set uvt-s up
+ip -n uvt-client link set uvt-c up
+
+# shellcheck disable=SC2086
+ip netns exec uvt-server "target/release/$SERVER" $ARGS --threads 1 --addr "10.77.0.1:$PORT" >/dev/null &
+for _ in $(seq 50); do
+  ip netns exec uvt-client curl -sf "http://10.77.0.1:$PORT/" >/dev/null && break
+  sleep 0.1
+done
+echo "$SERVER $ARGS across a veth pair, $CONNS connections, ${DURATION}s:"
+ip netns exec uvt-client target/release/loadgen "http://10.77.0.1:$PORT/" -c "$CONNS" --duration-secs "$DURATION" --expect-body-len 13
