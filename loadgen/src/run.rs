@@ -7,7 +7,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
@@ -65,12 +65,16 @@ struct Tally {
     error: Option<String>,
 }
 
-/// Shared stop conditions.
+/// Shared stop conditions, and the count of answered requests for progress lines.
 struct Limits {
     deadline: Instant,
     budget: AtomicI64,
     failed: AtomicBool,
+    answered: AtomicU64,
 }
+
+/// Runs longer than this print a progress line on stderr every second.
+const PROGRESS_AFTER: Duration = Duration::from_secs(3);
 
 pub fn run(config: Config) -> Result<Summary, String> {
     if config.rate.is_some() && config.depth != 1 {
@@ -82,7 +86,12 @@ pub fn run(config: Config) -> Result<Summary, String> {
         deadline: start + config.duration,
         budget: AtomicI64::new(config.max_requests.map_or(i64::MAX, |n| n as i64)),
         failed: AtomicBool::new(false),
+        answered: AtomicU64::new(0),
     });
+    if config.duration > PROGRESS_AFTER {
+        let limits = limits.clone();
+        std::thread::spawn(move || progress(&limits, start));
+    }
     let config = Arc::new(config);
     let handles: Vec<_> = (0..threads)
         .map(|thread| {
@@ -123,6 +132,22 @@ pub fn run(config: Config) -> Result<Summary, String> {
             max: h.max(),
         },
     })
+}
+
+/// One stderr line a second until the deadline: elapsed time, answers, current rate.
+fn progress(limits: &Limits, start: Instant) {
+    let mut last = 0;
+    while Instant::now() + Duration::from_secs(1) <= limits.deadline && !limits.failed.load(Ordering::Relaxed)
+    {
+        std::thread::sleep(Duration::from_secs(1));
+        let answered = limits.answered.load(Ordering::Relaxed);
+        eprintln!(
+            "loadgen: {:>4.0} s  {answered:>10} requests  {:>9} req/s",
+            start.elapsed().as_secs_f64(),
+            answered - last
+        );
+        last = answered;
+    }
 }
 
 fn new_histogram() -> Histogram<u64> {
@@ -216,6 +241,7 @@ async fn exchange(
             let micros = sent.elapsed().as_micros().max(1) as u64;
             tally.histogram.saturating_record(micros);
             tally.requests += 1;
+            limits.answered.fetch_add(1, Ordering::Relaxed);
         }
         if let Some(interval) = interval {
             intended += interval;
