@@ -12,7 +12,7 @@ use benches::cpu::{Spent, measure};
 use benches::machine::Machine;
 use benches::report::{Report, Row, RunInfo, ScenarioReport, Usage};
 use benches::scenario::{Clients, Scenario, time_iterations};
-use benches::servers::{CONTENDERS, Server, build_binaries};
+use benches::servers::{CONTENDERS, start_contenders, workspace_root};
 use benches::settings::{Pinning, Timing};
 use benches::{estimates, output};
 use criterion::{Criterion, Throughput};
@@ -32,27 +32,10 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("benches/ has a parent")
-        .to_path_buf();
+    let workspace = workspace_root();
     let timing = Timing::from_env();
     let pinning = Pinning::from_env()?;
-    if let Some(client) = &pinning.client {
-        client
-            .pin_current_thread()
-            .map_err(|e| format!("cannot pin the client to CPU {client}: {e}"))?;
-    }
-    let external = CONTENDERS.iter().all(|c| std::env::var(c.url_env).is_ok());
-    let binaries = if external {
-        Default::default()
-    } else {
-        build_binaries(&workspace)?
-    };
-    let servers = CONTENDERS
-        .iter()
-        .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let servers = start_contenders(&workspace, &pinning)?;
     let client_cpus = pinning
         .client
         .as_ref()

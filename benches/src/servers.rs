@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use conformance::ServerProcess;
 
 use crate::affinity::CpuSet;
+use crate::settings::Pinning;
 
 /// One server configuration under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +114,34 @@ impl Server {
             process: Some(process),
         })
     }
+}
+
+/// The workspace root, the parent of `benches/`.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("benches/ has a parent")
+        .to_path_buf()
+}
+
+/// Pins this process to the client CPUs, builds the servers (unless every contender is an
+/// external server) and starts every contender pinned to the server CPUs.
+pub fn start_contenders(workspace: &Path, pinning: &Pinning) -> Result<Vec<Server>, String> {
+    if let Some(client) = &pinning.client {
+        client
+            .pin_current_thread()
+            .map_err(|e| format!("cannot pin the client to CPU {client}: {e}"))?;
+    }
+    let external = CONTENDERS.iter().all(|c| std::env::var(c.url_env).is_ok());
+    let binaries = if external {
+        HashMap::new()
+    } else {
+        build_binaries(workspace)?
+    };
+    CONTENDERS
+        .iter()
+        .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref()))
+        .collect()
 }
 
 /// Builds the server binaries with the bench profile; returns package name -> executable.

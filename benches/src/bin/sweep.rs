@@ -4,12 +4,11 @@
 //! `SWEEP_SECONDS` sets each point's length (default 5). Pinning and external servers
 //! work as for `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`, `BENCH_*_URL`).
 
-use std::path::Path;
 use std::time::Duration;
 
 use benches::affinity::CpuSet;
 use benches::machine::Machine;
-use benches::servers::{CONTENDERS, Server, build_binaries};
+use benches::servers::{start_contenders, workspace_root};
 use benches::settings::Pinning;
 use benches::sweep::{self, Load, Point};
 use benches::sweep_report::{SweepReport, write_all};
@@ -22,25 +21,13 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("benches/ has a parent")
-        .to_path_buf();
+    let workspace = workspace_root();
     let seconds: f64 = std::env::var("SWEEP_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(5.0);
     let pinning = Pinning::from_env()?;
-    if let Some(client) = &pinning.client {
-        client
-            .pin_current_thread()
-            .map_err(|e| format!("cannot pin to CPU {client}: {e}"))?;
-    }
-    let binaries = build_binaries(&workspace)?;
-    let servers = CONTENDERS
-        .iter()
-        .map(|&c| Server::start(c, &binaries, pinning.server.as_ref()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let servers = start_contenders(&workspace, &pinning)?;
     let client_threads = pinning
         .client
         .as_ref()
