@@ -49,10 +49,7 @@ fn report(label: &str, failures: Vec<String>) {
 /// The load-shaped checks of [`stress`] against `binary args` (one thread, so that the
 /// memory bound is per server, not per core): panics with the list of failures.
 pub fn check_stress(binary: &str, args: &[&str]) {
-    stress::raise_fd_limit();
-    let mut all_args = args.to_vec();
-    all_args.extend(["--threads", "1"]);
-    let server = ServerProcess::start(binary, &all_args);
+    let (server, _) = start_single_threaded(binary, args);
     let addr = server.addr();
     let mut failures: Vec<String> = Vec::new();
     failures.extend(stress::simultaneous_connections(addr, 2000).err());
@@ -68,10 +65,7 @@ pub fn check_stress(binary: &str, args: &[&str]) {
 /// body, slowloris, 5,000 simultaneous connections, descriptor exhaustion and a soak of
 /// 200,000 requests; panics with the list of failures, if any.
 pub fn check_robustness(binary: &str, args: &[&str]) {
-    stress::raise_fd_limit();
-    let mut all_args = args.to_vec();
-    all_args.extend(["--threads", "1"]);
-    let server = ServerProcess::start(binary, &all_args);
+    let (server, all_args) = start_single_threaded(binary, args);
     let addr = server.addr();
     let mut failures = robust::oversized_requests(addr);
     failures.extend(robust::truncated_body_then_fin(addr).err());
@@ -84,4 +78,13 @@ pub fn check_robustness(binary: &str, args: &[&str]) {
             .map(|e| format!("exhaustion: {e}")),
     );
     report(server.label(), failures);
+}
+
+/// Starts `binary args --threads 1` after raising this process's descriptor limit (the
+/// server inherits it); returns the server and the full argument list.
+fn start_single_threaded<'a>(binary: &str, args: &[&'a str]) -> (ServerProcess, Vec<&'a str>) {
+    stress::raise_fd_limit();
+    let mut all_args = args.to_vec();
+    all_args.extend(["--threads", "1"]);
+    (ServerProcess::start(binary, &all_args), all_args)
 }
