@@ -2,6 +2,7 @@
 //! accounting, criterion's estimates, and the generated report. `benches/http.rs` is the
 //! criterion entry point that ties them together.
 
+pub mod ablation;
 pub mod affinity;
 pub mod cpu;
 pub mod estimates;

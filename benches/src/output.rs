@@ -30,19 +30,24 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 
 /// Replaces what lies between the markers, keeping the markers.
 pub fn replace_section(document: &str, section: &str) -> Result<String, String> {
+    replace_between(document, BEGIN, END, section)
+}
+
+/// Replaces what lies between `begin` and `end` in `document`, keeping both markers.
+pub fn replace_between(document: &str, begin: &str, end: &str, section: &str) -> Result<String, String> {
     let start = document
-        .find(BEGIN)
-        .ok_or("BENCHMARKS.md lacks the BEGIN GENERATED marker")?
-        + BEGIN.len();
-    let end = document[start..]
-        .find(END)
-        .ok_or("BENCHMARKS.md lacks the END GENERATED marker")?
+        .find(begin)
+        .ok_or_else(|| format!("BENCHMARKS.md lacks the marker {begin}"))?
+        + begin.len();
+    let stop = document[start..]
+        .find(end)
+        .ok_or_else(|| format!("BENCHMARKS.md lacks the marker {end}"))?
         + start;
     Ok(format!(
         "{}\n{}\n{}",
         &document[..start],
         section.trim_end(),
-        &document[end..]
+        &document[stop..]
     ))
 }
 

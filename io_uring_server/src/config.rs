@@ -51,6 +51,16 @@ pub struct Features {
     /// Let a kernel thread poll the submission queue (SQPOLL); it costs a busy CPU.
     #[arg(long)]
     pub sqpoll: bool,
+
+    /// Accept into registered (direct) descriptors and name connections by table index,
+    /// saving the per-operation file lookup; the connections have no ordinary fd.
+    #[arg(long)]
+    pub fixed_files: bool,
+
+    /// Under load, wait up to this many microseconds for a batch of completions per
+    /// io_uring_enter (needs Linux 6.12 min-wait; 0 switches batching off).
+    #[arg(long, default_value_t = 50, value_name = "US")]
+    pub batch_wait_us: u32,
 }
 
 impl Cli {
@@ -61,6 +71,9 @@ impl Cli {
         }
         if !(512..=1 << 20).contains(&self.buf_size) {
             return Err("--buf-size must be between 512 and 1048576".into());
+        }
+        if self.features.batch_wait_us > 10_000 {
+            return Err("--batch-wait-us must be at most 10000".into());
         }
         if !(8..=32768).contains(&self.ring_entries) {
             return Err("--ring-entries must be between 8 and 32768".into());

@@ -32,7 +32,9 @@ pub enum Phase {
 
 #[derive(Debug)]
 pub struct Conn {
+    /// The socket: an fd, or with `direct` a slot in the ring's registered table.
     pub fd: RawFd,
+    pub direct: bool,
     pub phase: Phase,
     codec: Codec,
     input: Vec<u8>,
@@ -71,6 +73,7 @@ impl Conn {
         let input_cap = codec.limits().max_request_bytes() + OUTPUT_LIMIT;
         Conn {
             fd,
+            direct: false,
             phase: Phase::Open,
             codec,
             input: Vec::new(),

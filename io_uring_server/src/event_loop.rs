@@ -15,16 +15,18 @@
 use std::io::PipeReader;
 use std::net::TcpListener;
 use std::os::fd::AsRawFd;
+use std::time::Instant;
 
 use io_uring::{IoUring, cqueue, types};
 
+use crate::batch::WaitBatcher;
 use crate::buf_ring::BufRing;
 use crate::config::Features;
 use crate::conn::{Conn, Timeouts};
 use crate::ops;
 use crate::slab::Slab;
 use crate::token::{Kind, Token};
-use http_core::{Codec, Limits};
+use http_core::Limits;
 
 /// The timer's period: timeouts are counted in these ticks.
 pub static TICK: types::Timespec = types::Timespec::new().sec(1);
@@ -46,10 +48,20 @@ pub struct Worker {
     pub accept_armed: bool,
     /// Accept failed for lack of descriptors or memory: retry on the next tick.
     pub accept_backoff: bool,
+    /// The armed accept is multishot.
+    pub accept_multishot: bool,
+    /// A cancel of the multishot accept (paused for lack of room) is under way.
+    pub accept_cancel_sent: bool,
+    /// Most connections at once: the registered table's size with direct descriptors.
+    pub max_conns: usize,
     pub timer_armed: bool,
     pub timer_cancel_sent: bool,
     pub shutdown_since: Option<u64>,
     completions: Vec<(u64, i32, u32)>,
+    batcher: WaitBatcher,
+    /// Requests received and sends queued since the last wait, for the batcher.
+    requests_seen: usize,
+    sends_queued: usize,
 }
 
 impl Worker {
@@ -64,6 +76,7 @@ impl Worker {
         grace_ticks: u64,
         features: Features,
         buf_size: usize,
+        batch_wait_us: u32,
     ) -> Worker {
         Worker {
             ring,
@@ -79,10 +92,16 @@ impl Worker {
             now: 0,
             accept_armed: false,
             accept_backoff: false,
+            accept_multishot: false,
+            accept_cancel_sent: false,
+            max_conns: usize::MAX,
             timer_armed: false,
             timer_cancel_sent: false,
             shutdown_since: None,
             completions: Vec::with_capacity(1024),
+            batcher: WaitBatcher::new(batch_wait_us, Instant::now()),
+            requests_seen: 0,
+            sends_queued: 0,
         }
     }
 
@@ -97,9 +116,16 @@ impl Worker {
             if let Some(buffers) = self.buf_ring.as_mut() {
                 buffers.publish();
             }
-            match self.ring.submit_and_wait(1) {
+            self.batcher.on_requests(std::mem::take(&mut self.requests_seen));
+            let sends = std::mem::take(&mut self.sends_queued);
+            let (want, min_wait_us) = match self.batcher.enabled() {
+                true => self.batcher.next_wait(Instant::now(), sends),
+                false => (1, 0),
+            };
+            let args = types::SubmitArgs::new().min_wait_usec(min_wait_us);
+            match self.ring.submitter().submit_with_args(want, &args) {
                 Ok(_) => {}
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY)) => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY | libc::ETIME)) => {}
                 Err(e) => panic!("io_uring_enter failed: {e}"),
             }
             let mut completions = std::mem::take(&mut self.completions);
@@ -142,55 +168,6 @@ impl Worker {
         }
     }
 
-    fn arm_accept(&mut self) {
-        if let Some(listener) = &self.listener {
-            ops::accept(
-                &mut self.ring,
-                listener.as_raw_fd(),
-                !self.features.no_multishot_accept,
-            );
-            self.accept_armed = true;
-        }
-    }
-
-    fn on_accept(&mut self, result: i32, flags: u32) {
-        if !cqueue::more(flags) {
-            self.accept_armed = false;
-        }
-        match -result {
-            _ if result >= 0 => {
-                let conn = Conn::new(result, Codec::new(self.limits), self.now);
-                let (slot, generation) = self.conns.insert(conn);
-                if self.shutdown_since.is_some() {
-                    self.conns
-                        .get_mut(slot, generation)
-                        .expect("just inserted")
-                        .begin_shutdown();
-                }
-                self.drive(slot, generation);
-            }
-            libc::ECANCELED => {}
-            libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM => {
-                if !self.accept_backoff {
-                    eprintln!(
-                        "io_uring_server: accept: {}; retrying in a second",
-                        std::io::Error::from_raw_os_error(-result)
-                    );
-                }
-                self.accept_backoff = true;
-            }
-            errno => eprintln!(
-                "io_uring_server: accept: {}",
-                std::io::Error::from_raw_os_error(errno)
-            ),
-        }
-        if self.shutdown_since.is_some() && !self.accept_armed {
-            self.listener = None;
-        } else if !self.accept_armed && !self.accept_backoff {
-            self.arm_accept();
-        }
-    }
-
     fn on_tick(&mut self, result: i32) {
         if result == -libc::ECANCELED {
             self.timer_armed = false;
@@ -198,9 +175,9 @@ impl Worker {
         }
         self.now += 1;
         ops::tick(&mut self.ring, &TICK);
-        if self.accept_backoff && self.shutdown_since.is_none() {
+        if self.accept_backoff {
             self.accept_backoff = false;
-            self.arm_accept();
+            self.steer_accept();
         }
         let overdue = self
             .shutdown_since
@@ -251,10 +228,14 @@ impl Worker {
                 }
                 match (result, buffer, self.buf_ring.as_mut()) {
                     (1.., Some(id), Some(buffers)) => {
+                        self.requests_seen += 1;
                         conn.on_data(buffers.filled(id, result as usize), self.now);
                         buffers.recycle(id);
                     }
-                    (1.., None, _) => conn.on_own_recv(result as usize, self.now),
+                    (1.., None, _) => {
+                        self.requests_seen += 1;
+                        conn.on_own_recv(result as usize, self.now)
+                    }
                     (0, _, _) => conn.on_eof(),
                     (_, Some(id), Some(buffers)) => buffers.recycle(id),
                     _ if matches!(-result, libc::ENOBUFS | libc::ECANCELED) => {}
@@ -268,6 +249,7 @@ impl Worker {
             }
             Kind::Close => {
                 self.conns.remove(token.slot);
+                self.steer_accept();
                 return;
             }
             _ => {}
@@ -276,7 +258,7 @@ impl Worker {
     }
 
     /// Submits whatever the connection's state now calls for.
-    fn drive(&mut self, slot: u32, generation: u32) {
+    pub(crate) fn drive(&mut self, slot: u32, generation: u32) {
         let Some(conn) = self.conns.get_mut(slot, generation) else {
             return;
         };
@@ -286,7 +268,7 @@ impl Worker {
             ops::cancel(ring, conn, token(Kind::Recv), token(Kind::Cancel));
             conn.recv_cancel_sent = true;
         }
-        ops::send(ring, conn, token(Kind::Send));
+        self.sends_queued += usize::from(ops::send(ring, conn, token(Kind::Send)));
         if conn.wants_shutdown() {
             ops::shutdown_write(ring, conn, token(Kind::Shutdown));
             conn.start_linger(self.now);

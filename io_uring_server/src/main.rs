@@ -5,6 +5,8 @@
 //! A panic anywhere stops the whole process with status 70 and a message: the kernel may
 //! still own connection buffers, so unwinding (and freeing them) is never safe.
 
+mod accepting;
+mod batch;
 mod buf_ring;
 mod config;
 mod conn;
@@ -54,7 +56,7 @@ fn main() {
         workers.push(thread);
     }
     drop(ready_sender);
-    let mut setup = "";
+    let mut setup = String::new();
     for _ in 0..threads {
         match ready.recv() {
             Ok(Ok(flags)) => setup = flags,
@@ -62,7 +64,7 @@ fn main() {
             Err(_) => exit_startup_error(PROGRAM, "a worker thread stopped during startup"),
         }
     }
-    println!("{}", ready_line(local, &describe(&cli, threads, setup)));
+    println!("{}", ready_line(local, &describe(&cli, threads, &setup)));
 
     signals.forever().next();
     drop(wakers);
@@ -83,5 +85,5 @@ fn describe(cli: &Cli, threads: usize, setup: &str) -> String {
         true => format!("plain into {} B per connection", cli.buf_size),
         false => format!("multishot with buffer ring {}x{} B", cli.buf_count, cli.buf_size),
     };
-    format!("engine=io_uring, threads={threads}, setup={setup}, accept={accept}, recv={recv}")
+    format!("engine=io_uring, threads={threads}, {setup}, accept={accept}, recv={recv}")
 }

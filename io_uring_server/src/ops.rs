@@ -25,20 +25,32 @@ unsafe fn push(ring: &mut IoUring, entry: squeue::Entry) {
     }
 }
 
-/// Accepts connections on `listener`: one multishot accept, or a single accept.
-pub fn accept(ring: &mut IoUring, listener: RawFd, multishot: bool) {
+/// Accepts connections on `listener`: one multishot accept, or a single accept. With
+/// `direct`, each connection lands in a free slot of the registered descriptor table and
+/// the completion carries that slot instead of an fd.
+pub fn accept(ring: &mut IoUring, listener: RawFd, multishot: bool, direct: bool) {
     let fd = types::Fd(listener);
     let entry = match multishot {
-        true => opcode::AcceptMulti::new(fd).build(),
-        false => opcode::Accept::new(fd, std::ptr::null_mut(), std::ptr::null_mut()).build(),
+        true => opcode::AcceptMulti::new(fd).allocate_file_index(direct).build(),
+        false => opcode::Accept::new(fd, std::ptr::null_mut(), std::ptr::null_mut())
+            .file_index(direct.then(types::DestinationSlot::auto_target))
+            .build(),
     };
     // SAFETY: no peer address is requested, so the operation names no memory of ours.
     unsafe { push(ring, entry.user_data(Token::global(Kind::Accept).encode())) };
 }
 
+/// Marks an entry that names `conn` by its registered-table slot rather than an fd.
+fn on_file(entry: squeue::Entry, conn: &Conn) -> squeue::Entry {
+    match conn.direct {
+        true => entry.flags(squeue::Flags::FIXED_FILE),
+        false => entry,
+    }
+}
+
 /// Arms a multishot recv that takes buffers from buffer group `group`.
 pub fn recv_multishot(ring: &mut IoUring, conn: &mut Conn, group: u16, token: Token) {
-    let entry = opcode::RecvMulti::new(types::Fd(conn.fd), group).build();
+    let entry = on_file(opcode::RecvMulti::new(types::Fd(conn.fd), group).build(), conn);
     conn.recv_armed = true;
     conn.in_flight += 1;
     // SAFETY: the kernel writes only provided buffers, whose lifetime `BufRing` manages.
@@ -50,6 +62,7 @@ pub fn recv_into_own_buffer(ring: &mut IoUring, conn: &mut Conn, size: usize, to
     let fd = types::Fd(conn.fd);
     let buffer = conn.recv_buffer(size);
     let entry = opcode::Recv::new(fd, buffer.as_mut_ptr(), buffer.len() as u32).build();
+    let entry = on_file(entry, conn);
     conn.recv_armed = true;
     conn.in_flight += 1;
     // SAFETY: the buffer is the connection's own heap block. It is neither read nor
@@ -58,18 +71,23 @@ pub fn recv_into_own_buffer(ring: &mut IoUring, conn: &mut Conn, size: usize, to
     unsafe { push(ring, entry.user_data(token.encode())) };
 }
 
-/// Sends the connection's next output, if any and if no send is in flight.
-pub fn send(ring: &mut IoUring, conn: &mut Conn, token: Token) {
+/// Sends the connection's next output, if any and if no send is in flight; says whether
+/// it submitted one.
+pub fn send(ring: &mut IoUring, conn: &mut Conn, token: Token) -> bool {
     let fd = types::Fd(conn.fd);
-    let Some(bytes) = conn.take_send() else { return };
+    let Some(bytes) = conn.take_send() else {
+        return false;
+    };
     let entry = opcode::Send::new(fd, bytes.as_ptr(), bytes.len() as u32)
         .flags(libc::MSG_NOSIGNAL)
         .build();
+    let entry = on_file(entry, conn);
     conn.in_flight += 1;
     // SAFETY: `take_send` hands out the `sending` buffer, which `Conn` leaves untouched
     // until `on_sent` (called on this send's completion), and the connection is not freed
     // while `in_flight` counts this send.
     unsafe { push(ring, entry.user_data(token.encode())) };
+    true
 }
 
 /// Cancels every operation of `conn` still in flight with user_data `target`.
@@ -83,15 +101,21 @@ pub fn cancel(ring: &mut IoUring, conn: &mut Conn, target: Token, token: Token) 
 /// Shuts down the write side (FIN) of `conn`.
 pub fn shutdown_write(ring: &mut IoUring, conn: &mut Conn, token: Token) {
     conn.in_flight += 1;
-    let entry = opcode::Shutdown::new(types::Fd(conn.fd), libc::SHUT_WR).build();
+    let entry = on_file(
+        opcode::Shutdown::new(types::Fd(conn.fd), libc::SHUT_WR).build(),
+        conn,
+    );
     // SAFETY: names no memory of ours.
     unsafe { push(ring, entry.user_data(token.encode())) };
 }
 
-/// Closes the descriptor of `conn`.
+/// Closes the descriptor of `conn` (or frees its registered-table slot).
 pub fn close(ring: &mut IoUring, conn: &mut Conn, token: Token) {
     conn.in_flight += 1;
-    let entry = opcode::Close::new(types::Fd(conn.fd)).build();
+    let entry = match conn.direct {
+        true => opcode::Close::new(types::Fixed(conn.fd as u32)).build(),
+        false => opcode::Close::new(types::Fd(conn.fd)).build(),
+    };
     // SAFETY: names no memory of ours.
     unsafe { push(ring, entry.user_data(token.encode())) };
 }

@@ -13,6 +13,8 @@ use crate::config::Features;
 pub struct Ring {
     pub ring: IoUring,
     pub setup: &'static str,
+    /// The kernel honours `min_wait_usec` (batched waits).
+    pub min_wait: bool,
 }
 
 /// Builds a ring: `SINGLE_ISSUER | DEFER_TASKRUN` (6.1), else `COOP_TASKRUN |
@@ -31,9 +33,11 @@ pub fn build_ring(entries: u32, features: Features) -> Result<Ring, String> {
         match setup.build(entries) {
             Ok(ring) => {
                 check_opcodes(&ring)?;
+                let min_wait = ring.params().is_feature_min_timeout();
                 return Ok(Ring {
                     ring,
                     setup: setup.name(),
+                    min_wait,
                 });
             }
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = e,
@@ -52,7 +56,7 @@ enum Setup {
 }
 
 /// Milliseconds the SQPOLL thread spins without work before it sleeps.
-const SQPOLL_IDLE_MS: u32 = 1000;
+const SQPOLL_IDLE_MS: u32 = 100;
 
 impl Setup {
     fn name(self) -> &'static str {
@@ -76,6 +80,28 @@ impl Setup {
         builder.build(entries)
     }
 }
+
+/// Registers an empty table of direct descriptors for `--fixed-files`, as large as the
+/// kernel allows: it caps the table at RLIMIT_NOFILE (EMFILE above it), so halve until
+/// it fits.
+pub fn register_direct_table(ring: &IoUring) -> Result<u32, String> {
+    let mut size = DIRECT_TABLE_MAX;
+    loop {
+        match ring.submitter().register_files_sparse(size) {
+            Ok(()) => return Ok(size),
+            Err(e) if e.raw_os_error() == Some(libc::EMFILE) && size > DIRECT_TABLE_MIN => size /= 2,
+            Err(e) => {
+                return Err(format!(
+                    "cannot register {size} direct descriptors ({e}); use Linux 6.0 or later, or drop --fixed-files"
+                ));
+            }
+        }
+    }
+}
+
+/// The largest and smallest direct-descriptor tables we ask for.
+const DIRECT_TABLE_MAX: u32 = 65536;
+const DIRECT_TABLE_MIN: u32 = 64;
 
 /// Every opcode the loop submits must be supported.
 fn check_opcodes(ring: &IoUring) -> Result<(), String> {
@@ -112,6 +138,8 @@ mod tests {
             no_multishot_recv: false,
             no_defer_taskrun: false,
             sqpoll: false,
+            fixed_files: false,
+            batch_wait_us: 50,
         };
         let ring = build_ring(64, features).expect("io_uring works on the test machine");
         assert!(["SINGLE_ISSUER|DEFER_TASKRUN", "COOP_TASKRUN|TASKRUN_FLAG", "none"].contains(&ring.setup));

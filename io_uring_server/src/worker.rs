@@ -15,7 +15,7 @@ use crate::setup;
 const BUFFER_GROUP: u16 = 0;
 
 /// Runs on the worker thread, since a SINGLE_ISSUER ring belongs to its creating thread.
-pub fn run(cli: Cli, listener: TcpListener, wake: PipeReader, ready: Sender<Result<&'static str, String>>) {
+pub fn run(cli: Cli, listener: TcpListener, wake: PipeReader, ready: Sender<Result<String, String>>) {
     let worker = match build(&cli, listener, wake) {
         Ok(worker) => worker,
         Err(message) => {
@@ -28,8 +28,27 @@ pub fn run(cli: Cli, listener: TcpListener, wake: PipeReader, ready: Sender<Resu
     worker.0.run();
 }
 
-fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, &'static str), String> {
+/// Builds the worker and describes its kernel-dependent setup for the ready line.
+fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, String), String> {
     let built = setup::build_ring(cli.ring_entries, cli.features)?;
+    let direct_slots = match cli.features.fixed_files {
+        true => Some(setup::register_direct_table(&built.ring)?),
+        false => None,
+    };
+    let files = match direct_slots {
+        Some(slots) => format!("direct ({slots} slots)"),
+        None => "regular".to_string(),
+    };
+    let batch_wait_us = match built.min_wait {
+        true => cli.features.batch_wait_us,
+        false => 0,
+    };
+    let batching = match (batch_wait_us, cli.features.batch_wait_us) {
+        (0, 0) => "off".to_string(),
+        (0, _) => "off (kernel lacks min-wait, Linux 6.12)".to_string(),
+        (us, _) => format!("{us}us"),
+    };
+    let description = format!("setup={}, files={files}, batch_wait={batching}", built.setup);
     let buf_ring = match cli.features.no_multishot_recv {
         true => None,
         false => Some(
@@ -43,7 +62,7 @@ fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, 
         idle: cli.common.idle_timeout_secs,
     };
     let grace = http_core::limits::SHUTDOWN_GRACE.as_secs();
-    let worker = Worker::new(
+    let mut worker = Worker::new(
         built.ring,
         buf_ring,
         listener,
@@ -53,6 +72,10 @@ fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, 
         grace,
         cli.features,
         cli.buf_size,
+        batch_wait_us,
     );
-    Ok((worker, built.setup))
+    if let Some(slots) = direct_slots {
+        worker.max_conns = slots as usize;
+    }
+    Ok((worker, description))
 }

@@ -34,8 +34,21 @@ fn every_feature_off_conforms() {
         "--no-multishot-accept",
         "--no-multishot-recv",
         "--no-defer-taskrun",
+        "--batch-wait-us",
+        "0",
     ];
     conformance::check_server(BIN, &all_off, &[]);
+}
+
+#[test]
+fn fixed_files_conform() {
+    conformance::check_server(BIN, &["--fixed-files"], &[]);
+}
+
+#[test]
+fn fixed_files_with_single_shot_operations_conform() {
+    let args = ["--fixed-files", "--no-multishot-accept", "--no-multishot-recv"];
+    conformance::check_server(BIN, &args, &[]);
 }
 
 #[test]

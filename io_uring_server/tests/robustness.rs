@@ -16,6 +16,13 @@ fn every_feature_off_is_robust() {
             "--no-multishot-accept",
             "--no-multishot-recv",
             "--no-defer-taskrun",
+            "--batch-wait-us",
+            "0",
         ],
     );
+}
+
+#[test]
+fn fixed_files_are_robust() {
+    conformance::check_robustness(BIN, &["--fixed-files"]);
 }

@@ -1,6 +1,8 @@
 //! io_uring-specific load checks: connection count, descriptor leaks under churn, short
 //! sends, backpressure against a client that never reads, and resets mid-request.
 
+use std::process::Command;
+
 use conformance::{ServerProcess, stress, wire};
 
 const BIN: &str = env!("CARGO_BIN_EXE_io_uring_server");
@@ -27,6 +29,19 @@ fn fifty_thousand_requests_with_churn_leak_no_descriptors() {
 fn plain_recv_churn_leaks_no_descriptors() {
     let server = server(&["--no-multishot-recv", "--no-multishot-accept"]);
     stress::churn_without_fd_leak(&server, 20_000).unwrap();
+}
+
+/// 2,000 connections through a table of 128 direct descriptors (the kernel caps the table
+/// at RLIMIT_NOFILE, which `prlimit` lowers): a slot leaked per connection would make
+/// accepts fail after 128, and the churn would see refused or unanswered connections.
+#[test]
+fn fixed_file_churn_reuses_a_small_table() {
+    stress::raise_fd_limit();
+    let mut command = Command::new("prlimit");
+    command.args(["--nofile=128:128", BIN, "--fixed-files", "--threads", "1"]);
+    let server = ServerProcess::spawn(command, "io_uring_server --fixed-files (128 slots)".into()).unwrap();
+    stress::churn_without_fd_leak(&server, 20_000).unwrap();
+    wire::probe(server.addr()).unwrap();
 }
 
 #[test]
@@ -62,6 +77,13 @@ fn every_feature_off_under_stress() {
             "--no-multishot-accept",
             "--no-multishot-recv",
             "--no-defer-taskrun",
+            "--batch-wait-us",
+            "0",
         ],
     );
+}
+
+#[test]
+fn fixed_files_under_stress() {
+    conformance::check_stress(BIN, &["--fixed-files"]);
 }

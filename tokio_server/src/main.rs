@@ -20,8 +20,17 @@ fn main() {
         exit_startup_error(PROGRAM, message);
     }
     let threads = cli.common.threads();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
+    // One thread: tokio's current-thread scheduler, which skips the multi-thread one's
+    // work-stealing queues and cross-thread wake-ups (the io_uring servers are thread per
+    // core too). More threads: the work-stealing runtime, as hyper users run it.
+    let mut builder = match threads {
+        1 => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    if threads > 1 {
+        builder.worker_threads(threads);
+    }
+    let runtime = builder
         .enable_all()
         .build()
         .unwrap_or_else(|e| exit_startup_error(PROGRAM, format!("cannot start the tokio runtime: {e}")));

@@ -1,0 +1,140 @@
+//! The io_uring feature ablation: io_uring_server with its features added one at a time,
+//! from single-shot accept and plain recv up to SQPOLL, beside tokio's two engines, each
+//! row measured over interleaved rounds. `scripts/ablation.sh` runs it; this module holds
+//! the rows, the per-row figures and the markdown rendering.
+
+use serde::Serialize;
+
+use crate::machine::Machine;
+
+/// One configuration: a package and its flags, and what adding it changes in the kernel.
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    pub name: &'static str,
+    pub package: &'static str,
+    pub args: &'static [&'static str],
+    /// What this step changes, in one sentence (the measured verdict is appended).
+    pub mechanism: &'static str,
+}
+
+const NO_BATCH: [&str; 2] = ["--batch-wait-us", "0"];
+
+/// The io_uring steps, each adding one feature to the one before, then the references.
+pub const STEPS: [Step; 9] = [
+    Step {
+        name: "baseline: single accept, plain recv, COOP_TASKRUN",
+        package: "io_uring_server",
+        args: &[
+            "--no-multishot-accept",
+            "--no-multishot-recv",
+            "--no-defer-taskrun",
+            NO_BATCH[0],
+            NO_BATCH[1],
+        ],
+        mechanism: "One accept and one recv SQE per event into per-connection buffers, completions run as task work when the thread next enters the kernel.",
+    },
+    Step {
+        name: "+ multishot accept",
+        package: "io_uring_server",
+        args: &[
+            "--no-multishot-recv",
+            "--no-defer-taskrun",
+            NO_BATCH[0],
+            NO_BATCH[1],
+        ],
+        mechanism: "One accept SQE serves every connection; it only matters when connections are opened, and these loads keep theirs open.",
+    },
+    Step {
+        name: "+ multishot recv with a buffer ring",
+        package: "io_uring_server",
+        args: &["--no-defer-taskrun", NO_BATCH[0], NO_BATCH[1]],
+        mechanism: "One recv SQE per connection for its whole life, data lands in shared provided buffers instead of an 8 KiB buffer per connection.",
+    },
+    Step {
+        name: "+ SINGLE_ISSUER and DEFER_TASKRUN",
+        package: "io_uring_server",
+        args: &[NO_BATCH[0], NO_BATCH[1]],
+        mechanism: "Completion work is deferred until the thread waits for it, so it runs in batches and the kernel wakes the thread only when enough of it is ready.",
+    },
+    Step {
+        name: "+ batched waits (min_wait 50 µs)",
+        package: "io_uring_server",
+        args: &[],
+        mechanism: "Above ~60k req/s per thread each io_uring_enter waits up to 50 µs for a batch of completions, trading a bounded delay for fewer wake-ups and syscalls.",
+    },
+    Step {
+        name: "+ registered files (direct descriptors)",
+        package: "io_uring_server",
+        args: &["--fixed-files"],
+        mechanism: "Sockets live in the ring's file table, which saves a file-table lookup and reference count per operation.",
+    },
+    Step {
+        name: "+ SQPOLL (replaces DEFER_TASKRUN)",
+        package: "io_uring_server",
+        args: &["--fixed-files", "--sqpoll"],
+        mechanism: "A kernel thread polls the submission queue so submitting needs no syscall; its CPU is counted, and here it shares the server's one CPU.",
+    },
+    Step {
+        name: "reference: tokio_server (codec)",
+        package: "tokio_server",
+        args: &["--engine", "codec"],
+        mechanism: "epoll through tokio with the same HTTP code: the fair non-io_uring comparison.",
+    },
+    Step {
+        name: "reference: tokio_server (hyper)",
+        package: "tokio_server",
+        args: &["--engine", "hyper"],
+        mechanism: "What most Rust services run.",
+    },
+];
+
+/// The io_uring steps are the first seven; the rest are references.
+pub const IO_URING_STEPS: usize = 7;
+
+/// One round's figures for one step.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Sample {
+    pub closed_rps: f64,
+    pub closed_cpu_us: Option<f64>,
+    pub syscalls_per_request: Option<f64>,
+    pub pipelined_rps: f64,
+    pub pipelined_cpu_us: Option<f64>,
+    pub p99_us: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepResult {
+    pub name: String,
+    pub args: Vec<String>,
+    pub samples: Vec<Sample>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AblationReport {
+    pub machine: Machine,
+    pub pinning: String,
+    pub seconds_per_point: f64,
+    pub connections: usize,
+    pub depth: usize,
+    pub open_loop_connections: usize,
+    pub open_loop_rate: f64,
+    pub steps: Vec<StepResult>,
+}
+
+/// Median, minimum and maximum of the values present.
+pub fn spread(values: impl Iterator<Item = Option<f64>>) -> Option<(f64, f64, f64)> {
+    let mut v: Vec<f64> = values.flatten().collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let median = match v.len() % 2 {
+        1 => v[v.len() / 2],
+        _ => (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0,
+    };
+    Some((median, v[0], v[v.len() - 1]))
+}
+
+#[path = "ablation_render.rs"]
+mod render;
+pub use render::render_markdown;

@@ -1,0 +1,167 @@
+//! `scripts/ablation.sh`: io_uring_server with its features added one at a time (and
+//! tokio's engines for reference), all started pinned side by side and measured in
+//! interleaved rounds. Writes `results/ablation.md`, `results/ablation.json` and the
+//! ablation section of BENCHMARKS.md.
+//!
+//! `ABLATION_SECONDS` per point (default 5), `ABLATION_ROUNDS` (default 3) and
+//! `ABLATION_RATE`, the open loop's fixed rate (default 40000 req/s). Pinning works as for
+//! `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`).
+
+use std::time::Duration;
+
+use benches::ablation::{AblationReport, STEPS, Sample, StepResult, render_markdown};
+use benches::affinity::CpuSet;
+use benches::machine::Machine;
+use benches::output::replace_between;
+use benches::perf::SyscallCounter;
+use benches::servers::{Contender, Server, build_binaries, workspace_root};
+use benches::settings::Pinning;
+use benches::sweep::{self, Load};
+
+const BEGIN: &str = "<!-- BEGIN ABLATION: scripts/ablation.sh rewrites this section -->";
+const END: &str = "<!-- END ABLATION -->";
+
+fn main() {
+    if let Err(message) = run() {
+        eprintln!("ablation: error: {message}");
+        std::process::exit(1);
+    }
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn run() -> Result<(), String> {
+    let workspace = workspace_root();
+    let seconds: f64 = env_or("ABLATION_SECONDS", 5.0);
+    let rounds: usize = env_or("ABLATION_ROUNDS", 3);
+    let rate: f64 = env_or("ABLATION_RATE", 40_000.0);
+    let pinning = Pinning::from_env()?;
+    if let Some(client) = &pinning.client {
+        client
+            .pin_current_thread()
+            .map_err(|e| format!("cannot pin the client to CPU {client}: {e}"))?;
+    }
+    let binaries = build_binaries(&workspace)?;
+    let servers = STEPS
+        .iter()
+        .map(|step| {
+            let contender = Contender {
+                id: step.name,
+                label: step.name,
+                package: step.package,
+                args: step.args,
+                url_env: "ABLATION_STARTS_ITS_OWN_SERVERS",
+            };
+            Server::start(contender, &binaries, pinning.server.as_ref())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let load = |kind, connections, depth, rate| Load {
+        kind,
+        connections,
+        depth,
+        rate,
+        duration: Duration::from_secs_f64(seconds),
+        client_threads: pinning
+            .client
+            .as_ref()
+            .map_or_else(|| CpuSet::current().0.len(), |s| s.0.len())
+            .max(1),
+        server_cpus: pinning.server.as_ref().map_or(1, |s| s.0.len()),
+    };
+    let closed = load("closed", sweep::PIPELINE_CONNECTIONS, 1, None);
+    let pipelined = load(
+        "pipelined",
+        sweep::PIPELINE_CONNECTIONS,
+        sweep::PIPELINE_DEPTH,
+        None,
+    );
+    let open = load("open", sweep::OPEN_LOOP_CONNECTIONS, 1, Some(rate));
+
+    let mut samples = vec![Vec::<Sample>::new(); servers.len()];
+    for round in 1..=rounds {
+        let mut this_round = vec![Sample::default(); servers.len()];
+        for (i, server) in servers.iter().enumerate() {
+            eprintln!(
+                "ablation: round {round}/{rounds} closed: {}",
+                server.contender.label
+            );
+            let counter = server.pid().and_then(SyscallCounter::start);
+            let point = sweep::run_point(server, closed)?;
+            let syscalls = counter.and_then(SyscallCounter::stop);
+            this_round[i].closed_rps = point.requests_per_sec;
+            this_round[i].closed_cpu_us = point.server_cpu_us_per_request;
+            this_round[i].syscalls_per_request = syscalls.map(|n| n as f64 / point.requests.max(1) as f64);
+            settle();
+        }
+        for (i, server) in servers.iter().enumerate() {
+            eprintln!(
+                "ablation: round {round}/{rounds} pipelined: {}",
+                server.contender.label
+            );
+            let point = sweep::run_point(server, pipelined)?;
+            this_round[i].pipelined_rps = point.requests_per_sec;
+            this_round[i].pipelined_cpu_us = point.server_cpu_us_per_request;
+            settle();
+        }
+        for (i, server) in servers.iter().enumerate() {
+            eprintln!(
+                "ablation: round {round}/{rounds} open loop: {}",
+                server.contender.label
+            );
+            this_round[i].p99_us = sweep::run_point(server, open)?.latency_us.p99 as f64;
+            settle();
+        }
+        for (all, sample) in samples.iter_mut().zip(this_round) {
+            all.push(sample);
+        }
+    }
+    drop(servers);
+
+    let report = AblationReport {
+        machine: Machine::detect(),
+        pinning: pinning.describe(),
+        seconds_per_point: seconds,
+        connections: sweep::PIPELINE_CONNECTIONS,
+        depth: sweep::PIPELINE_DEPTH,
+        open_loop_connections: sweep::OPEN_LOOP_CONNECTIONS,
+        open_loop_rate: rate,
+        steps: STEPS
+            .iter()
+            .zip(samples)
+            .map(|(step, samples)| StepResult {
+                name: step.name.into(),
+                args: step.args.iter().map(|a| a.to_string()).collect(),
+                samples,
+            })
+            .collect(),
+    };
+    write(&workspace, &report)?;
+    println!("ablation written: results/ablation.md, results/ablation.json, BENCHMARKS.md");
+    Ok(())
+}
+
+/// Lets the SQPOLL row's kernel thread go idle (it polls for 100 ms after its last
+/// submission) before the next server is measured on the same CPU.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(250));
+}
+
+fn write(workspace: &std::path::Path, report: &AblationReport) -> Result<(), String> {
+    let results = workspace.join("results");
+    std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
+    let markdown = render_markdown(report);
+    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
+    std::fs::write(results.join("ablation.md"), &markdown).map_err(|e| e.to_string())?;
+    std::fs::write(results.join("ablation.json"), json).map_err(|e| e.to_string())?;
+    let path = workspace.join("BENCHMARKS.md");
+    let document = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    let section = markdown
+        .replacen("# io_uring feature ablation\n\n", "", 1)
+        .replace("\n## ", "\n### ");
+    std::fs::write(&path, replace_between(&document, BEGIN, END, &section)?).map_err(|e| e.to_string())
+}
