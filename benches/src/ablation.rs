@@ -57,10 +57,10 @@ pub const STEPS: [Step; 9] = [
         mechanism: "Completion work is deferred until the thread waits for it, so it runs in batches and the kernel wakes the thread only when enough of it is ready.",
     },
     Step {
-        name: "+ batched waits (min_wait 50 µs)",
+        name: "+ batched waits (min_wait 100 µs)",
         package: "io_uring_server",
         args: &[],
-        mechanism: "Above ~60k req/s per thread each io_uring_enter waits up to 50 µs for a batch of completions, trading a bounded delay for fewer wake-ups and syscalls.",
+        mechanism: "Above ~30k req/s per thread each io_uring_enter waits up to 100 µs for a batch of completions, trading a bounded delay for fewer wake-ups and syscalls.",
     },
     Step {
         name: "+ registered files (direct descriptors)",

@@ -17,6 +17,14 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// "CPU, N logical cores, X GiB, kernel K, rustc R": the machine in one phrase.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}, {} logical cores, {:.1} GiB, kernel {}, {}",
+            self.cpu_model, self.logical_cores, self.memory_gib, self.kernel, self.rustc
+        )
+    }
+
     pub fn detect() -> Machine {
         let system = sysinfo::System::new_all();
         let cpu_model = system

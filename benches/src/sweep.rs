@@ -8,10 +8,12 @@ use std::time::Duration;
 use loadgen::run::{Config, Percentiles};
 use serde::Serialize;
 
+use crate::affinity::CpuSet;
 use crate::cpu::measure;
 use crate::perf::SyscallCounter;
 use crate::report::Usage;
 use crate::servers::Server;
+use crate::settings::Pinning;
 
 pub const CONNECTIONS: [usize; 5] = [1, 16, 64, 256, 1024];
 pub const PIPELINE_DEPTH: usize = 16;
@@ -47,6 +49,31 @@ pub struct Load {
     pub duration: Duration,
     pub client_threads: usize,
     pub server_cpus: usize,
+}
+
+impl Load {
+    /// A load with the client threads and server CPUs that `pinning` gives.
+    pub fn new(
+        kind: &'static str,
+        (connections, depth): (usize, usize),
+        rate: Option<f64>,
+        duration: Duration,
+        pinning: &Pinning,
+    ) -> Load {
+        let client_cpus = pinning
+            .client
+            .as_ref()
+            .map_or_else(|| CpuSet::current().0.len(), |s| s.0.len());
+        Load {
+            kind,
+            connections,
+            depth,
+            rate,
+            duration,
+            client_threads: client_cpus.max(1),
+            server_cpus: pinning.server.as_ref().map_or(1, |s| s.0.len()),
+        }
+    }
 }
 
 /// Runs one point against one server; any wrong response fails the sweep.

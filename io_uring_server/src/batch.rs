@@ -7,6 +7,11 @@
 //! has at least one. It only engages above a measured arrival rate, because arming the
 //! min-wait timer costs more than it saves when it mostly expires (on this VM a light load
 //! paid about 2x CPU per request with it always on).
+//!
+//! The default wait, 100 µs, engages from about 30k requests/s per thread. At 256
+//! connections and ~100k requests/s it gives ~0.08 syscalls per request (50 µs gave
+//! 0.15-0.2); the price is up to 100 µs of added latency per request while engaged, which
+//! is why `--batch-wait-us` exists and `0` turns it off.
 
 use std::time::{Duration, Instant};
 

@@ -59,7 +59,7 @@ pub struct Features {
 
     /// Under load, wait up to this many microseconds for a batch of completions per
     /// io_uring_enter (needs Linux 6.12 min-wait; 0 switches batching off).
-    #[arg(long, default_value_t = 50, value_name = "US")]
+    #[arg(long, default_value_t = 100, value_name = "US")]
     pub batch_wait_us: u32,
 }
 

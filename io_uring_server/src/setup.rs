@@ -139,7 +139,7 @@ mod tests {
             no_defer_taskrun: false,
             sqpoll: false,
             fixed_files: false,
-            batch_wait_us: 50,
+            batch_wait_us: 100,
         };
         let ring = build_ring(64, features).expect("io_uring works on the test machine");
         assert!(["SINGLE_ISSUER|DEFER_TASKRUN", "COOP_TASKRUN|TASKRUN_FLAG", "none"].contains(&ring.setup));

@@ -3,14 +3,13 @@
 //! interleaved rounds. Writes `results/ablation.md`, `results/ablation.json` and the
 //! ablation section of BENCHMARKS.md.
 //!
-//! `ABLATION_SECONDS` per point (default 5), `ABLATION_ROUNDS` (default 3) and
+//! `ABLATION_SECONDS` per point (default 5), `ABLATION_ROUNDS` (default 5) and
 //! `ABLATION_RATE`, the open loop's fixed rate (default 40000 req/s). Pinning works as for
 //! `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`).
 
 use std::time::Duration;
 
 use benches::ablation::{AblationReport, STEPS, Sample, StepResult, render_markdown};
-use benches::affinity::CpuSet;
 use benches::machine::Machine;
 use benches::output::replace_between;
 use benches::perf::SyscallCounter;
@@ -38,7 +37,7 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 fn run() -> Result<(), String> {
     let workspace = workspace_root();
     let seconds: f64 = env_or("ABLATION_SECONDS", 5.0);
-    let rounds: usize = env_or("ABLATION_ROUNDS", 3);
+    let rounds: usize = env_or("ABLATION_ROUNDS", 5);
     let rate: f64 = env_or("ABLATION_RATE", 40_000.0);
     let pinning = Pinning::from_env()?;
     if let Some(client) = &pinning.client {
@@ -60,19 +59,9 @@ fn run() -> Result<(), String> {
             Server::start(contender, &binaries, pinning.server.as_ref())
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let load = |kind, connections, depth, rate| Load {
-        kind,
-        connections,
-        depth,
-        rate,
-        duration: Duration::from_secs_f64(seconds),
-        client_threads: pinning
-            .client
-            .as_ref()
-            .map_or_else(|| CpuSet::current().0.len(), |s| s.0.len())
-            .max(1),
-        server_cpus: pinning.server.as_ref().map_or(1, |s| s.0.len()),
-    };
+    let duration = Duration::from_secs_f64(seconds);
+    let load =
+        |kind, connections, depth, rate| Load::new(kind, (connections, depth), rate, duration, &pinning);
     let closed = load("closed", sweep::PIPELINE_CONNECTIONS, 1, None);
     let pipelined = load(
         "pipelined",

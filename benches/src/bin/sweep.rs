@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use benches::affinity::CpuSet;
 use benches::machine::Machine;
 use benches::servers::{start_contenders, workspace_root};
 use benches::settings::Pinning;
@@ -28,21 +27,9 @@ fn run() -> Result<(), String> {
         .unwrap_or(5.0);
     let pinning = Pinning::from_env()?;
     let servers = start_contenders(&workspace, &pinning)?;
-    let client_threads = pinning
-        .client
-        .as_ref()
-        .map_or_else(|| CpuSet::current().0.len(), |s| s.0.len())
-        .max(1);
-    let server_cpus = pinning.server.as_ref().map_or(1, |s| s.0.len());
-    let load = |kind, connections, depth, rate| Load {
-        kind,
-        connections,
-        depth,
-        rate,
-        duration: Duration::from_secs_f64(seconds),
-        client_threads,
-        server_cpus,
-    };
+    let duration = Duration::from_secs_f64(seconds);
+    let load =
+        |kind, connections, depth, rate| Load::new(kind, (connections, depth), rate, duration, &pinning);
 
     let mut points: Vec<Point> = Vec::new();
     let run_all = |load: Load, points: &mut Vec<Point>, syscalls: bool| -> Result<(), String> {
