@@ -14,4 +14,5 @@ pub mod scenario;
 pub mod servers;
 pub mod settings;
 pub mod sweep;
+pub mod sweep_ratios;
 pub mod sweep_report;

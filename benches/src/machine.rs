@@ -46,7 +46,18 @@ impl Machine {
 
 fn git_commit() -> String {
     let commit = command_output("git", &["rev-parse", "--short", "HEAD"]);
-    let dirty = !command_output("git", &["status", "--porcelain", "--untracked-files=no"]).is_empty();
+    // Generated output (results/, BENCHMARKS.md) rewritten by an earlier script of the same
+    // session does not change what was measured, so it does not count as a change.
+    let status = [
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        ":(top)",
+        ":(top,exclude)results",
+        ":(top,exclude)BENCHMARKS.md",
+    ];
+    let dirty = !command_output("git", &status).is_empty();
     if dirty {
         format!("{commit} (with uncommitted changes)")
     } else {

@@ -10,6 +10,7 @@ use crate::machine::Machine;
 use crate::report::group_thousands;
 use crate::servers::CONTENDERS;
 use crate::sweep::{CONNECTIONS, OPEN_LOOP_SHARES, Point};
+use crate::sweep_ratios::ratios_section;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SweepReport {
@@ -183,7 +184,7 @@ pub fn render_markdown(report: &SweepReport) -> String {
             l.max
         ));
     }
-    out
+    out + &ratios_section(report)
 }
 
 fn detail_table(report: &SweepReport, keep: impl Fn(&Point) -> bool, title: &str) -> String {

@@ -1,0 +1,156 @@
+//! The sweep's bottom line: io_uring_server's figures divided by tokio_server's engines
+//! (server CPU per request and syscalls at 256 connections, pipelined requests/s, and
+//! open-loop p99 at 50% of the slowest peak), all from one interleaved run.
+
+use crate::report::group_thousands;
+use crate::sweep::{PIPELINE_CONNECTIONS, Point};
+use crate::sweep_report::SweepReport;
+
+const SUBJECT: &str = "io_uring";
+const REFERENCES: [&str; 2] = ["tokio_codec", "tokio_hyper"];
+
+/// One measure: how to pick its point, read its value, and show it.
+struct Measure {
+    name: &'static str,
+    kind: &'static str,
+    value: fn(&Point) -> Option<f64>,
+    show: fn(f64) -> String,
+}
+
+/// The markdown section, or nothing if the run lacks io_uring_server or a reference.
+pub fn ratios_section(report: &SweepReport) -> String {
+    let half_peak = (report.slowest_peak * 0.5).round();
+    let measures = [
+        Measure {
+            name: "server CPU per request, 256 connections (lower is better)",
+            kind: "closed",
+            value: |p| p.server_cpu_us_per_request,
+            show: |v| format!("{v:.2} µs"),
+        },
+        Measure {
+            name: "syscalls per request, 256 connections (lower is better)",
+            kind: "closed",
+            value: |p| p.syscalls_per_request,
+            show: |v| format!("{v:.2}"),
+        },
+        Measure {
+            name: "16-deep pipelined requests/s, 256 connections (higher is better)",
+            kind: "pipelined",
+            value: |p| Some(p.requests_per_sec),
+            show: group_thousands,
+        },
+        Measure {
+            name: "open-loop p99 at 50% of the slowest peak (lower is better)",
+            kind: "open",
+            value: |p| Some(p.latency_us.p99 as f64),
+            show: |v| format!("{} µs", group_thousands(v)),
+        },
+    ];
+    let find = |contender: &str, m: &Measure| -> Option<f64> {
+        let point = report.points.iter().find(|p| {
+            p.contender == contender
+                && p.kind == m.kind
+                && match m.kind {
+                    "open" => p.rate == Some(half_peak),
+                    _ => p.connections == PIPELINE_CONNECTIONS,
+                }
+        })?;
+        (m.value)(point)
+    };
+    let mut out = "\n## io_uring_server relative to tokio_server\n\n\
+                   | measure | io_uring_server | ÷ tokio codec | ÷ tokio hyper |\n|---|---|---|---|\n"
+        .to_string();
+    for m in &measures {
+        let Some(subject) = find(SUBJECT, m) else { continue };
+        let ratios: Vec<String> = REFERENCES
+            .iter()
+            .map(|r| find(r, m).map_or_else(|| "n/a".into(), |v| format!("{:.2}", subject / v)))
+            .collect();
+        out += &format!(
+            "| {} | {} | {} |\n",
+            m.name,
+            (m.show)(subject),
+            ratios.join(" | ")
+        );
+    }
+    out + "\nOne run: a ratio near 1 is inside this VM's drift between runs.\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::Machine;
+    use loadgen::run::Percentiles;
+
+    fn point(contender: &str, kind: &'static str, rate: Option<f64>, value: f64) -> Point {
+        Point {
+            contender: contender.into(),
+            label: contender.into(),
+            kind,
+            connections: if kind == "open" { 64 } else { 256 },
+            depth: 1,
+            rate,
+            requests: 1000,
+            requests_per_sec: value * 1000.0,
+            latency_us: Percentiles {
+                mean: 0.0,
+                p50: 0,
+                p90: 0,
+                p99: value as u64 * 100,
+                p999: 0,
+                max: 0,
+            },
+            server_cpu_us_per_request: Some(value),
+            client_cpu_us_per_request: 1.0,
+            syscalls_per_request: Some(value / 10.0),
+            peak_rss_kib: None,
+            bottleneck: String::new(),
+        }
+    }
+
+    #[test]
+    fn ratios_divide_io_uring_by_each_engine_at_the_right_points() {
+        let mut points = Vec::new();
+        for (contender, value) in [("io_uring", 8.0), ("tokio_codec", 10.0), ("tokio_hyper", 16.0)] {
+            points.push(point(contender, "closed", None, value));
+            points.push(point(contender, "pipelined", None, value));
+            points.push(point(contender, "open", Some(25.0), 1.0));
+            points.push(point(contender, "open", Some(50.0), value));
+        }
+        let report = SweepReport {
+            machine: Machine {
+                date: String::new(),
+                git_commit: String::new(),
+                cpu_model: String::new(),
+                logical_cores: 2,
+                physical_cores: None,
+                memory_gib: 1.0,
+                kernel: String::new(),
+                rustc: String::new(),
+            },
+            pinning: String::new(),
+            seconds_per_point: 1.0,
+            slowest_peak: 100.0,
+            points,
+        };
+        let section = ratios_section(&report);
+        assert!(
+            section.contains(
+                "| server CPU per request, 256 connections (lower is better) | 8.00 µs | 0.80 | 0.50 |"
+            ),
+            "{section}"
+        );
+        assert!(
+            section.contains(
+                "| 16-deep pipelined requests/s, 256 connections (higher is better) | 8,000 | 0.80 | 0.50 |"
+            ),
+            "{section}"
+        );
+        assert!(
+            section.contains(
+                "| open-loop p99 at 50% of the slowest peak (lower is better) | 800 µs | 0.80 | 0.50 |"
+            ),
+            "{section}"
+        );
+    }
+}
