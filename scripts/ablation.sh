@@ -6,7 +6,8 @@
 #   scripts/ablation.sh
 #   ABLATION_SECONDS=2 ABLATION_ROUNDS=1 scripts/ablation.sh   # a quick look
 #   ABLATION_RATE=60000 scripts/ablation.sh                    # another fixed rate
+#   scripts/ablation.sh --render     # re-render results/ablation.md from its json
 # perf (apt-get install linux-perf) adds syscalls per request; without it they are n/a.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo run --release -q -p benches --bin ablation
+exec cargo run --release -q -p benches --bin ablation -- "$@"

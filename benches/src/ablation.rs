@@ -3,7 +3,7 @@
 //! row measured over interleaved rounds. `scripts/ablation.sh` runs it; this module holds
 //! the rows, the per-row figures and the markdown rendering.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
 
@@ -92,7 +92,7 @@ pub const STEPS: [Step; 9] = [
 pub const IO_URING_STEPS: usize = 7;
 
 /// One round's figures for one step.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub struct Sample {
     pub closed_rps: f64,
     pub closed_cpu_us: Option<f64>,
@@ -102,14 +102,14 @@ pub struct Sample {
     pub p99_us: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepResult {
     pub name: String,
     pub args: Vec<String>,
     pub samples: Vec<Sample>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AblationReport {
     pub machine: Machine,
     pub pinning: String,

@@ -3,6 +3,9 @@
 //! interleaved rounds. Writes `results/ablation.md`, `results/ablation.json` and the
 //! ablation section of BENCHMARKS.md.
 //!
+//! `ablation --render` only re-renders the markdown from `results/ablation.json` (after a
+//! change to the rendering; the figures stay those of the recorded run).
+//!
 //! `ABLATION_SECONDS` per point (default 5), `ABLATION_ROUNDS` (default 5) and
 //! `ABLATION_RATE`, the open loop's fixed rate (default 40000 req/s). Pinning works as for
 //! `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`).
@@ -36,6 +39,13 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 
 fn run() -> Result<(), String> {
     let workspace = workspace_root();
+    if std::env::args().any(|a| a == "--render") {
+        let path = workspace.join("results/ablation.json");
+        let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let report: AblationReport =
+            serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))?;
+        return write(&workspace, &report, false);
+    }
     let seconds: f64 = env_or("ABLATION_SECONDS", 5.0);
     let rounds: usize = env_or("ABLATION_ROUNDS", 5);
     let rate: f64 = env_or("ABLATION_RATE", 40_000.0);
@@ -129,7 +139,7 @@ fn run() -> Result<(), String> {
             })
             .collect(),
     };
-    write(&workspace, &report)?;
+    write(&workspace, &report, true)?;
     println!("ablation written: results/ablation.md, results/ablation.json, BENCHMARKS.md");
     Ok(())
 }
@@ -140,13 +150,16 @@ fn settle() {
     std::thread::sleep(Duration::from_millis(250));
 }
 
-fn write(workspace: &std::path::Path, report: &AblationReport) -> Result<(), String> {
+/// Writes the markdown, the BENCHMARKS.md section and (for a fresh run) the json.
+fn write(workspace: &std::path::Path, report: &AblationReport, json: bool) -> Result<(), String> {
     let results = workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
     let markdown = render_markdown(report);
-    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
     std::fs::write(results.join("ablation.md"), &markdown).map_err(|e| e.to_string())?;
-    std::fs::write(results.join("ablation.json"), json).map_err(|e| e.to_string())?;
+    if json {
+        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
+        std::fs::write(results.join("ablation.json"), text).map_err(|e| e.to_string())?;
+    }
     let path = workspace.join("BENCHMARKS.md");
     let document = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
     let section = markdown
