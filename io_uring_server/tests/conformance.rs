@@ -1,6 +1,8 @@
 //! The conformance suite against io_uring_server, with default flags and with each
 //! ablation flag, since every feature combination must serve the same contract.
 
+mod flags;
+
 const BIN: &str = env!("CARGO_BIN_EXE_io_uring_server");
 
 #[test]
@@ -30,14 +32,7 @@ fn sqpoll_conforms() {
 
 #[test]
 fn every_feature_off_conforms() {
-    let all_off = [
-        "--no-multishot-accept",
-        "--no-multishot-recv",
-        "--no-defer-taskrun",
-        "--batch-wait-us",
-        "0",
-    ];
-    conformance::check_server(BIN, &all_off, &[]);
+    conformance::check_server(BIN, &flags::EVERY_FEATURE_OFF, &[]);
 }
 
 #[test]

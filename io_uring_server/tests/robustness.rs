@@ -1,6 +1,8 @@
 //! The robustness suite (hostile clients, exhaustion, soak) for io_uring_server, with its
 //! default features and with every feature switched off.
 
+mod flags;
+
 const BIN: &str = env!("CARGO_BIN_EXE_io_uring_server");
 
 #[test]
@@ -10,16 +12,7 @@ fn default_features_are_robust() {
 
 #[test]
 fn every_feature_off_is_robust() {
-    conformance::check_robustness(
-        BIN,
-        &[
-            "--no-multishot-accept",
-            "--no-multishot-recv",
-            "--no-defer-taskrun",
-            "--batch-wait-us",
-            "0",
-        ],
-    );
+    conformance::check_robustness(BIN, &flags::EVERY_FEATURE_OFF);
 }
 
 #[test]

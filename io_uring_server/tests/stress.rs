@@ -5,6 +5,8 @@ use std::process::Command;
 
 use conformance::{ServerProcess, stress, wire};
 
+mod flags;
+
 const BIN: &str = env!("CARGO_BIN_EXE_io_uring_server");
 
 fn server(args: &[&str]) -> ServerProcess {
@@ -71,16 +73,7 @@ fn resets_mid_request_leave_the_server_serving() {
 
 #[test]
 fn every_feature_off_under_stress() {
-    conformance::check_stress(
-        BIN,
-        &[
-            "--no-multishot-accept",
-            "--no-multishot-recv",
-            "--no-defer-taskrun",
-            "--batch-wait-us",
-            "0",
-        ],
-    );
+    conformance::check_stress(BIN, &flags::EVERY_FEATURE_OFF);
 }
 
 #[test]
