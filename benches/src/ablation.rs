@@ -88,8 +88,21 @@ pub const STEPS: [Step; 9] = [
     },
 ];
 
-/// The io_uring steps are the first seven; the rest are references.
-pub const IO_URING_STEPS: usize = 7;
+/// The package whose features the steps add; other packages' rows are references.
+const SUBJECT: &str = "io_uring_server";
+
+/// Whether row `i` adds a feature to the row above it (rather than being a reference).
+pub fn adds_a_feature(i: usize) -> bool {
+    i > 0 && STEPS.get(i).is_some_and(|s| s.package == SUBJECT)
+}
+
+/// The row of io_uring_server without flags: the server as users start it.
+pub fn default_step() -> usize {
+    STEPS
+        .iter()
+        .position(|s| s.package == SUBJECT && s.args.is_empty())
+        .expect("STEPS has io_uring_server with its default flags")
+}
 
 /// One round's figures for one step.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]

@@ -2,11 +2,8 @@
 //! sentence per step saying what it changes and what changed measurably, and the default
 //! server's ratios to tokio's engines per round.
 
-use super::{AblationReport, IO_URING_STEPS, STEPS, Sample, StepResult, spread};
+use super::{AblationReport, STEPS, Sample, StepResult, adds_a_feature, default_step, spread};
 use crate::report::group_thousands;
-
-/// The row of the server as it starts without flags (batched waits on, no fixed files).
-const DEFAULT_STEP: usize = 4;
 
 type Metric = fn(&Sample) -> Option<f64>;
 
@@ -52,13 +49,13 @@ pub fn render_markdown(report: &AblationReport) -> String {
         let mechanism = STEPS.get(i).map_or("", |s| s.mechanism);
         let verdict = match i {
             0 => "The starting point.".to_string(),
-            _ if i < IO_URING_STEPS => format!(
+            _ if adds_a_feature(i) => format!(
                 "Measured against the row above: {}.",
                 changes(&report.steps[i - 1], step)
             ),
             _ => format!(
                 "io_uring_server with default flags against it: {}.",
-                changes(step, &report.steps[DEFAULT_STEP])
+                changes(step, &report.steps[default_step()])
             ),
         };
         out += &format!("- **{}**: {mechanism} {verdict}\n", step.name);

@@ -30,6 +30,8 @@ pub struct WaitBatcher {
     window_start: Instant,
     window_requests: usize,
     expected: usize,
+    /// Sends submitted since the last wait; they go out with that wait's submission.
+    sends: usize,
 }
 
 impl WaitBatcher {
@@ -40,23 +42,29 @@ impl WaitBatcher {
             window_start: now,
             window_requests: 0,
             expected: 0,
+            sends: 0,
         }
     }
 
-    /// Whether batching is on at all (a non-zero min-wait the kernel supports).
-    pub fn enabled(&self) -> bool {
-        self.min_wait_us > 0
+    /// A receive with data arrived (about one per request).
+    pub fn on_request(&mut self) {
+        self.window_requests += 1;
     }
 
-    /// Counts requests that arrived since the last wait.
-    pub fn on_requests(&mut self, requests: usize) {
-        self.window_requests += requests;
+    /// A send was queued for the next submission.
+    pub fn on_send(&mut self) {
+        self.sends += 1;
     }
 
-    /// What the next wait asks for: `(want, min_wait_us)`. `sends` is the number of sends
-    /// submitted by this wait's own submission; they usually complete at once and would
-    /// otherwise satisfy `want` by themselves.
-    pub fn next_wait(&mut self, now: Instant, sends: usize) -> (usize, u32) {
+    /// What the next wait asks for: `(want, min_wait_us)`. The sends queued since the last
+    /// wait are added to `want`: they usually complete at once and would otherwise satisfy
+    /// it by themselves. `clock` is read only when batching is on.
+    pub fn next_wait(&mut self, clock: impl FnOnce() -> Instant) -> (usize, u32) {
+        let sends = std::mem::take(&mut self.sends);
+        if self.min_wait_us == 0 {
+            return (1, 0);
+        }
+        let now = clock();
         let elapsed = now.saturating_duration_since(self.window_start);
         if elapsed >= WINDOW {
             let per_wait = self.window_requests as u128 * u128::from(self.min_wait_us) / elapsed.as_micros();
@@ -64,7 +72,7 @@ impl WaitBatcher {
             self.window_start = now;
             self.window_requests = 0;
         }
-        match self.min_wait_us > 0 && self.expected >= ENGAGE_AT {
+        match self.expected >= ENGAGE_AT {
             true => (sends + self.expected, self.min_wait_us),
             false => (1, 0),
         }
@@ -79,8 +87,9 @@ mod tests {
     fn after_load(batcher: &mut WaitBatcher, start: Instant, per_ms: usize, ms: u64) -> (usize, u32) {
         let mut wait = (0, 0);
         for step in 1..=ms {
-            batcher.on_requests(per_ms);
-            wait = batcher.next_wait(start + Duration::from_millis(step), 2);
+            (0..per_ms).for_each(|_| batcher.on_request());
+            (0..2).for_each(|_| batcher.on_send());
+            wait = batcher.next_wait(|| start + Duration::from_millis(step));
         }
         wait
     }

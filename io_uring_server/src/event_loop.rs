@@ -59,9 +59,6 @@ pub struct Worker {
     pub shutdown_since: Option<u64>,
     completions: Vec<(u64, i32, u32)>,
     batcher: WaitBatcher,
-    /// Requests received and sends queued since the last wait, for the batcher.
-    requests_seen: usize,
-    sends_queued: usize,
 }
 
 impl Worker {
@@ -100,8 +97,6 @@ impl Worker {
             shutdown_since: None,
             completions: Vec::with_capacity(1024),
             batcher: WaitBatcher::new(batch_wait_us, Instant::now()),
-            requests_seen: 0,
-            sends_queued: 0,
         }
     }
 
@@ -116,12 +111,7 @@ impl Worker {
             if let Some(buffers) = self.buf_ring.as_mut() {
                 buffers.publish();
             }
-            self.batcher.on_requests(std::mem::take(&mut self.requests_seen));
-            let sends = std::mem::take(&mut self.sends_queued);
-            let (want, min_wait_us) = match self.batcher.enabled() {
-                true => self.batcher.next_wait(Instant::now(), sends),
-                false => (1, 0),
-            };
+            let (want, min_wait_us) = self.batcher.next_wait(Instant::now);
             let args = types::SubmitArgs::new().min_wait_usec(min_wait_us);
             match self.ring.submitter().submit_with_args(want, &args) {
                 Ok(_) => {}
@@ -228,12 +218,12 @@ impl Worker {
                 }
                 match (result, buffer, self.buf_ring.as_mut()) {
                     (1.., Some(id), Some(buffers)) => {
-                        self.requests_seen += 1;
+                        self.batcher.on_request();
                         conn.on_data(buffers.filled(id, result as usize), self.now);
                         buffers.recycle(id);
                     }
                     (1.., None, _) => {
-                        self.requests_seen += 1;
+                        self.batcher.on_request();
                         conn.on_own_recv(result as usize, self.now)
                     }
                     (0, _, _) => conn.on_eof(),
@@ -268,7 +258,9 @@ impl Worker {
             ops::cancel(ring, conn, token(Kind::Recv), token(Kind::Cancel));
             conn.recv_cancel_sent = true;
         }
-        self.sends_queued += usize::from(ops::send(ring, conn, token(Kind::Send)));
+        if ops::send(ring, conn, token(Kind::Send)) {
+            self.batcher.on_send();
+        }
         if conn.wants_shutdown() {
             ops::shutdown_write(ring, conn, token(Kind::Shutdown));
             conn.start_linger(self.now);
