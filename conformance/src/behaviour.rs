@@ -5,7 +5,10 @@ use std::net::{SocketAddr, TcpListener};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use http_core::limits::SHUTDOWN_GRACE;
+
 use crate::server::ServerProcess;
+use crate::stuck_reader::{released_within, stuck_reader};
 use crate::wire::{Conn, probe};
 
 /// The timeouts the suite's server runs with, short so the checks stay quick.
@@ -87,9 +90,21 @@ fn closed_after(addr: SocketAddr, bytes: &[u8], limit: Duration) -> Result<(), S
     }
 }
 
-/// SIGTERM: idle connections close, a request in progress is finished, the process exits 0.
+/// A client that pipelines until the answers back up, then stops reading and keeps its
+/// socket open, loses its connection at the idle timeout at the latest (+2 s).
+pub fn stuck_reader_released(addr: SocketAddr) -> Result<(), String> {
+    let reader = stuck_reader(addr)?;
+    let limit = Duration::from_secs(IDLE_TIMEOUT_SECS + 2);
+    released_within(addr, &reader, limit).map_err(|e| format!("stuck reader: {e}"))?;
+    probe(addr)
+}
+
+/// SIGTERM: idle connections close, a request in progress is finished, a client that
+/// stopped reading is not waited for, and the process exits 0 within the shutdown grace
+/// (+1 s).
 pub fn graceful_shutdown(server: &mut ServerProcess) -> Result<(), String> {
     let addr = server.addr();
+    let stuck = stuck_reader(addr)?;
     let mut idle = Conn::connect(addr);
     idle.send(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
         .map_err(|e| e.to_string())?;
@@ -109,10 +124,15 @@ pub fn graceful_shutdown(server: &mut ServerProcess) -> Result<(), String> {
     }
     idle.expect_close(Duration::from_secs(2))
         .map_err(|e| format!("idle connection: {e}"))?;
-    match server.wait_exit(Duration::from_secs(8)) {
+    let limit = SHUTDOWN_GRACE + Duration::from_secs(1);
+    let exited = server.wait_exit(limit);
+    drop(stuck);
+    match exited {
         Some(status) if status.success() => Ok(()),
         Some(status) => Err(format!("exited with {status} after SIGTERM")),
-        None => Err("still running 8 s after SIGTERM".into()),
+        None => Err(format!(
+            "still running {limit:?} after SIGTERM (a client that stopped reading was connected)"
+        )),
     }
 }
 

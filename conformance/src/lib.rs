@@ -6,7 +6,9 @@ pub mod cases;
 pub mod robust;
 pub mod server;
 pub mod stress;
+pub mod stuck_reader;
 pub mod suite;
+pub mod tcp_table;
 pub mod wire;
 
 pub use server::ServerProcess;
@@ -26,6 +28,7 @@ pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
     failures.extend(behaviour::expect_continue(addr).err());
     failures.extend(behaviour::byte_by_byte(addr).err());
     failures.extend(behaviour::timeouts(addr));
+    failures.extend(behaviour::stuck_reader_released(addr).err());
     failures.extend(behaviour::graceful_shutdown(&mut server).err());
     report(server.label(), failures);
 }

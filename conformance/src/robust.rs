@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::server::ServerProcess;
-use crate::stress::{fd_count, rss_kib};
+use crate::stress::{expect_released, held_resources, rss_kib};
 use crate::wire::{Conn, probe};
 
 /// Oversized requests get a 4xx or a close, never a 200, and the server keeps serving.
@@ -124,7 +124,7 @@ pub fn descriptor_exhaustion(binary: &str, args: &[&str], limit: u64) -> Result<
         conn.send(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             .map_err(|e| e.to_string())?;
     }
-    let cpu_before = cpu_ticks(server.pid());
+    let cpu_before = cpu_ticks(server.pid())?;
     let (mut answered, mut waiting) = (Vec::new(), Vec::new());
     for mut conn in conns {
         conn.stream()
@@ -135,7 +135,7 @@ pub fn descriptor_exhaustion(binary: &str, args: &[&str], limit: u64) -> Result<
             _ => waiting.push(conn),
         }
     }
-    let spun = cpu_ticks(server.pid()).saturating_sub(cpu_before);
+    let spun = cpu_ticks(server.pid())?.saturating_sub(cpu_before);
     if answered.len() < 8 || waiting.is_empty() {
         return Err(format!(
             "{} answered, {} waiting: the limit was not reached as planned",
@@ -162,12 +162,18 @@ pub fn descriptor_exhaustion(binary: &str, args: &[&str], limit: u64) -> Result<
     probe(server.addr())
 }
 
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let rest = stat.rsplit(')').next().unwrap_or_default();
-    let fields: Vec<u64> = rest.split_whitespace().filter_map(|f| f.parse().ok()).collect();
-    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the name.
-    fields.get(10).copied().unwrap_or(0) + fields.get(11).copied().unwrap_or(0)
+/// utime + stime of process `pid`, in clock ticks; an unreadable /proc is an error.
+fn cpu_ticks(pid: u32) -> Result<u64, String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map_err(|e| format!("cannot read /proc/{pid}/stat: {e}"))?;
+    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line: 11 and 12 after the name.
+    let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+    match (field(11), field(12)) {
+        (Some(utime), Some(stime)) => Ok(utime + stime),
+        _ => Err(format!("unexpected /proc/{pid}/stat: {stat}")),
+    }
 }
 
 /// `total` requests from 4 threads over connections of 10 requests each, one connection
@@ -176,24 +182,15 @@ fn cpu_ticks(pid: u32) -> u64 {
 /// `rss_limit_kib`.
 pub fn soak(server: &ServerProcess, total: usize, rss_limit_kib: u64) -> Result<(), String> {
     let (addr, pid) = (server.addr(), server.pid());
-    let (fds_before, rss_before) = (fd_count(pid), rss_kib(pid));
+    let (held_before, rss_before) = (held_resources(server)?, rss_kib(pid)?);
     let workers: Vec<_> = (0..4)
         .map(|t| std::thread::spawn(move || soak_lane(addr, total / 4, t)))
         .collect();
     for worker in workers {
         worker.join().map_err(|_| "soak thread panicked".to_string())??;
     }
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while fd_count(pid) > fds_before + 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let (fds_after, rss_after) = (fd_count(pid), rss_kib(pid));
-    if fds_after > fds_before + 2 {
-        return Err(format!(
-            "descriptors {fds_before} -> {fds_after} after {total} requests"
-        ));
-    }
-    let growth = rss_after.saturating_sub(rss_before);
+    expect_released(server, held_before, &format!("a soak of {total} requests"))?;
+    let growth = rss_kib(pid)?.saturating_sub(rss_before);
     if growth > rss_limit_kib {
         return Err(format!(
             "RSS grew {growth} KiB (limit {rss_limit_kib}) over {total} requests"
@@ -214,7 +211,10 @@ fn soak_lane(addr: SocketAddr, requests: usize, lane: usize) -> Result<(), Strin
         }
         conn.send(&batch).map_err(|e| e.to_string())?;
         for _ in 0..good {
-            conn.response(false)?;
+            let status = conn.response(false)?.status;
+            if status != 200 {
+                return Err(format!("soak: a good request got {status}"));
+            }
         }
         if malformed {
             let refused = conn.response(false)?;

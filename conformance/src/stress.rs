@@ -7,6 +7,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use crate::server::ServerProcess;
+use crate::tcp_table::held_connections;
 use crate::wire::{Conn, probe};
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: stress\r\n\r\n";
@@ -27,19 +28,49 @@ pub fn raise_fd_limit() {
     }
 }
 
-/// Open descriptors of process `pid`.
-pub fn fd_count(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |dir| dir.count())
+/// Open descriptors of process `pid`. An unreadable /proc is an error, never 0, so a
+/// leak check cannot pass by reading nothing.
+pub fn fd_count(pid: u32) -> Result<usize, String> {
+    let dir = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map_err(|e| format!("cannot read /proc/{pid}/fd: {e}"))?;
+    Ok(dir.count())
 }
 
-/// Resident memory of process `pid`, in KiB.
-pub fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+/// Resident memory of process `pid`, in KiB; an unreadable or unparsable /proc is an error.
+pub fn rss_kib(pid: u32) -> Result<u64, String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map_err(|e| format!("cannot read /proc/{pid}/status: {e}"))?;
     status
         .lines()
         .find_map(|line| line.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
+        .ok_or_else(|| format!("no VmRSS in /proc/{pid}/status"))
+}
+
+/// What a leak check compares before and after: the server's descriptors, and the
+/// connections to it that it still holds according to the kernel's TCP table. The second
+/// also sees io_uring direct descriptors, which never show in `/proc/PID/fd`.
+pub fn held_resources(server: &ServerProcess) -> Result<(usize, usize), String> {
+    Ok((fd_count(server.pid())?, held_connections(server.addr())?))
+}
+
+/// Waits up to 3 seconds for the server's descriptors and held connections to return to
+/// `before` (tolerance 2 each); `what` names the work done, for the message.
+pub fn expect_released(server: &ServerProcess, before: (usize, usize), what: &str) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let after = held_resources(server)?;
+        if after.0 <= before.0 + 2 && after.1 <= before.1 + 2 {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "descriptors {} -> {}, held connections {} -> {} after {what}",
+                before.0, after.0, before.1, after.1
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// `count` connections open at once, each sends a request, each gets its answer.
@@ -60,11 +91,11 @@ pub fn simultaneous_connections(addr: SocketAddr, count: usize) -> Result<(), St
 }
 
 /// `total` requests over short-lived connections (10 requests each) from 4 threads, a
-/// tenth of the connections reset instead of closed; afterwards the server's descriptor
-/// count returns to where it started (within 3 seconds, tolerance 2).
+/// tenth of the connections reset instead of closed, every answer a 200; afterwards the
+/// server's descriptors and held connections return to where they started.
 pub fn churn_without_fd_leak(server: &ServerProcess, total: usize) -> Result<(), String> {
     let addr = server.addr();
-    let before = fd_count(server.pid());
+    let before = held_resources(server)?;
     let per_thread = total / 4;
     let workers: Vec<_> = (0..4)
         .map(|t| std::thread::spawn(move || churn(addr, per_thread, t)))
@@ -72,19 +103,7 @@ pub fn churn_without_fd_leak(server: &ServerProcess, total: usize) -> Result<(),
     for worker in workers {
         worker.join().map_err(|_| "churn thread panicked".to_string())??;
     }
-    let deadline = Instant::now() + Duration::from_secs(3);
-    loop {
-        let after = fd_count(server.pid());
-        if after <= before + 2 {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            return Err(format!(
-                "descriptors: {before} before, {after} after {total} requests"
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    expect_released(server, before, &format!("{total} requests with churn"))
 }
 
 fn churn(addr: SocketAddr, requests: usize, seed: usize) -> Result<(), String> {
@@ -92,7 +111,10 @@ fn churn(addr: SocketAddr, requests: usize, seed: usize) -> Result<(), String> {
         let mut conn = Conn::connect(addr);
         conn.send(&GET.repeat(10)).map_err(|e| e.to_string())?;
         for _ in 0..10 {
-            conn.response(false)?;
+            let status = conn.response(false)?.status;
+            if status != 200 {
+                return Err(format!("churn: a request got {status}"));
+            }
         }
         if (round + seed).is_multiple_of(10) {
             reset(conn.stream());
@@ -163,7 +185,7 @@ pub fn large_echo_to_slow_reader(addr: SocketAddr, size: usize) -> Result<(), St
 /// A client pipelines requests and never reads: the server must stop reading it rather
 /// than buffer without bound, and keep serving others. Returns the RSS growth in KiB.
 pub fn never_reading_client(server: &ServerProcess, limit_kib: u64) -> Result<u64, String> {
-    let before = rss_kib(server.pid());
+    let before = rss_kib(server.pid())?;
     let mut stream = TcpStream::connect(server.addr()).map_err(|e| e.to_string())?;
     stream
         .set_write_timeout(Some(Duration::from_secs(2)))
@@ -178,7 +200,7 @@ pub fn never_reading_client(server: &ServerProcess, limit_kib: u64) -> Result<u6
         }
     }
     probe(server.addr()).map_err(|e| format!("others not served while one client never reads: {e}"))?;
-    let growth = rss_kib(server.pid()).saturating_sub(before);
+    let growth = rss_kib(server.pid())?.saturating_sub(before);
     match growth <= limit_kib {
         true => Ok(growth),
         false => Err(format!(

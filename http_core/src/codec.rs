@@ -52,8 +52,17 @@ impl Codec {
     /// The unconsumed rest is a partial request and never exceeds
     /// [`Limits::max_request_bytes`]: past that the codec answers with an error instead.
     pub fn serve(&mut self, input: &[u8], out: &mut Vec<u8>) -> Outcome {
+        self.serve_within(input, out, usize::MAX)
+    }
+
+    /// Like [`Codec::serve`], but answers no further request once `out` holds `out_limit`
+    /// bytes or more: the rest of `input` (complete requests included) stays unconsumed
+    /// for a later call, made once the caller has sent some of `out`. `out` exceeds the
+    /// limit by at most one response. Servers pass the bytes they may still buffer, e.g.
+    /// [`crate::limits::OUTPUT_LIMIT`] minus what is already waiting to be sent.
+    pub fn serve_within(&mut self, input: &[u8], out: &mut Vec<u8>, out_limit: usize) -> Outcome {
         let mut outcome = Outcome::default();
-        while outcome.consumed < input.len() {
+        while outcome.consumed < input.len() && out.len() < out_limit {
             match self.serve_one(&input[outcome.consumed..], out) {
                 Ok(Step::NeedMore) => break,
                 Ok(Step::Answered { len, keep_alive }) => {

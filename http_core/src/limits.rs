@@ -30,6 +30,13 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default is 5 seconds.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
+/// Rendered output a connection may hold unsent before it stops answering (and reading)
+/// requests, so a client that never reads cannot grow server memory without limit. The
+/// codec stops before the request that would start past it (see
+/// [`crate::Codec::serve_within`]), so output exceeds it by at most one response.
+/// Default is 1 MiB.
+pub const OUTPUT_LIMIT: usize = 1024 * 1024;
+
 /// Size limits the codec enforces on each request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {

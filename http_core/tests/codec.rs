@@ -169,3 +169,25 @@ fn a_chunked_body_over_the_limit_is_413() {
     assert!(codec.serve(input, &mut out).close);
     assert_eq!(statuses(&String::from_utf8_lossy(&out)), [413]);
 }
+
+#[test]
+fn an_output_budget_stops_answering_and_keeps_the_rest_for_later() {
+    let batch = GET.repeat(1000);
+    let mut codec = Codec::new(Limits::default());
+    let mut out = Vec::new();
+    let first = codec.serve_within(batch.as_bytes(), &mut out, 1000);
+    let one = out.len() / first.responses;
+    assert!(first.responses < 1000 && !first.close);
+    assert!(
+        out.len() >= 1000 && out.len() < 1000 + one,
+        "stops within one response of the budget"
+    );
+    assert_eq!(first.consumed, first.responses * GET.len());
+    let rest = codec.serve_within(&batch.as_bytes()[first.consumed..], &mut Vec::new(), usize::MAX);
+    assert_eq!(first.responses + rest.responses, 1000);
+    let mut full = Vec::new();
+    assert_eq!(
+        codec.serve_within(batch.as_bytes(), &mut full, 0),
+        Outcome::default()
+    );
+}

@@ -16,55 +16,64 @@ use http_core::listener::LISTEN_BACKLOG;
 /// Table slots kept free for accepts already under way when accepting pauses.
 const ACCEPT_MARGIN: usize = 8;
 
-impl Worker {
-    /// Arms an accept if the listener is still open: multishot when allowed and there is
-    /// room for a burst, else a single accept.
-    pub(crate) fn arm_accept(&mut self) {
-        if let Some(listener) = &self.listener {
-            let multishot = self.multishot_accept_allowed();
-            ops::accept(
-                &mut self.ring,
-                listener.as_raw_fd(),
-                multishot,
-                self.features.fixed_files,
-            );
-            self.accept_armed = true;
-            self.accept_multishot = multishot;
-        }
+/// Where the worker's accept operation stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AcceptState {
+    /// No accept in flight.
+    Idle,
+    /// An accept is in flight (multishot: it keeps delivering connections).
+    Armed { multishot: bool },
+    /// A cancel of the accept was submitted; its final completion is awaited.
+    Cancelling,
+    /// Accept failed for lack of descriptors or memory; retried on the next tick.
+    BackingOff,
+}
+
+impl AcceptState {
+    /// An accept operation may still complete.
+    pub fn in_flight(self) -> bool {
+        matches!(self, AcceptState::Armed { .. } | AcceptState::Cancelling)
     }
 
-    pub(crate) fn on_accept(&mut self, result: i32, flags: u32) {
-        if !cqueue::more(flags) {
-            self.accept_armed = false;
-            self.accept_cancel_sent = false;
+    /// The tick ends a back-off: accepting may be tried again.
+    pub fn end_backoff(&mut self) {
+        if *self == AcceptState::BackingOff {
+            *self = AcceptState::Idle;
         }
-        match -result {
-            _ if result >= 0 => {
-                let mut conn = Conn::new(result, Codec::new(self.limits), self.now);
-                conn.direct = self.features.fixed_files;
-                let (slot, generation) = self.conns.insert(conn);
-                if self.shutdown_since.is_some() {
-                    self.conns
-                        .get_mut(slot, generation)
-                        .expect("just inserted")
-                        .begin_shutdown();
-                }
-                self.drive(slot, generation);
+    }
+}
+
+impl Worker {
+    pub(crate) fn on_accept(&mut self, result: i32, flags: u32) {
+        let out_of_resources = matches!(
+            -result,
+            libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM
+        );
+        if !cqueue::more(flags) {
+            self.accept = if out_of_resources {
+                AcceptState::BackingOff
+            } else {
+                AcceptState::Idle
+            };
+        }
+        if result >= 0 {
+            let direct = self.config.features.fixed_files;
+            let mut conn = Conn::new(result, direct, Codec::new(self.config.limits), self.now);
+            if self.shutdown_since.is_some() {
+                conn.begin_shutdown();
             }
-            libc::ECANCELED => {}
-            libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM => {
-                if !self.accept_backoff {
-                    eprintln!(
-                        "io_uring_server: accept: {}; retrying in a second",
-                        std::io::Error::from_raw_os_error(-result)
-                    );
-                }
-                self.accept_backoff = true;
-            }
-            errno => eprintln!(
+            let id = self.conns.insert(conn);
+            self.drive(id);
+        } else if out_of_resources {
+            eprintln!(
+                "io_uring_server: accept: {}; retrying in a second",
+                std::io::Error::from_raw_os_error(-result)
+            );
+        } else if result != -libc::ECANCELED {
+            eprintln!(
                 "io_uring_server: accept: {}",
-                std::io::Error::from_raw_os_error(errno)
-            ),
+                std::io::Error::from_raw_os_error(-result)
+            );
         }
         self.steer_accept();
     }
@@ -73,18 +82,29 @@ impl Worker {
     /// down, paused while out of descriptors (until the next tick) or out of room (until a
     /// connection closes).
     pub(crate) fn steer_accept(&mut self) {
-        if self.shutdown_since.is_some() {
-            if !self.accept_armed {
-                self.listener = None;
+        let shutting_down = self.shutdown_since.is_some();
+        match self.accept {
+            AcceptState::Armed { multishot } => {
+                let too_full = !self.has_room() || (multishot && !self.multishot_accept_allowed());
+                if shutting_down || too_full {
+                    ops::cancel_global(&mut self.ring, Kind::Accept);
+                    self.accept = AcceptState::Cancelling;
+                }
             }
-        } else if self.accept_armed
-            && !self.accept_cancel_sent
-            && (!self.has_room() || (self.accept_multishot && !self.multishot_accept_allowed()))
-        {
-            ops::cancel_global(&mut self.ring, Kind::Accept);
-            self.accept_cancel_sent = true;
-        } else if !self.accept_armed && !self.accept_backoff && self.has_room() {
-            self.arm_accept();
+            AcceptState::Idle | AcceptState::BackingOff if shutting_down => self.listener = None,
+            AcceptState::Idle if self.has_room() => self.arm_accept(),
+            AcceptState::Idle | AcceptState::BackingOff | AcceptState::Cancelling => {}
+        }
+    }
+
+    /// Arms an accept if the listener is still open: multishot when allowed and there is
+    /// room for a burst, else a single accept.
+    fn arm_accept(&mut self) {
+        if let Some(listener) = &self.listener {
+            let multishot = self.multishot_accept_allowed();
+            let direct = self.config.features.fixed_files;
+            ops::accept(&mut self.ring, listener.as_raw_fd(), multishot, direct);
+            self.accept = AcceptState::Armed { multishot };
         }
     }
 
@@ -93,7 +113,7 @@ impl Worker {
     /// full has already taken the connection off the queue and can only reset it, so
     /// accepting pauses a margin before the table fills.
     fn has_room(&self) -> bool {
-        self.conns.len() + ACCEPT_MARGIN < self.max_conns
+        self.conns.len() + ACCEPT_MARGIN < self.config.max_conns
     }
 
     /// A multishot accept takes every queued connection in one go (up to the listen
@@ -101,6 +121,7 @@ impl Worker {
     /// fits in the table; closer to full, accepts are single and exactly one each.
     fn multishot_accept_allowed(&self) -> bool {
         let burst = LISTEN_BACKLOG as usize + ACCEPT_MARGIN;
-        !self.features.no_multishot_accept && self.conns.len().saturating_add(burst) < self.max_conns
+        !self.config.features.no_multishot_accept
+            && self.conns.len().saturating_add(burst) < self.config.max_conns
     }
 }

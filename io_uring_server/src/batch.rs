@@ -8,10 +8,12 @@
 //! min-wait timer costs more than it saves when it mostly expires (on this VM a light load
 //! paid about 2x CPU per request with it always on).
 //!
-//! The default wait, 100 µs, engages from about 30k requests/s per thread. At 256
-//! connections and ~100k requests/s it gives ~0.08 syscalls per request (50 µs gave
-//! 0.15-0.2); the price is up to 100 µs of added latency per request while engaged, which
-//! is why `--batch-wait-us` exists and `0` turns it off.
+//! The rate counts answered requests, not receive completions (a large body arrives in
+//! many), and the expected batch is capped by the connections that sent data in the
+//! window: one client doing round trips can never fill a batch, so it never waits. The
+//! default wait, 100 µs, engages from 3 requests per 100 µs (30k requests/s) per thread
+//! spread over at least 3 connections. The price is up to that wait of added latency per
+//! request while engaged, which is why `--batch-wait-us` exists and `0` turns it off.
 
 use std::time::{Duration, Instant};
 
@@ -29,6 +31,12 @@ pub struct WaitBatcher {
     min_wait_us: u32,
     window_start: Instant,
     window_requests: usize,
+    /// Numbers the windows, so a connection is counted once per window.
+    window: u64,
+    /// Distinct connections that sent data in this window.
+    window_conns: usize,
+    /// The window each connection slot last sent data in.
+    seen: Vec<u64>,
     expected: usize,
     /// Sends submitted since the last wait; they go out with that wait's submission.
     sends: usize,
@@ -41,14 +49,34 @@ impl WaitBatcher {
             min_wait_us,
             window_start: now,
             window_requests: 0,
+            window: 1,
+            window_conns: 0,
+            seen: Vec::new(),
             expected: 0,
             sends: 0,
         }
     }
 
-    /// A receive with data arrived (about one per request).
-    pub fn on_request(&mut self) {
-        self.window_requests += 1;
+    /// Connection `slot` sent data, which was answered with `answered` responses.
+    pub fn on_data(&mut self, slot: u32, answered: usize) {
+        self.on_answered(answered);
+        if self.min_wait_us == 0 {
+            return;
+        }
+        let slot = slot as usize;
+        if slot >= self.seen.len() {
+            self.seen.resize(slot + 1, 0);
+        }
+        if self.seen[slot] != self.window {
+            self.seen[slot] = self.window;
+            self.window_conns += 1;
+        }
+    }
+
+    /// Responses rendered other than on new data (requests held back while output was
+    /// backed up).
+    pub fn on_answered(&mut self, answered: usize) {
+        self.window_requests += answered;
     }
 
     /// A send was queued for the next submission.
@@ -68,13 +96,16 @@ impl WaitBatcher {
         let elapsed = now.saturating_duration_since(self.window_start);
         if elapsed >= WINDOW {
             let per_wait = self.window_requests as u128 * u128::from(self.min_wait_us) / elapsed.as_micros();
-            self.expected = per_wait.min(MAX_BATCH as u128) as usize;
+            self.expected = per_wait.min(MAX_BATCH as u128).min(self.window_conns as u128) as usize;
             self.window_start = now;
             self.window_requests = 0;
+            self.window += 1;
+            self.window_conns = 0;
         }
-        match self.expected >= ENGAGE_AT {
-            true => (sends + self.expected, self.min_wait_us),
-            false => (1, 0),
+        if self.expected >= ENGAGE_AT {
+            (sends + self.expected, self.min_wait_us)
+        } else {
+            (1, 0)
         }
     }
 }
@@ -83,11 +114,12 @@ impl WaitBatcher {
 mod tests {
     use super::*;
 
-    /// Feeds `per_ms` requests per millisecond for `ms` milliseconds; returns the last wait.
+    /// Feeds `per_ms` requests per millisecond, each from its own connection, for `ms`
+    /// milliseconds; returns the last wait.
     fn after_load(batcher: &mut WaitBatcher, start: Instant, per_ms: usize, ms: u64) -> (usize, u32) {
         let mut wait = (0, 0);
         for step in 1..=ms {
-            (0..per_ms).for_each(|_| batcher.on_request());
+            (0..per_ms).for_each(|slot| batcher.on_data(slot as u32, 1));
             (0..2).for_each(|_| batcher.on_send());
             wait = batcher.next_wait(|| start + Duration::from_millis(step));
         }
@@ -132,5 +164,36 @@ mod tests {
         assert_eq!(after_load(&mut batcher, start, 1000, 2), (2 + MAX_BATCH, 1000));
         let mut off = WaitBatcher::new(0, start);
         assert_eq!(after_load(&mut off, start, 1000, 2), (1, 0));
+    }
+
+    /// One client's 64 KiB POST arrives in a dozen receives within a millisecond, then a
+    /// round trip: one request and one connection, so no batch is ever expected.
+    #[test]
+    fn one_client_with_a_large_body_never_engages_batching() {
+        let start = Instant::now();
+        let mut batcher = WaitBatcher::new(100, start);
+        for step in 1..=5 {
+            (0..11).for_each(|_| batcher.on_data(0, 0));
+            batcher.on_data(0, 1);
+            batcher.on_send();
+            assert_eq!(batcher.next_wait(|| start + Duration::from_millis(step)), (1, 0));
+        }
+    }
+
+    /// One connection pipelining hundreds of requests per millisecond is still one
+    /// connection: a wait for more completions than it can produce would only add latency.
+    #[test]
+    fn the_batch_is_capped_by_the_connections_that_sent_data() {
+        let start = Instant::now();
+        let mut batcher = WaitBatcher::new(100, start);
+        for step in 1..=3 {
+            batcher.on_data(0, 500);
+            assert_eq!(batcher.next_wait(|| start + Duration::from_millis(step)), (1, 0));
+        }
+        for step in 4..=6 {
+            (0..4).for_each(|slot| batcher.on_data(slot, 100));
+            batcher.next_wait(|| start + Duration::from_millis(step));
+        }
+        assert_eq!(batcher.next_wait(|| start + Duration::from_millis(6)), (4, 100));
     }
 }

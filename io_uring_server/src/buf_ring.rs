@@ -15,12 +15,26 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU16, Ordering};
 
 use io_uring::Submitter;
-use io_uring::types::BufRingEntry;
 
 const PAGE: usize = 4096;
 
+/// One ring entry, laid out as the kernel's `struct io_uring_buf`. In entry 0, `resv` is
+/// the ring's tail, which the kernel reads at any time; so no Rust reference to an entry
+/// is ever made (it would claim exclusive access to the tail too): fields are written
+/// through raw pointers only.
+#[repr(C)]
+struct RingEntry {
+    addr: u64,
+    len: u32,
+    bid: u16,
+    resv: u16,
+}
+
+const _: () =
+    assert!(std::mem::size_of::<RingEntry>() == std::mem::size_of::<io_uring::types::BufRingEntry>());
+
 pub struct BufRing {
-    entries: NonNull<BufRingEntry>,
+    entries: NonNull<RingEntry>,
     entries_layout: Layout,
     /// `count * size` bytes. Only ever accessed through raw pointers or through a slice
     /// of one buffer we own, because the kernel writes the others concurrently.
@@ -43,10 +57,10 @@ impl BufRing {
                 "buffer count must be a power of two <= 32768",
             ));
         }
-        let entry_bytes = usize::from(count) * std::mem::size_of::<BufRingEntry>();
+        let entry_bytes = usize::from(count) * std::mem::size_of::<RingEntry>();
         let entries_layout = page_aligned(entry_bytes)?;
         let buffers_layout = page_aligned(usize::from(count) * size.max(1))?;
-        let raw = allocate(entries_layout)?.cast::<BufRingEntry>();
+        let raw = allocate(entries_layout)?.cast::<RingEntry>();
         let buffers = allocate(buffers_layout)?;
         let mut ring = BufRing {
             entries: raw,
@@ -83,24 +97,29 @@ impl BufRing {
     /// Gives buffer `id` back to the kernel; visible after the next [`BufRing::publish`].
     pub fn recycle(&mut self, id: u16) {
         let index = usize::from(self.tail & (self.count - 1));
-        let addr = self.buffers.as_ptr() as u64 + (usize::from(id & (self.count - 1)) * self.size) as u64;
+        let id = id & (self.count - 1);
+        let addr = self.buffers.as_ptr() as u64 + (usize::from(id) * self.size) as u64;
         // SAFETY: `index` < `count`, so the entry is inside the allocation. The kernel reads
-        // only entries between its head and the published tail, and this one is past the
-        // published tail until `publish`, so we are its only user.
-        let entry = unsafe { &mut *self.entries.as_ptr().add(index) };
-        entry.set_addr(addr);
-        entry.set_len(self.size as u32);
-        entry.set_bid(id);
+        // an entry's addr, len and bid only between its head and the published tail, and
+        // this one is past the published tail until `publish`, so nobody reads these three
+        // fields now. The entry's `resv` (the tail, in entry 0) is neither written nor
+        // covered by a reference: each field is written through its own raw pointer.
+        unsafe {
+            let entry = self.entries.as_ptr().add(index);
+            (&raw mut (*entry).addr).write(addr);
+            (&raw mut (*entry).len).write(self.size as u32);
+            (&raw mut (*entry).bid).write(id);
+        }
         self.tail = self.tail.wrapping_add(1);
     }
 
     /// Makes every recycled buffer visible to the kernel.
     pub fn publish(&mut self) {
-        // SAFETY: the tail lives in the first entry's reserved field, inside our allocation;
-        // the kernel reads it concurrently, so it is written atomically with release order
-        // after the entries it covers.
+        // SAFETY: the tail is entry 0's `resv`, inside our allocation and 2-byte aligned;
+        // the kernel reads it concurrently, so it is only ever accessed atomically, here
+        // with release order so the entries it covers are visible first.
         unsafe {
-            let tail = BufRingEntry::tail(self.entries.as_ptr()).cast_mut();
+            let tail = &raw mut (*self.entries.as_ptr()).resv;
             AtomicU16::from_ptr(tail).store(self.tail, Ordering::Release);
         }
     }

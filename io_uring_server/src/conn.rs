@@ -1,18 +1,21 @@
 //! One connection's state and its pure transitions: no ring types here, so every rule is
-//! unit-tested without a kernel. The event loop reports what completed (`on_data`,
-//! `on_sent`, ...) and asks what to submit next (`wants_recv`, `take_send`, ...).
+//! unit-tested without a kernel. The event loop reports what completed (`completed`, then
+//! `on_data`, `on_sent`, ...) and asks what to submit next (`next_op`, then `submitted`).
 //!
 //! Output uses two buffers so the kernel never reads memory we change: `sending` belongs
 //! to the kernel while a send is in flight and is only touched after its completion;
 //! responses rendered meanwhile go to `pending`, and the two swap when `sending` is done.
+//!
+//! Ending a connection never waits on the peer: `Closing` cancels every operation still
+//! on the socket, and the descriptor is closed once the last of them has completed.
 
 use std::os::fd::RawFd;
 
 use http_core::Codec;
+use http_core::limits::OUTPUT_LIMIT;
 
-/// Unsent output above which a connection's input is no longer read or answered, so a
-/// client that never reads cannot grow server memory without limit. Default is 1 MiB.
-pub const OUTPUT_LIMIT: usize = 1024 * 1024;
+use crate::op_state::{Op, OpStates, Stage};
+use crate::token::Kind;
 
 /// Ticks (seconds) a connection closing after its response keeps draining the client's
 /// input, so the client sees the response and FIN rather than a reset. Default is 1.
@@ -22,7 +25,7 @@ pub const LINGER_TICKS: u64 = 1;
 pub enum Phase {
     /// Reading and answering requests.
     Open,
-    /// Answer sent or being sent; close (gracefully) once all output has left.
+    /// The last response is rendered; close (gracefully) once all output has left.
     Draining,
     /// Output sent and write side shut down; discarding input until EOF or the deadline.
     Lingering { since: u64 },
@@ -30,25 +33,29 @@ pub enum Phase {
     Closing,
 }
 
+/// The timeouts, in ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// A connection with a request or a response under way that makes no progress.
+    pub request: u64,
+    /// An idle keep-alive connection.
+    pub idle: u64,
+}
+
 #[derive(Debug)]
 pub struct Conn {
     /// The socket: an fd, or with `direct` a slot in the ring's registered table.
     pub fd: RawFd,
     pub direct: bool,
-    pub phase: Phase,
+    phase: Phase,
+    ops: OpStates,
     codec: Codec,
     input: Vec<u8>,
     pending: Vec<u8>,
     sending: Vec<u8>,
     sent: usize,
-    /// A recv (multishot or single) may still complete.
-    pub recv_armed: bool,
-    /// A cancel of the multishot recv was submitted.
-    pub recv_cancel_sent: bool,
-    /// A send of `sending[sent..]` is in flight.
-    pub send_in_flight: bool,
-    /// Operations submitted and not yet finally completed; the slot is freed at zero.
-    pub in_flight: u32,
+    /// The peer shut its write side: no more input will come.
+    read_closed: bool,
     /// The tick of the last progress, for timeouts.
     last_progress: u64,
     /// The server is shutting down: close after the current request.
@@ -61,34 +68,95 @@ pub struct Conn {
     recv_buf: Box<[u8]>,
 }
 
-/// What the timer decides for a connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timeouts {
-    pub request: u64,
-    pub idle: u64,
-}
-
 impl Conn {
-    pub fn new(fd: RawFd, codec: Codec, now: u64) -> Conn {
+    pub fn new(fd: RawFd, direct: bool, codec: Codec, now: u64) -> Conn {
         let input_cap = codec.limits().max_request_bytes() + OUTPUT_LIMIT;
         Conn {
             fd,
-            direct: false,
+            direct,
             phase: Phase::Open,
+            ops: OpStates::default(),
             codec,
             input: Vec::new(),
             pending: Vec::new(),
             sending: Vec::new(),
             sent: 0,
-            recv_armed: false,
-            recv_cancel_sent: false,
-            send_in_flight: false,
-            in_flight: 0,
+            read_closed: false,
             last_progress: now,
             shutting_down: false,
             input_cap,
             recv_buf: Box::default(),
         }
+    }
+
+    #[cfg(test)]
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Operations submitted and not finally completed; the slot is freed only at zero.
+    pub fn in_flight(&self) -> usize {
+        self.ops.in_flight()
+    }
+
+    /// The next operation this connection wants submitted, if any. Call until `None`,
+    /// reporting each with [`Conn::submitted`].
+    pub fn next_op(&self) -> Option<Op> {
+        let ops = &self.ops;
+        let closing = self.phase == Phase::Closing;
+        if ops.cancel.is_idle() {
+            if closing && ops.socket_ops_in_flight() && !ops.cancel_all_sent {
+                return Some(Op::CancelAll);
+            }
+            if !closing && ops.recv == Stage::InFlight && self.paused() {
+                return Some(Op::CancelRecv);
+            }
+        }
+        let writing = matches!(self.phase, Phase::Open | Phase::Draining);
+        if ops.send.is_idle() && writing && self.backlog() > 0 {
+            return Some(Op::Send);
+        }
+        if ops.shutdown.is_idle()
+            && ops.send.is_idle()
+            && self.phase == Phase::Draining
+            && self.backlog() == 0
+        {
+            return Some(Op::Shutdown);
+        }
+        let reading = matches!(self.phase, Phase::Open | Phase::Lingering { .. });
+        if ops.recv.is_idle() && reading && !self.read_closed && !self.paused() {
+            return Some(Op::Recv);
+        }
+        if closing && ops.in_flight() == 0 {
+            return Some(Op::Close);
+        }
+        None
+    }
+
+    /// `op` was submitted. For a send, the bytes to hand the kernel are then
+    /// [`Conn::unsent`].
+    pub fn submitted(&mut self, op: Op, now: u64) {
+        match op {
+            Op::Send if self.sent == self.sending.len() => {
+                std::mem::swap(&mut self.sending, &mut self.pending);
+                self.sent = 0;
+            }
+            Op::Shutdown => self.phase = Phase::Lingering { since: now },
+            _ => {}
+        }
+        self.ops.submitted(op);
+    }
+
+    /// The output of the send in flight. It stays allocated and unchanged until that
+    /// send's completion is reported ([`Conn::completed`] then [`Conn::on_sent`]).
+    pub fn unsent(&self) -> &[u8] {
+        &self.sending[self.sent..]
+    }
+
+    /// The final (or, with `more`, an intermediate) completion of an operation of `kind`.
+    /// Report it before what it carries (`on_data`, `on_sent`, ...).
+    pub fn completed(&mut self, kind: Kind, more: bool) {
+        self.ops.completed(kind, more);
     }
 
     /// The connection's own receive buffer (allocated on first use) for a plain recv.
@@ -99,11 +167,13 @@ impl Conn {
         &mut self.recv_buf
     }
 
-    /// A plain recv filled the first `n` bytes of the connection's own buffer.
-    pub fn on_own_recv(&mut self, n: usize, now: u64) {
+    /// A plain recv filled the first `n` bytes of the connection's own buffer; returns the
+    /// responses rendered.
+    pub fn on_own_recv(&mut self, n: usize, now: u64) -> usize {
         let buffer = std::mem::take(&mut self.recv_buf);
-        self.on_data(&buffer[..n.min(buffer.len())], now);
+        let answered = self.on_data(&buffer[..n.min(buffer.len())], now);
         self.recv_buf = buffer;
+        answered
     }
 
     /// Bytes rendered but not yet acknowledged by the kernel.
@@ -112,56 +182,77 @@ impl Conn {
     }
 
     fn paused(&self) -> bool {
-        self.backlog() > OUTPUT_LIMIT
+        self.backlog() >= OUTPUT_LIMIT
     }
 
-    /// Bytes arrived. While open they are answered; otherwise they are discarded.
-    pub fn on_data(&mut self, data: &[u8], now: u64) {
+    /// Bytes arrived. While open they are answered; otherwise they are discarded. Returns
+    /// the responses rendered.
+    pub fn on_data(&mut self, data: &[u8], now: u64) -> usize {
         self.last_progress = now;
         if self.phase != Phase::Open {
-            return;
+            return 0;
         }
         self.input.extend_from_slice(data);
         if self.input.len() > self.input_cap {
             self.phase = Phase::Closing;
-            return;
+            return 0;
         }
-        self.answer();
+        self.answer()
     }
 
-    /// Runs the codec over buffered input unless output is backed up.
-    pub fn answer(&mut self) {
-        if self.phase != Phase::Open || self.paused() || self.input.is_empty() {
-            return;
+    /// Runs the codec over buffered input, rendering at most up to the output limit;
+    /// returns the responses rendered.
+    fn answer(&mut self) -> usize {
+        let mut responses = 0;
+        if self.phase == Phase::Open && !self.paused() && !self.input.is_empty() {
+            let room = self.pending.len() + OUTPUT_LIMIT - self.backlog();
+            let outcome = self.codec.serve_within(&self.input, &mut self.pending, room);
+            self.input.drain(..outcome.consumed);
+            if outcome.close || (self.shutting_down && self.input.is_empty()) {
+                self.input.clear();
+                self.phase = Phase::Draining;
+            }
+            responses = outcome.responses;
         }
-        let outcome = self.codec.serve(&self.input, &mut self.pending);
-        self.input.drain(..outcome.consumed);
-        if outcome.close || (self.shutting_down && self.input.is_empty()) {
+        self.settle();
+        responses
+    }
+
+    /// Once the peer has stopped sending, the connection ends when every complete request
+    /// it sent is answered (a partial one left at EOF is dropped) and the answers are sent.
+    fn settle(&mut self) {
+        if self.phase == Phase::Open && self.read_closed && !self.paused() {
             self.input.clear();
             self.phase = Phase::Draining;
         }
+        if self.phase == Phase::Draining && self.read_closed && self.backlog() == 0 && self.ops.send.is_idle()
+        {
+            self.phase = Phase::Closing;
+        }
     }
 
-    /// The peer shut its write side (recv returned 0).
+    /// The peer shut its write side (recv returned 0): answer what is complete, then end.
     pub fn on_eof(&mut self) {
-        self.recv_armed = false;
-        self.phase = match self.phase {
-            Phase::Open if self.backlog() > 0 => Phase::Draining,
-            Phase::Draining => Phase::Draining,
-            _ => Phase::Closing,
-        };
+        self.read_closed = true;
+        match self.phase {
+            Phase::Open | Phase::Draining => {
+                self.answer();
+            }
+            Phase::Lingering { .. } => self.phase = Phase::Closing,
+            Phase::Closing => {}
+        }
     }
 
-    /// A send completed with `n` bytes; answers requests held back while paused.
-    pub fn on_sent(&mut self, n: usize, now: u64) {
-        self.send_in_flight = false;
+    /// A send completed with `n` bytes; answers requests held back while paused. Returns
+    /// the responses rendered.
+    pub fn on_sent(&mut self, n: usize, now: u64) -> usize {
         self.last_progress = now;
         self.sent += n;
         if self.sent >= self.sending.len() {
             self.sending.clear();
             self.sent = 0;
         }
-        self.answer();
+        self.answer()
     }
 
     /// Any failure: close without further ceremony.
@@ -169,58 +260,23 @@ impl Conn {
         self.phase = Phase::Closing;
     }
 
-    /// The next bytes to hand the kernel, if no send is in flight. The returned slice stays
-    /// valid and unchanged until [`Conn::on_sent`] is called.
-    pub fn take_send(&mut self) -> Option<&[u8]> {
-        if self.send_in_flight || self.phase == Phase::Closing {
-            return None;
-        }
-        if self.sent == self.sending.len() && !self.pending.is_empty() {
-            std::mem::swap(&mut self.sending, &mut self.pending);
-            self.sent = 0;
-        }
-        if self.sent == self.sending.len() {
-            return None;
-        }
-        self.send_in_flight = true;
-        Some(&self.sending[self.sent..])
-    }
-
-    /// Whether a recv should be armed now.
-    pub fn wants_recv(&self) -> bool {
-        !self.recv_armed && !self.paused() && matches!(self.phase, Phase::Open | Phase::Lingering { .. })
-    }
-
-    /// Whether an armed multishot recv should be cancelled (backed up, or closing).
-    pub fn wants_recv_cancel(&self) -> bool {
-        self.recv_armed && !self.recv_cancel_sent && (self.paused() || self.phase == Phase::Closing)
-    }
-
-    /// Draining and everything sent: time to shut down the write side and linger.
-    pub fn wants_shutdown(&self) -> bool {
-        self.phase == Phase::Draining && self.backlog() == 0 && !self.send_in_flight
-    }
-
-    pub fn start_linger(&mut self, now: u64) {
-        self.phase = Phase::Lingering { since: now };
-    }
-
-    /// Closing and nothing in flight: the descriptor may be closed.
-    pub fn wants_close(&self) -> bool {
-        self.phase == Phase::Closing && self.in_flight == 0
-    }
-
-    /// Once a second: close connections past their timeouts or linger.
+    /// Once a second: close connections past their timeouts or linger, and allow another
+    /// cancel-all should the last one have left an operation behind.
     pub fn on_tick(&mut self, now: u64, timeouts: Timeouts) {
         let silent = now.saturating_sub(self.last_progress);
+        let busy = !self.input.is_empty() || self.backlog() > 0;
         let expired = match self.phase {
-            Phase::Open if !self.input.is_empty() => silent >= timeouts.request,
-            Phase::Open | Phase::Draining => silent >= timeouts.idle,
+            Phase::Open if busy => silent >= timeouts.request,
+            Phase::Open => silent >= timeouts.idle,
+            Phase::Draining => silent >= timeouts.request,
             Phase::Lingering { since } => now.saturating_sub(since) >= LINGER_TICKS,
             Phase::Closing => false,
         };
         if expired {
             self.phase = Phase::Closing;
+        }
+        if self.phase == Phase::Closing && self.ops.cancel.is_idle() {
+            self.ops.cancel_all_sent = false;
         }
     }
 

@@ -1,4 +1,5 @@
-//! Unit tests of the connection transitions, without a ring.
+//! Unit tests of the connection transitions, without a ring: `ops` plays the event loop,
+//! submitting whatever the connection asks for.
 
 use super::*;
 use http_core::Limits;
@@ -10,41 +11,66 @@ const TIMEOUTS: Timeouts = Timeouts {
 };
 
 fn conn() -> Conn {
-    Conn::new(7, Codec::new(Limits::default()), 0)
+    Conn::new(7, false, Codec::new(Limits::default()), 0)
 }
 
-/// Takes the next send and completes it whole; returns what was sent.
-fn flush(conn: &mut Conn) -> Vec<u8> {
-    let bytes = conn.take_send().map(<[u8]>::to_vec).unwrap_or_default();
-    if !bytes.is_empty() {
-        conn.on_sent(bytes.len(), 0);
+/// Submits everything the connection wants, as the event loop does; returns the ops.
+fn ops(conn: &mut Conn) -> Vec<Op> {
+    let mut submitted = Vec::new();
+    while let Some(op) = conn.next_op() {
+        conn.submitted(op, 0);
+        submitted.push(op);
     }
+    submitted
+}
+
+/// Completes the send in flight with `n` of its bytes; returns those bytes.
+fn complete_send(conn: &mut Conn, n: usize) -> Vec<u8> {
+    let n = n.min(conn.unsent().len());
+    let bytes = conn.unsent()[..n].to_vec();
+    conn.completed(Kind::Send, false);
+    conn.on_sent(n, 0);
     bytes
+}
+
+/// Completes whole sends (the one in flight first) until nothing is left to send;
+/// returns the bytes.
+fn flush(conn: &mut Conn) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        ops(conn);
+        if conn.ops.send.is_idle() {
+            return out;
+        }
+        out.extend(complete_send(conn, usize::MAX));
+    }
+}
+
+fn responses(bytes: &[u8]) -> usize {
+    bytes.windows(9).filter(|w| w == b"HTTP/1.1 ").count()
 }
 
 #[test]
 fn a_request_is_answered_and_the_connection_stays_open() {
     let mut c = conn();
-    assert!(c.wants_recv());
-    c.on_data(GET, 1);
+    assert_eq!(ops(&mut c), [Op::Recv]);
+    assert_eq!(c.on_data(GET, 1), 1);
     let out = flush(&mut c);
     assert!(out.starts_with(b"HTTP/1.1 200 OK") && out.ends_with(b"Hello, World!"));
-    assert_eq!((c.phase, c.backlog()), (Phase::Open, 0));
+    assert_eq!((c.phase(), c.backlog(), c.in_flight()), (Phase::Open, 0, 1));
 }
 
 #[test]
 fn short_sends_lose_and_repeat_nothing() {
     let mut c = conn();
     c.on_data(&GET.repeat(3), 0);
-    let whole = c.take_send().unwrap().to_vec();
-    assert!(c.take_send().is_none(), "one send at a time");
-    c.on_sent(10, 0);
+    assert_eq!(ops(&mut c), [Op::Send, Op::Recv]);
+    let whole = c.unsent().to_vec();
+    assert_eq!(ops(&mut c), [], "one send at a time");
+    let mut seen = complete_send(&mut c, 10);
     c.on_data(GET, 0);
-    let mut seen = whole[..10].to_vec();
-    while let Some(chunk) = c.take_send().map(<[u8]>::to_vec) {
-        let n = chunk.len().min(7);
-        seen.extend_from_slice(&chunk[..n]);
-        c.on_sent(n, 0);
+    while ops(&mut c).contains(&Op::Send) {
+        seen.extend(complete_send(&mut c, 7));
     }
     let mut expected = whole.clone();
     expected.extend_from_slice(&whole[..whole.len() / 3]);
@@ -57,30 +83,34 @@ fn short_sends_lose_and_repeat_nothing() {
 fn responses_rendered_during_a_send_wait_in_pending() {
     let mut c = conn();
     c.on_data(GET, 0);
-    let first = c.take_send().unwrap().as_ptr();
+    ops(&mut c);
+    let first = c.unsent().as_ptr();
     c.on_data(GET, 0);
-    assert!(c.send_in_flight);
-    assert!(c.backlog() > 0);
-    c.on_sent(c.backlog() / 2, 0);
-    let second = c.take_send().unwrap().as_ptr();
-    assert_ne!(first, second, "the second response went to the other buffer");
+    assert_eq!(c.unsent().as_ptr(), first, "the buffer in flight is untouched");
+    complete_send(&mut c, usize::MAX);
+    ops(&mut c);
+    assert_ne!(
+        c.unsent().as_ptr(),
+        first,
+        "the second response went to the other buffer"
+    );
 }
 
 #[test]
 fn connection_close_drains_then_shuts_down_then_lingers() {
     let mut c = conn();
+    ops(&mut c);
     c.on_data(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", 0);
-    assert_eq!(c.phase, Phase::Draining);
-    assert!(!c.wants_recv() && !c.wants_shutdown());
-    flush(&mut c);
-    assert!(c.wants_shutdown());
-    c.start_linger(5);
-    c.on_data(GET, 5);
-    assert!(c.take_send().is_none(), "input after close is discarded");
-    c.on_tick(5, TIMEOUTS);
-    assert!(matches!(c.phase, Phase::Lingering { .. }));
-    c.on_tick(5 + LINGER_TICKS, TIMEOUTS);
-    assert_eq!(c.phase, Phase::Closing);
+    assert_eq!(c.phase(), Phase::Draining);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    complete_send(&mut c, usize::MAX);
+    assert_eq!(ops(&mut c), [Op::Shutdown]);
+    assert!(matches!(c.phase(), Phase::Lingering { .. }));
+    assert_eq!(c.on_data(GET, 0), 0, "input after close is discarded");
+    c.on_tick(LINGER_TICKS - 1, TIMEOUTS);
+    assert!(matches!(c.phase(), Phase::Lingering { .. }));
+    c.on_tick(LINGER_TICKS, TIMEOUTS);
+    assert_eq!(c.phase(), Phase::Closing);
 }
 
 #[test]
@@ -88,48 +118,74 @@ fn eof_closes_after_pending_output() {
     let mut c = conn();
     c.on_data(GET, 0);
     c.on_eof();
-    assert_eq!(c.phase, Phase::Draining);
+    assert_eq!(c.phase(), Phase::Draining);
+    flush(&mut c);
+    assert_eq!(c.phase(), Phase::Closing, "no linger once the peer has closed");
     let mut idle = conn();
     idle.on_eof();
-    assert_eq!(idle.phase, Phase::Closing);
+    assert_eq!(idle.phase(), Phase::Closing);
+}
+
+/// Defect 2: a pipelined burst far larger than the output limit is answered only up to
+/// the limit in one go; the rest waits in the input.
+#[test]
+fn one_burst_renders_no_more_than_the_output_limit() {
+    let mut c = conn();
+    c.on_data(&GET.repeat(70_000), 0);
+    let one = 150;
+    assert!(c.backlog() >= OUTPUT_LIMIT, "answered up to the limit");
+    assert!(
+        c.backlog() < OUTPUT_LIMIT + one,
+        "backlog {} over the limit",
+        c.backlog()
+    );
 }
 
 #[test]
 fn backpressure_stops_reading_until_output_drains() {
     let mut c = conn();
-    let batch = GET.repeat(20_000);
-    c.on_data(&batch, 0);
-    assert!(c.backlog() > OUTPUT_LIMIT);
-    c.recv_armed = true;
-    assert!(c.wants_recv_cancel() && !c.wants_recv());
-    c.recv_armed = false;
+    assert_eq!(ops(&mut c), [Op::Recv]);
+    c.on_data(&GET.repeat(20_000), 0);
+    assert_eq!(ops(&mut c), [Op::CancelRecv, Op::Send]);
+    c.completed(Kind::Cancel, false);
+    c.completed(Kind::Recv, false);
     let held = c.backlog();
     c.on_data(&GET.repeat(100), 0);
     assert_eq!(c.backlog(), held, "nothing new answered while paused");
-    let mut total = 0;
-    while let Some(chunk) = c.take_send().map(<[u8]>::len) {
-        c.on_sent(chunk, 0);
-        total += chunk;
-    }
-    assert!(total > held, "held-back requests are answered once output drains");
-    assert!(
-        c.wants_recv(),
-        "{:?} backlog {} armed {}",
-        c.phase,
-        c.backlog(),
-        c.recv_armed
+    let total = flush(&mut c);
+    assert_eq!(
+        responses(&total),
+        20_100,
+        "held-back requests are answered once output drains"
     );
+    assert_eq!(c.ops.recv, Stage::InFlight, "reading resumed once output drained");
+}
+
+/// Defect 4: the client sends a burst and shuts its write side while output is paused;
+/// every complete request is still answered, then the connection ends.
+#[test]
+fn half_close_while_paused_answers_every_request() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(&GET.repeat(20_000), 0);
+    c.on_data(b"GET /partial", 0);
+    c.on_eof();
+    c.completed(Kind::Recv, false);
+    assert_eq!(c.phase(), Phase::Open, "still answering");
+    let total = flush(&mut c);
+    assert_eq!(responses(&total), 20_000);
+    assert_eq!(c.phase(), Phase::Closing);
 }
 
 #[test]
 fn input_piling_up_while_paused_is_bounded() {
     let mut c = conn();
     c.on_data(&GET.repeat(20_000), 0);
-    assert!(c.backlog() > OUTPUT_LIMIT);
+    assert!(c.backlog() >= OUTPUT_LIMIT);
+    c.on_data(&vec![b'a'; OUTPUT_LIMIT], 0);
+    assert_eq!(c.phase(), Phase::Open, "a bounded amount is held while paused");
     c.on_data(&vec![b'a'; 2 * OUTPUT_LIMIT], 0);
-    assert_eq!(c.phase, Phase::Open, "a bounded amount is held while paused");
-    c.on_data(&vec![b'a'; 2 * OUTPUT_LIMIT], 0);
-    assert_eq!(c.phase, Phase::Closing);
+    assert_eq!(c.phase(), Phase::Closing);
 }
 
 #[test]
@@ -137,24 +193,70 @@ fn timeouts_distinguish_partial_requests_from_idle() {
     let mut partial = conn();
     partial.on_data(b"GET / HT", 0);
     partial.on_tick(9, TIMEOUTS);
-    assert_eq!(partial.phase, Phase::Open);
+    assert_eq!(partial.phase(), Phase::Open);
     partial.on_tick(10, TIMEOUTS);
-    assert_eq!(partial.phase, Phase::Closing);
+    assert_eq!(partial.phase(), Phase::Closing);
 
     let mut idle = conn();
     idle.on_data(GET, 0);
     flush(&mut idle);
     idle.on_tick(59, TIMEOUTS);
-    assert_eq!(idle.phase, Phase::Open);
+    assert_eq!(idle.phase(), Phase::Open);
     idle.on_tick(60, TIMEOUTS);
-    assert_eq!(idle.phase, Phase::Closing);
+    assert_eq!(idle.phase(), Phase::Closing);
+}
+
+/// Defect 1: a client that stops reading leaves a send the kernel cannot complete. The
+/// request timeout closes the connection anyway: one cancel for everything on the socket,
+/// then the close once the send and the recv have completed, without waiting on the peer.
+#[test]
+fn a_stuck_send_is_cancelled_and_the_connection_closed() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(&GET.repeat(50_000), 0);
+    assert_eq!(ops(&mut c), [Op::CancelRecv, Op::Send]);
+    c.completed(Kind::Cancel, false);
+    c.completed(Kind::Recv, false);
+    c.on_tick(TIMEOUTS.request - 1, TIMEOUTS);
+    assert_eq!(c.phase(), Phase::Open);
+    c.on_tick(TIMEOUTS.request, TIMEOUTS);
+    assert_eq!(
+        c.phase(),
+        Phase::Closing,
+        "no progress: the request timeout applies"
+    );
+    assert_eq!(ops(&mut c), [Op::CancelAll]);
+    c.completed(Kind::Cancel, false);
+    assert_eq!(ops(&mut c), [], "the send has not completed yet");
+    c.completed(Kind::Send, false);
+    c.on_sent(0, 0);
+    assert_eq!(ops(&mut c), [Op::Close]);
+    assert_eq!(c.in_flight(), 1);
+}
+
+/// A cancel-all that an operation slipped past is repeated on the next tick, never in a
+/// loop within one.
+#[test]
+fn a_cancel_all_is_repeated_once_a_tick_while_operations_remain() {
+    let mut c = conn();
+    ops(&mut c);
+    c.fail();
+    assert_eq!(ops(&mut c), [Op::CancelAll]);
+    c.completed(Kind::Cancel, false);
+    assert_eq!(ops(&mut c), [], "the recv is still in flight");
+    c.on_tick(1, TIMEOUTS);
+    assert_eq!(ops(&mut c), [Op::CancelAll]);
+    c.completed(Kind::Cancel, false);
+    c.completed(Kind::Recv, false);
+    assert_eq!(ops(&mut c), [Op::Close]);
 }
 
 #[test]
 fn shutdown_closes_idle_now_and_busy_after_the_request() {
     let mut idle = conn();
     idle.begin_shutdown();
-    assert_eq!(idle.phase, Phase::Closing);
+    assert_eq!(idle.phase(), Phase::Closing);
+    assert_eq!(ops(&mut idle), [Op::Close]);
 
     let mut busy = conn();
     busy.on_data(
@@ -162,19 +264,8 @@ fn shutdown_closes_idle_now_and_busy_after_the_request() {
         0,
     );
     busy.begin_shutdown();
-    assert_eq!(busy.phase, Phase::Open);
+    assert_eq!(busy.phase(), Phase::Open);
     busy.on_data(b"cd", 1);
-    assert_eq!(busy.phase, Phase::Draining);
+    assert_eq!(busy.phase(), Phase::Draining);
     assert!(flush(&mut busy).ends_with(b"abcd"));
-}
-
-#[test]
-fn close_waits_for_in_flight_operations() {
-    let mut c = conn();
-    c.in_flight = 2;
-    c.fail();
-    assert!(!c.wants_close());
-    c.in_flight = 0;
-    assert!(c.wants_close());
-    assert!(c.take_send().is_none());
 }

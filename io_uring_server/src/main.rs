@@ -11,9 +11,12 @@ mod buf_ring;
 mod config;
 mod conn;
 mod event_loop;
+mod op_state;
 mod ops;
+mod ring;
 mod setup;
 mod slab;
+mod timer;
 mod token;
 mod worker;
 

@@ -1,7 +1,7 @@
 //! A slab of connection slots with generation counters, so that a slot can be reused
 //! while a stale completion for its previous occupant is still recognisable.
 
-use crate::token::next_generation;
+use crate::token::{ConnId, next_generation};
 
 pub struct Slab<T> {
     entries: Vec<Entry<T>>,
@@ -24,29 +24,34 @@ impl<T> Slab<T> {
     }
 
     /// Stores `value`; returns its slot and generation.
-    pub fn insert(&mut self, value: T) -> (u32, u32) {
+    pub fn insert(&mut self, value: T) -> ConnId {
         self.len += 1;
         if let Some(slot) = self.free.pop() {
             let entry = &mut self.entries[slot as usize];
             entry.value = Some(value);
-            return (slot, entry.generation);
+            return ConnId::new(slot, entry.generation);
         }
         self.entries.push(Entry {
             generation: 0,
             value: Some(value),
         });
-        ((self.entries.len() - 1) as u32, 0)
+        ConnId::new((self.entries.len() - 1) as u32, 0)
     }
 
-    /// The value in `slot` if it is still the occupant of `generation`.
-    pub fn get_mut(&mut self, slot: u32, generation: u32) -> Option<&mut T> {
-        let entry = self.entries.get_mut(slot as usize)?;
-        (entry.generation == generation).then_some(entry.value.as_mut()?)
+    /// The value of `id`, if its slot is still occupied by that generation.
+    pub fn get_mut(&mut self, id: ConnId) -> Option<&mut T> {
+        let entry = self.entries.get_mut(id.slot as usize)?;
+        (entry.generation == id.generation).then_some(entry.value.as_mut()?)
     }
 
-    /// Frees `slot`; the next occupant gets a new generation.
-    pub fn remove(&mut self, slot: u32) -> Option<T> {
+    /// Frees the slot of `id` if that generation still occupies it; the next occupant
+    /// gets a new generation.
+    pub fn remove(&mut self, id: ConnId) -> Option<T> {
+        let slot = id.slot;
         let entry = self.entries.get_mut(slot as usize)?;
+        if entry.generation != id.generation {
+            return None;
+        }
         let value = entry.value.take()?;
         entry.generation = next_generation(entry.generation);
         self.free.push(slot);
@@ -58,13 +63,13 @@ impl<T> Slab<T> {
         self.len
     }
 
-    /// Slots and generations of every occupant.
-    pub fn occupied(&self) -> Vec<(u32, u32)> {
+    /// Every occupant.
+    pub fn occupied(&self) -> Vec<ConnId> {
         self.entries
             .iter()
             .enumerate()
             .filter(|(_, e)| e.value.is_some())
-            .map(|(slot, e)| (slot as u32, e.generation))
+            .map(|(slot, e)| ConnId::new(slot as u32, e.generation))
             .collect()
     }
 }
@@ -76,15 +81,16 @@ mod tests {
     #[test]
     fn a_reused_slot_rejects_the_old_generation() {
         let mut slab = Slab::new();
-        let (slot, old) = slab.insert("first");
-        assert_eq!(slab.remove(slot), Some("first"));
-        let (again, new) = slab.insert("second");
-        assert_eq!(again, slot);
-        assert_ne!(old, new);
-        assert_eq!(slab.get_mut(slot, old), None);
-        assert_eq!(slab.get_mut(slot, new), Some(&mut "second"));
-        assert_eq!((slab.len(), slab.occupied()), (1, vec![(slot, new)]));
-        assert_eq!(slab.remove(slot), Some("second"));
-        assert_eq!(slab.remove(slot), None);
+        let old = slab.insert("first");
+        assert_eq!(slab.remove(old), Some("first"));
+        let new = slab.insert("second");
+        assert_eq!(new.slot, old.slot);
+        assert_ne!(old.generation, new.generation);
+        assert_eq!(slab.get_mut(old), None);
+        assert_eq!(slab.remove(old), None, "a stale id frees nothing");
+        assert_eq!(slab.get_mut(new), Some(&mut "second"));
+        assert_eq!((slab.len(), slab.occupied()), (1, vec![new]));
+        assert_eq!(slab.remove(new), Some("second"));
+        assert_eq!(slab.remove(new), None);
     }
 }

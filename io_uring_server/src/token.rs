@@ -29,29 +29,41 @@ pub enum Kind {
 const GENERATION_BITS: u32 = 24;
 const GENERATION_MASK: u32 = (1 << GENERATION_BITS) - 1;
 
+/// A connection: its slab slot and the generation of the slot's current occupant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Token {
-    pub kind: Kind,
-    pub generation: u32,
+pub struct ConnId {
     pub slot: u32,
+    pub generation: u32,
 }
 
-impl Token {
-    pub fn new(kind: Kind, slot: u32, generation: u32) -> Token {
-        Token {
-            kind,
+impl ConnId {
+    pub fn new(slot: u32, generation: u32) -> ConnId {
+        ConnId {
             slot,
             generation: generation & GENERATION_MASK,
         }
     }
 
+    /// The token of an operation of `kind` on this connection.
+    pub fn token(self, kind: Kind) -> Token {
+        Token { kind, conn: self }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token {
+    pub kind: Kind,
+    pub conn: ConnId,
+}
+
+impl Token {
     /// A token for an operation that belongs to no connection.
     pub fn global(kind: Kind) -> Token {
-        Token::new(kind, 0, 0)
+        ConnId::new(0, 0).token(kind)
     }
 
     pub fn encode(self) -> u64 {
-        (self.kind as u64) << 56 | u64::from(self.generation) << 32 | u64::from(self.slot)
+        (self.kind as u64) << 56 | u64::from(self.conn.generation) << 32 | u64::from(self.conn.slot)
     }
 
     pub fn decode(user_data: u64) -> Option<Token> {
@@ -67,12 +79,8 @@ impl Token {
             9 => Kind::Control,
             _ => return None,
         };
-        let generation = (user_data >> 32) as u32 & GENERATION_MASK;
-        Some(Token {
-            kind,
-            generation,
-            slot: user_data as u32,
-        })
+        let generation = (user_data >> 32) as u32;
+        Some(ConnId::new(user_data as u32, generation).token(kind))
     }
 }
 
@@ -98,7 +106,7 @@ mod tests {
             Kind::Wake,
             Kind::Control,
         ] {
-            let token = Token::new(kind, u32::MAX, GENERATION_MASK);
+            let token = ConnId::new(u32::MAX, GENERATION_MASK).token(kind);
             assert_eq!(Token::decode(token.encode()), Some(token));
         }
         assert_eq!(Token::decode(0), None);
@@ -107,7 +115,6 @@ mod tests {
     #[test]
     fn generation_wraps_inside_its_field() {
         assert_eq!(next_generation(GENERATION_MASK), 0);
-        let token = Token::new(Kind::Recv, 3, GENERATION_MASK + 5);
-        assert_eq!(token.generation, 4);
+        assert_eq!(ConnId::new(3, GENERATION_MASK + 5).generation, 4);
     }
 }

@@ -8,7 +8,9 @@ use std::sync::mpsc::Sender;
 use crate::buf_ring::BufRing;
 use crate::config::Cli;
 use crate::conn::Timeouts;
-use crate::event_loop::Worker;
+use crate::event_loop::{Worker, WorkerConfig};
+use crate::ops::RecvMode;
+use crate::ring::Ring;
 use crate::setup;
 
 /// The buffer group id of each thread's provided-buffer ring.
@@ -31,17 +33,19 @@ pub fn run(cli: Cli, listener: TcpListener, wake: PipeReader, ready: Sender<Resu
 /// Builds the worker and describes its kernel-dependent setup for the ready line.
 fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, String), String> {
     let built = setup::build_ring(cli.ring_entries, cli.features)?;
-    let direct_slots = match cli.features.fixed_files {
-        true => Some(setup::register_direct_table(&built.ring)?),
-        false => None,
+    let direct_slots = if cli.features.fixed_files {
+        Some(setup::register_direct_table(&built.ring)?)
+    } else {
+        None
     };
     let files = match direct_slots {
         Some(slots) => format!("direct ({slots} slots)"),
         None => "regular".to_string(),
     };
-    let batch_wait_us = match built.min_wait {
-        true => cli.features.batch_wait_us,
-        false => 0,
+    let batch_wait_us = if built.min_wait {
+        cli.features.batch_wait_us
+    } else {
+        0
     };
     let batching = match (batch_wait_us, cli.features.batch_wait_us) {
         (0, 0) => "off".to_string(),
@@ -49,33 +53,31 @@ fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, 
         (us, _) => format!("{us}us"),
     };
     let description = format!("setup={}, files={files}, batch_wait={batching}", built.setup);
-    let buf_ring = match cli.features.no_multishot_recv {
-        true => None,
-        false => Some(
-            BufRing::register(&built.ring.submitter(), BUFFER_GROUP, cli.buf_count, cli.buf_size).map_err(|e| {
-                format!("cannot register a provided-buffer ring ({e}); use Linux 6.1 or later, or pass --no-multishot-recv")
-            })?,
-        ),
+    let buf_ring = if cli.features.no_multishot_recv {
+        None
+    } else {
+        let registered =
+            BufRing::register(&built.ring.submitter(), BUFFER_GROUP, cli.buf_count, cli.buf_size);
+        Some(registered.map_err(|e| {
+            format!("cannot register a provided-buffer ring ({e}); use Linux 6.1 or later, or pass --no-multishot-recv")
+        })?)
     };
-    let timeouts = Timeouts {
-        request: cli.common.request_timeout_secs,
-        idle: cli.common.idle_timeout_secs,
+    let recv = match &buf_ring {
+        Some(buffers) => RecvMode::Multishot { group: buffers.group },
+        None => RecvMode::OwnBuffer { size: cli.buf_size },
     };
-    let grace = http_core::limits::SHUTDOWN_GRACE.as_secs();
-    let mut worker = Worker::new(
-        built.ring,
-        buf_ring,
-        listener,
-        wake,
-        cli.common.limits(),
-        timeouts,
-        grace,
-        cli.features,
-        cli.buf_size,
+    let config = WorkerConfig {
+        limits: cli.common.limits(),
+        timeouts: Timeouts {
+            request: cli.common.request_timeout_secs,
+            idle: cli.common.idle_timeout_secs,
+        },
+        grace_ticks: http_core::limits::SHUTDOWN_GRACE.as_secs(),
+        features: cli.features,
+        recv,
         batch_wait_us,
-    );
-    if let Some(slots) = direct_slots {
-        worker.max_conns = slots as usize;
-    }
+        max_conns: direct_slots.map_or(usize::MAX, |slots| slots as usize),
+    };
+    let worker = Worker::new(Ring::new(built.ring), buf_ring, listener, wake, config);
     Ok((worker, description))
 }

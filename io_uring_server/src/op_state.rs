@@ -1,0 +1,165 @@
+//! The lifecycle of every operation a connection can have in flight, in one place: each
+//! kind of operation is `Idle`, `InFlight` or `Cancelling`, changed only by
+//! [`OpStates::submitted`] and [`OpStates::completed`]. "Anything in flight?" is derived
+//! from these states, never counted by hand, so a connection's memory is released only
+//! when the kernel has finished with every operation that names it.
+
+use crate::token::Kind;
+
+/// Where one operation kind of a connection stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Stage {
+    /// Nothing of this kind is submitted.
+    #[default]
+    Idle,
+    /// Submitted; its final completion (one without `IORING_CQE_F_MORE`) has not arrived.
+    InFlight,
+    /// Submitted, and a cancel naming it was submitted too; still awaiting its final
+    /// completion, which the cancel makes prompt.
+    Cancelling,
+}
+
+impl Stage {
+    pub fn is_idle(self) -> bool {
+        self == Stage::Idle
+    }
+}
+
+/// An operation a connection asks for next. Each maps to one submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Arm a receive (multishot into the buffer ring, or one plain recv).
+    Recv,
+    /// Send the unsent output.
+    Send,
+    /// Shut down the write side (FIN) after the last response.
+    Shutdown,
+    /// Cancel the armed receive: output is backed up.
+    CancelRecv,
+    /// Cancel every operation on the socket: the connection is ending.
+    CancelAll,
+    /// Close the descriptor; the slot is freed on its completion.
+    Close,
+}
+
+impl Op {
+    /// The `user_data` kind its completion carries.
+    pub fn kind(self) -> Kind {
+        match self {
+            Op::Recv => Kind::Recv,
+            Op::Send => Kind::Send,
+            Op::Shutdown => Kind::Shutdown,
+            Op::CancelRecv | Op::CancelAll => Kind::Cancel,
+            Op::Close => Kind::Close,
+        }
+    }
+}
+
+/// The stage of each operation kind of one connection.
+#[derive(Debug, Default)]
+pub struct OpStates {
+    pub recv: Stage,
+    pub send: Stage,
+    pub shutdown: Stage,
+    pub cancel: Stage,
+    pub close: Stage,
+    /// A cancel-all went out since the last tick; another is sent only on a later tick,
+    /// should an operation have slipped past it (e.g. one the cancel found running).
+    pub cancel_all_sent: bool,
+}
+
+impl OpStates {
+    /// Operations submitted whose final completion has not arrived.
+    pub fn in_flight(&self) -> usize {
+        [self.recv, self.send, self.shutdown, self.cancel, self.close]
+            .iter()
+            .filter(|stage| !stage.is_idle())
+            .count()
+    }
+
+    /// Operations on the socket that a cancel-all can end (all but cancel and close).
+    pub fn socket_ops_in_flight(&self) -> bool {
+        !(self.recv.is_idle() && self.send.is_idle() && self.shutdown.is_idle())
+    }
+
+    /// `op` was pushed to the submission queue.
+    pub fn submitted(&mut self, op: Op) {
+        match op {
+            Op::Recv => self.recv = Stage::InFlight,
+            Op::Send => self.send = Stage::InFlight,
+            Op::Shutdown => self.shutdown = Stage::InFlight,
+            Op::CancelRecv => {
+                self.cancel = Stage::InFlight;
+                self.recv = cancelled(self.recv);
+            }
+            Op::CancelAll => {
+                self.cancel = Stage::InFlight;
+                self.cancel_all_sent = true;
+                self.recv = cancelled(self.recv);
+                self.send = cancelled(self.send);
+                self.shutdown = cancelled(self.shutdown);
+            }
+            Op::Close => self.close = Stage::InFlight,
+        }
+    }
+
+    /// A completion of `kind` arrived; `more` says the operation continues (multishot).
+    pub fn completed(&mut self, kind: Kind, more: bool) {
+        if more {
+            return;
+        }
+        let stage = match kind {
+            Kind::Recv => &mut self.recv,
+            Kind::Send => &mut self.send,
+            Kind::Shutdown => &mut self.shutdown,
+            Kind::Cancel => &mut self.cancel,
+            Kind::Close => &mut self.close,
+            Kind::Accept | Kind::Timer | Kind::Wake | Kind::Control => return,
+        };
+        *stage = Stage::Idle;
+    }
+}
+
+fn cancelled(stage: Stage) -> Stage {
+    match stage {
+        Stage::Idle => Stage::Idle,
+        Stage::InFlight | Stage::Cancelling => Stage::Cancelling,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_flight_is_derived_from_the_stages() {
+        let mut ops = OpStates::default();
+        ops.submitted(Op::Recv);
+        ops.submitted(Op::Send);
+        assert_eq!(ops.in_flight(), 2);
+        ops.completed(Kind::Recv, true);
+        assert_eq!(
+            ops.in_flight(),
+            2,
+            "a multishot completion with MORE keeps it armed"
+        );
+        ops.submitted(Op::CancelAll);
+        assert_eq!(
+            (ops.recv, ops.send, ops.in_flight()),
+            (Stage::Cancelling, Stage::Cancelling, 3)
+        );
+        ops.completed(Kind::Cancel, false);
+        ops.completed(Kind::Recv, false);
+        assert!(ops.socket_ops_in_flight(), "the send is still out");
+        ops.completed(Kind::Send, false);
+        assert_eq!(ops.in_flight(), 0);
+        assert!(!ops.socket_ops_in_flight());
+    }
+
+    #[test]
+    fn cancelling_an_idle_operation_leaves_it_idle() {
+        let mut ops = OpStates::default();
+        ops.submitted(Op::CancelRecv);
+        assert_eq!((ops.recv, ops.cancel), (Stage::Idle, Stage::InFlight));
+    }
+}

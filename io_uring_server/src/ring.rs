@@ -1,0 +1,159 @@
+//! The worker's io_uring instance and the one way entries reach it. A push never blocks
+//! and never spins: when the submission queue is full, the entry waits in `parked`, in
+//! order, until the loop's next turn has reaped completions and made room. (Waiting for
+//! room inside a push could wait forever: under SQPOLL the kernel thread stops consuming
+//! while completions overflow, and only the loop, by reaping, can clear that.)
+
+use std::collections::VecDeque;
+
+use io_uring::{IoUring, squeue, types};
+
+pub struct Ring {
+    pub uring: IoUring,
+    /// Entries that did not fit, oldest first; they go before any newer entry.
+    parked: VecDeque<squeue::Entry>,
+}
+
+/// What to do about an `io_uring_enter` error.
+#[derive(Debug, PartialEq, Eq)]
+pub enum EnterError {
+    /// Interrupted, or the kernel is short of memory or of completion-queue room for a
+    /// moment: reap completions and enter again.
+    Retry,
+    /// The ring cannot be trusted any more; the message says why.
+    Fatal(String),
+}
+
+impl Ring {
+    pub fn new(uring: IoUring) -> Ring {
+        Ring {
+            uring,
+            parked: VecDeque::new(),
+        }
+    }
+
+    /// Queues `entry` for the next submission.
+    ///
+    /// # Safety
+    /// Every buffer `entry` points to must stay allocated, and must not be written by us
+    /// (or read, for a receive) until the final completion of `entry`.
+    pub unsafe fn push(&mut self, entry: squeue::Entry) {
+        if self.parked.is_empty() {
+            // SAFETY: forwarded from the caller.
+            if unsafe { self.uring.submission().push(&entry) }.is_ok() {
+                return;
+            }
+            let sqpoll = self.uring.params().is_setup_sqpoll();
+            // SAFETY: forwarded from the caller.
+            if !sqpoll
+                && self.uring.submit().is_ok()
+                && unsafe { self.uring.submission().push(&entry) }.is_ok()
+            {
+                return;
+            }
+        }
+        self.parked.push_back(entry);
+    }
+
+    /// Moves parked entries into the submission queue while there is room.
+    fn unpark(&mut self) {
+        let mut queue = self.uring.submission();
+        while let Some(entry) = self.parked.front() {
+            // SAFETY: `push`'s caller guaranteed the entry's memory until its completion,
+            // which cannot come before it is submitted.
+            if unsafe { queue.push(entry) }.is_err() {
+                break;
+            }
+            self.parked.pop_front();
+        }
+    }
+
+    /// Submits everything queued and waits for `want` completions, up to `min_wait_us`
+    /// (0: as long as it takes) before settling for one. Errors that leave the ring
+    /// usable return, to be retried on the next turn; the others end the process.
+    pub fn enter(&mut self, want: usize, min_wait_us: u32) {
+        self.unpark();
+        let args = types::SubmitArgs::new().min_wait_usec(min_wait_us);
+        if let Err(error) = self.uring.submitter().submit_with_args(want, &args) {
+            match enter_error(&error) {
+                EnterError::Retry => {}
+                EnterError::Fatal(why) => fatal(&why),
+            }
+        }
+    }
+
+    /// Entries waiting for room in the submission queue.
+    #[cfg(test)]
+    pub fn parked(&self) -> usize {
+        self.parked.len()
+    }
+}
+
+/// Classifies an `io_uring_enter` error.
+pub fn enter_error(error: &std::io::Error) -> EnterError {
+    match error.raw_os_error() {
+        Some(libc::EINTR | libc::EAGAIN | libc::EBUSY | libc::ETIME) => EnterError::Retry,
+        Some(libc::EBADR) => EnterError::Fatal(
+            "the kernel dropped completions (EBADR), so the operations in flight are no longer known".into(),
+        ),
+        _ => EnterError::Fatal(format!("io_uring_enter failed: {error}")),
+    }
+}
+
+/// Ends the process with one line and status 70: the loop cannot go on safely, and
+/// unwinding could free memory the kernel still owns (exit does not).
+pub fn fatal(why: &str) -> ! {
+    eprintln!("io_uring_server: fatal: {why}");
+    std::process::exit(70);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use io_uring::opcode;
+
+    #[test]
+    fn enter_errors_retry_or_stop_with_a_reason() {
+        let error = std::io::Error::from_raw_os_error;
+        for errno in [libc::EINTR, libc::EAGAIN, libc::EBUSY, libc::ETIME] {
+            assert_eq!(enter_error(&error(errno)), EnterError::Retry, "errno {errno}");
+        }
+        let EnterError::Fatal(why) = enter_error(&error(libc::EBADR)) else {
+            panic!("EBADR must be fatal");
+        };
+        assert!(why.contains("dropped completions"), "{why}");
+        assert!(matches!(enter_error(&error(libc::EFAULT)), EnterError::Fatal(_)));
+    }
+
+    /// 100 pushes into a queue of 8 entries, with and without SQPOLL: none blocks, the
+    /// overflow waits in order, and the loop's turns submit every entry.
+    #[test]
+    fn a_full_submission_queue_parks_entries_until_the_loop_makes_room() {
+        for sqpoll in [false, true] {
+            let mut builder = IoUring::builder();
+            if sqpoll {
+                builder.setup_sqpoll(100);
+            }
+            let mut ring = Ring::new(builder.build(8).expect("io_uring works on the test machine"));
+            for i in 0..100u64 {
+                // SAFETY: a no-op names no memory.
+                unsafe { ring.push(opcode::Nop::new().build().user_data(i)) };
+            }
+            if sqpoll {
+                assert!(ring.parked() > 0, "under SQPOLL a full queue parks at once");
+            }
+            let mut seen = Vec::new();
+            for _ in 0..1000 {
+                if seen.len() == 100 {
+                    break;
+                }
+                ring.enter(1, 0);
+                seen.extend(ring.uring.completion().map(|c| c.user_data()));
+            }
+            assert_eq!(seen.len(), 100, "sqpoll {sqpoll}");
+            if sqpoll {
+                assert!(seen.is_sorted(), "parked entries keep their order");
+            }
+        }
+    }
+}
