@@ -13,29 +13,51 @@ const BAD_CHUNK: HttpError = HttpError::BadRequest("invalid chunked body");
 /// (framing and trailers included) at most `max_body_bytes + max_head_bytes`.
 pub fn decode(input: &[u8], limits: &Limits, body: &mut Vec<u8>) -> Result<Option<usize>, HttpError> {
     body.clear();
-    let encoded_limit = limits.max_body_bytes + limits.max_head_bytes;
-    let mut pos = 0;
-    loop {
-        let Some(line) = take_line(input, pos, encoded_limit)? else {
-            return Ok(None);
-        };
-        let size = chunk_size(&input[pos..line.end])?;
-        pos = line.next;
-        if size == 0 {
-            return trailers(input, pos, encoded_limit);
+    ChunkedDecoder::default().decode(input, limits, body)
+}
+
+/// A chunked body decoded as it arrives: each complete chunk is copied to the body once,
+/// and the next call resumes after it, so the work for a body is linear in its bytes
+/// however it is split. A partial chunk costs one size-line parse per call until all of
+/// it is there.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkedDecoder {
+    /// Where the next chunk's size line starts in the encoded body.
+    next_chunk: usize,
+}
+
+impl ChunkedDecoder {
+    /// Like [`decode`], but `input` is the whole encoded body received so far (the same
+    /// bytes as last time plus new ones) and `body` holds what earlier calls decoded.
+    pub fn decode(
+        &mut self,
+        input: &[u8],
+        limits: &Limits,
+        body: &mut Vec<u8>,
+    ) -> Result<Option<usize>, HttpError> {
+        let encoded_limit = limits.max_body_bytes + limits.max_head_bytes;
+        loop {
+            let pos = self.next_chunk;
+            let Some(line) = take_line(input, pos, encoded_limit)? else {
+                return Ok(None);
+            };
+            let size = chunk_size(&input[pos..line.end])?;
+            if size == 0 {
+                return trailers(input, line.next, encoded_limit);
+            }
+            if size > limits.max_body_bytes - body.len() {
+                return Err(HttpError::BodyTooLarge);
+            }
+            let data_end = line.next + size;
+            if input.len() < data_end + 2 {
+                return too_long_or_partial(input.len(), encoded_limit);
+            }
+            if &input[data_end..data_end + 2] != b"\r\n" {
+                return Err(BAD_CHUNK);
+            }
+            body.extend_from_slice(&input[line.next..data_end]);
+            self.next_chunk = data_end + 2;
         }
-        if size > limits.max_body_bytes - body.len() {
-            return Err(HttpError::BodyTooLarge);
-        }
-        let data_end = pos + size;
-        if input.len() < data_end + 2 {
-            return too_long_or_partial(input.len(), encoded_limit);
-        }
-        if &input[data_end..data_end + 2] != b"\r\n" {
-            return Err(BAD_CHUNK);
-        }
-        body.extend_from_slice(&input[pos..data_end]);
-        pos = data_end + 2;
     }
 }
 
@@ -147,6 +169,26 @@ mod tests {
         for case in cases {
             assert_eq!(run(case).0, Err(BAD_CHUNK), "{:?}", String::from_utf8_lossy(case));
         }
+    }
+
+    /// Fed a byte more at a time, the resumable decoder gives the same body and length as
+    /// one call over the whole input, and copies every body byte once.
+    #[test]
+    fn resuming_after_each_byte_gives_the_same_body() {
+        let input = b"5\r\nHello\r\n1;x=y\r\n,\r\nA\r\n World!!!!\r\n0\r\nX-T: 1\r\n\r\n";
+        let (mut decoder, mut body) = (ChunkedDecoder::default(), Vec::new());
+        for cut in 0..input.len() {
+            assert_eq!(
+                decoder.decode(&input[..cut], &Limits::default(), &mut body),
+                Ok(None)
+            );
+            assert!(b"Hello, World!!!!".starts_with(&body), "cut {cut}");
+        }
+        assert_eq!(
+            decoder.decode(input, &Limits::default(), &mut body),
+            Ok(Some(input.len()))
+        );
+        assert_eq!(body, b"Hello, World!!!!");
     }
 
     #[test]

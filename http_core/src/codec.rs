@@ -1,7 +1,13 @@
 //! The sans-I/O HTTP/1.1 server codec: bytes in, response bytes out, no I/O and no async,
 //! so a tokio loop and an io_uring loop run exactly the same HTTP code.
+//!
+//! The codec is incremental: once a request's head is complete it is parsed once, and
+//! its body is tracked as it arrives (a `Content-Length` body by its length, a chunked
+//! one by a decoder that resumes after the last complete chunk), so the work for a
+//! request is linear in its bytes however the reads split it. [`Outcome::needed`] tells
+//! the caller how much more input to wait for before calling again.
 
-use crate::chunked;
+use crate::chunked::ChunkedDecoder;
 use crate::error::HttpError;
 use crate::headers::Framing;
 use crate::limits::Limits;
@@ -9,13 +15,27 @@ use crate::request::{Head, parse_head};
 use crate::response::{CONTINUE, Persistence, render};
 use crate::routes::{RouteRequest, plain_error, route};
 
-/// One connection's codec. It keeps only what must survive between reads: whether the
-/// current request was already sent `100 Continue`, and a reusable body buffer.
+/// One connection's codec. It keeps what must survive between reads: the body of the
+/// request in progress (once its head is complete), whether that request was already
+/// sent `100 Continue`, and a reusable buffer for decoded chunked bodies.
 #[derive(Debug, Default)]
 pub struct Codec {
     limits: Limits,
     continue_sent: bool,
+    awaiting: Option<AwaitedBody>,
     chunked_body: Vec<u8>,
+}
+
+/// The body of the request at the start of the caller's input, whose head is complete.
+#[derive(Debug, Clone, Copy)]
+enum AwaitedBody {
+    /// The request occupies `total` bytes, head included.
+    Length { total: usize },
+    /// The encoded body starts at `head_len`; `decoder` has decoded its complete chunks.
+    Chunked {
+        head_len: usize,
+        decoder: ChunkedDecoder,
+    },
 }
 
 /// What one call to [`Codec::serve`] did.
@@ -27,11 +47,15 @@ pub struct Outcome {
     pub responses: usize,
     /// Send `out`, then close the connection: no more requests are read.
     pub close: bool,
+    /// More input bytes needed (beyond the unconsumed rest) before a call can answer the
+    /// request in progress: exact for a `Content-Length` body, 1 while a head or a
+    /// chunked body is incomplete, 0 when the rest holds no partial request.
+    pub needed: usize,
 }
 
 enum Step {
     Answered { len: usize, keep_alive: bool },
-    NeedMore,
+    NeedMore(usize),
 }
 
 impl Codec {
@@ -49,8 +73,9 @@ impl Codec {
     /// Answers every complete request at the start of `input`, in order, appending the
     /// responses to `out` so that a pipelined batch leaves in one write.
     ///
-    /// The unconsumed rest is a partial request and never exceeds
-    /// [`Limits::max_request_bytes`]: past that the codec answers with an error instead.
+    /// `input` is the caller's unconsumed bytes: what the last call did not consume, then
+    /// whatever has arrived since. The unconsumed rest is a partial request and never
+    /// exceeds [`Limits::max_request_bytes`]: past that the codec answers with an error.
     pub fn serve(&mut self, input: &[u8], out: &mut Vec<u8>) -> Outcome {
         self.serve_within(input, out, usize::MAX)
     }
@@ -64,7 +89,10 @@ impl Codec {
         let mut outcome = Outcome::default();
         while outcome.consumed < input.len() && out.len() < out_limit {
             match self.serve_one(&input[outcome.consumed..], out) {
-                Ok(Step::NeedMore) => break,
+                Ok(Step::NeedMore(needed)) => {
+                    outcome.needed = needed;
+                    break;
+                }
                 Ok(Step::Answered { len, keep_alive }) => {
                     outcome.consumed += len;
                     outcome.responses += 1;
@@ -74,6 +102,7 @@ impl Codec {
                     }
                 }
                 Err(error) => {
+                    self.awaiting = None;
                     render(&plain_error(error.status()), false, Persistence::Close, out);
                     outcome.responses += 1;
                     outcome.close = true;
@@ -85,18 +114,51 @@ impl Codec {
     }
 
     fn serve_one(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<Step, HttpError> {
+        let decoded_len = match self.awaiting.as_mut() {
+            None => None,
+            Some(AwaitedBody::Length { total }) if input.len() < *total => {
+                return Ok(Step::NeedMore(*total - input.len()));
+            }
+            Some(AwaitedBody::Length { .. }) => None,
+            Some(AwaitedBody::Chunked { head_len, decoder }) => {
+                match decoder.decode(&input[*head_len..], &self.limits, &mut self.chunked_body)? {
+                    None => return Ok(Step::NeedMore(1)),
+                    Some(encoded_len) => Some(encoded_len),
+                }
+            }
+        };
+        self.awaiting = None;
         let Some(head) = parse_head(input, &self.limits)? else {
-            return Ok(Step::NeedMore);
+            return Ok(Step::NeedMore(1));
         };
         let rest = &input[head.len..];
         let (body, body_len): (&[u8], usize) = match head.info.framing {
             Framing::Empty => (&[], 0),
             Framing::Length(n) if rest.len() >= n => (&rest[..n], n),
-            Framing::Length(_) => return Ok(self.await_body(&head, out)),
-            Framing::Chunked => match chunked::decode(rest, &self.limits, &mut self.chunked_body)? {
-                Some(n) => (&self.chunked_body, n),
-                None => return Ok(self.await_body(&head, out)),
-            },
+            Framing::Length(n) => {
+                let awaited = AwaitedBody::Length { total: head.len + n };
+                return Ok(self.await_body(&head, awaited, n - rest.len(), out));
+            }
+            Framing::Chunked => {
+                let encoded_len = match decoded_len {
+                    Some(encoded_len) => encoded_len,
+                    None => {
+                        self.chunked_body.clear();
+                        let mut decoder = ChunkedDecoder::default();
+                        match decoder.decode(rest, &self.limits, &mut self.chunked_body)? {
+                            Some(encoded_len) => encoded_len,
+                            None => {
+                                let awaited = AwaitedBody::Chunked {
+                                    head_len: head.len,
+                                    decoder,
+                                };
+                                return Ok(self.await_body(&head, awaited, 1, out));
+                            }
+                        }
+                    }
+                };
+                (&self.chunked_body, encoded_len)
+            }
         };
         let reply = route(&RouteRequest {
             method: head.method,
@@ -117,12 +179,14 @@ impl Codec {
         })
     }
 
-    /// The head is complete but the body is not: answer `Expect: 100-continue` once.
-    fn await_body(&mut self, head: &Head, out: &mut Vec<u8>) -> Step {
+    /// The head is complete but the body is not: remember the body so the head is not
+    /// parsed again until it is, and answer `Expect: 100-continue` once.
+    fn await_body(&mut self, head: &Head, awaited: AwaitedBody, needed: usize, out: &mut Vec<u8>) -> Step {
         if head.info.expect_continue && !self.continue_sent {
             out.extend_from_slice(CONTINUE);
             self.continue_sent = true;
         }
-        Step::NeedMore
+        self.awaiting = Some(awaited);
+        Step::NeedMore(needed)
     }
 }

@@ -191,3 +191,41 @@ fn an_output_budget_stops_answering_and_keeps_the_rest_for_later() {
         Outcome::default()
     );
 }
+
+#[test]
+fn needed_says_how_much_more_input_a_request_waits_for() {
+    let head = "POST /payload HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n";
+    let mut codec = Codec::new(Limits::default());
+    let mut out = Vec::new();
+    let partial_head = codec.serve(&head.as_bytes()[..10], &mut out);
+    assert_eq!((partial_head.consumed, partial_head.needed), (0, 1));
+    let mut input = head.as_bytes().to_vec();
+    input.extend_from_slice(&[b'x'; 30]);
+    let partial_body = codec.serve(&input, &mut out);
+    assert_eq!((partial_body.consumed, partial_body.needed), (0, 70));
+    input.extend_from_slice(&[b'x'; 70]);
+    let done = codec.serve(&input, &mut out);
+    assert_eq!((done.consumed, done.responses, done.needed), (input.len(), 1, 0));
+}
+
+/// A 1 MiB body in 512-byte chunks, delivered in 8 KiB reads, gets the same answer as
+/// the same bytes in one read.
+#[test]
+fn a_large_chunked_body_in_small_reads_gets_the_one_shot_answer() {
+    let body: Vec<u8> = (0..1 << 20).map(|i| (i % 251) as u8).collect();
+    let mut request = b"POST /payload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    for chunk in body.chunks(512) {
+        request.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        request.extend_from_slice(chunk);
+        request.extend_from_slice(b"\r\n");
+    }
+    request.extend_from_slice(b"0\r\n\r\n");
+    let (split, outcome, responses) = drive(&request, 8192);
+    let (whole, _, _) = drive(&request, usize::MAX);
+    assert_eq!((responses, outcome.close), (1, false));
+    assert_eq!(split.len(), whole.len());
+    assert!(
+        split.ends_with(&*String::from_utf8_lossy(&body)),
+        "the echo is the body"
+    );
+}

@@ -51,6 +51,8 @@ pub struct Conn {
     ops: OpStates,
     codec: Codec,
     input: Vec<u8>,
+    /// Input length below which the codec cannot progress (what it said it needs).
+    input_needed: usize,
     pending: Vec<u8>,
     sending: Vec<u8>,
     sent: usize,
@@ -78,6 +80,7 @@ impl Conn {
             ops: OpStates::default(),
             codec,
             input: Vec::new(),
+            input_needed: 0,
             pending: Vec::new(),
             sending: Vec::new(),
             sent: 0,
@@ -204,10 +207,12 @@ impl Conn {
     /// returns the responses rendered.
     fn answer(&mut self) -> usize {
         let mut responses = 0;
-        if self.phase == Phase::Open && !self.paused() && !self.input.is_empty() {
+        let progress_possible = !self.input.is_empty() && self.input.len() >= self.input_needed;
+        if self.phase == Phase::Open && !self.paused() && progress_possible {
             let room = self.pending.len() + OUTPUT_LIMIT - self.backlog();
             let outcome = self.codec.serve_within(&self.input, &mut self.pending, room);
             self.input.drain(..outcome.consumed);
+            self.input_needed = self.input.len() + outcome.needed;
             if outcome.close || (self.shutting_down && self.input.is_empty()) {
                 self.input.clear();
                 self.phase = Phase::Draining;
