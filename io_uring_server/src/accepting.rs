@@ -25,7 +25,7 @@ pub enum AcceptState {
     Armed { multishot: bool },
     /// A cancel of the accept was submitted; its final completion is awaited.
     Cancelling,
-    /// Accept failed for lack of descriptors or memory; retried on the next tick.
+    /// Accept failed (out of descriptors or memory, or worse); retried on the next tick.
     BackingOff,
 }
 
@@ -45,15 +45,19 @@ impl AcceptState {
 
 impl Worker {
     pub(crate) fn on_accept(&mut self, result: i32, flags: u32) {
-        let out_of_resources = matches!(
-            -result,
-            libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM
-        );
+        // Errors that concern one connection (it went away before we took it) just mean
+        // "accept again"; any other failure pauses accepting until the next tick, so a
+        // persistent error cannot turn into a busy loop.
+        let transient = result >= 0
+            || matches!(
+                -result,
+                libc::ECANCELED | libc::ECONNABORTED | libc::EINTR | libc::EAGAIN
+            );
         if !cqueue::more(flags) {
-            self.accept = if out_of_resources {
-                AcceptState::BackingOff
-            } else {
+            self.accept = if transient {
                 AcceptState::Idle
+            } else {
+                AcceptState::BackingOff
             };
         }
         if result >= 0 {
@@ -64,14 +68,9 @@ impl Worker {
             }
             let id = self.conns.insert(conn);
             self.drive(id);
-        } else if out_of_resources {
+        } else if !transient {
             eprintln!(
                 "io_uring_server: accept: {}; retrying in a second",
-                std::io::Error::from_raw_os_error(-result)
-            );
-        } else if result != -libc::ECANCELED {
-            eprintln!(
-                "io_uring_server: accept: {}",
                 std::io::Error::from_raw_os_error(-result)
             );
         }

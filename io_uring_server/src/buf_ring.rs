@@ -1,13 +1,15 @@
 //! A provided-buffer ring (IORING_REGISTER_PBUF_RING): the kernel picks a free buffer for
 //! each multishot recv completion, and we hand buffers back as soon as their bytes are
-//! copied or answered. This is one of the two modules with `unsafe` (the other is
-//! `ops.rs`, at the push into the submission queue).
+//! copied or answered. With `ops.rs` and `ring.rs` (building and pushing entries),
+//! one of the three modules with `unsafe`.
 //!
 //! Ownership: a buffer belongs to the kernel from the moment its id is published in the
 //! ring (`recycle` + `publish`) until a completion names it (`IORING_CQE_F_BUFFER`); from
-//! then it is ours until we recycle it. The ring and buffer memory must stay allocated as
-//! long as the io_uring instance exists: the worker declares its `IoUring` before its
-//! `BufRing`, so the ring is torn down first.
+//! then it is ours until we recycle it; `kernel_owns` tracks this per id, and handing a
+//! buffer back twice (which would let the kernel write a buffer we read) stops the process
+//! instead. The ring and buffer memory must stay allocated while the kernel may use them:
+//! the worker ends only when no recv is in flight, and declares its ring before its
+//! `BufRing`, so the ring is closed first.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::io;
@@ -44,6 +46,8 @@ pub struct BufRing {
     size: usize,
     /// Our copy of the tail: ids added since the last `publish` are not yet visible.
     tail: u16,
+    /// Per buffer id: given to the kernel and not yet handed back by a completion.
+    kernel_owns: Vec<bool>,
     pub group: u16,
 }
 
@@ -70,6 +74,7 @@ impl BufRing {
             count,
             size,
             tail: 0,
+            kernel_owns: vec![false; usize::from(count)],
             group,
         };
         // SAFETY: `entries` points to `count` zeroed, page-aligned ring entries that live as
@@ -82,9 +87,20 @@ impl BufRing {
         Ok(ring)
     }
 
-    /// The first `len` bytes of buffer `id`, which a completion just handed to us.
+    /// A completion handed buffer `id` to us.
+    pub fn claim(&mut self, id: u16) {
+        let owner = &mut self.kernel_owns[usize::from(id & (self.count - 1))];
+        assert!(*owner, "buffer {id} handed to us twice");
+        *owner = false;
+    }
+
+    /// The first `len` bytes of buffer `id`, which a completion handed to us ([`BufRing::claim`]).
     pub fn filled(&self, id: u16, len: usize) -> &[u8] {
         let id = id & (self.count - 1);
+        assert!(
+            !self.kernel_owns[usize::from(id)],
+            "buffer {id} read while the kernel owns it"
+        );
         // SAFETY: buffer `id` lies inside the allocation; a completion handed it to us, so
         // the kernel does not write it until we recycle it, which needs `&mut self` and so
         // cannot happen while this slice lives.
@@ -98,6 +114,9 @@ impl BufRing {
     pub fn recycle(&mut self, id: u16) {
         let index = usize::from(self.tail & (self.count - 1));
         let id = id & (self.count - 1);
+        let owner = &mut self.kernel_owns[usize::from(id)];
+        assert!(!*owner, "buffer {id} given back twice");
+        *owner = true;
         let addr = self.buffers.as_ptr() as u64 + (usize::from(id) * self.size) as u64;
         // SAFETY: `index` < `count`, so the entry is inside the allocation. The kernel reads
         // an entry's addr, len and bid only between its head and the published tail, and
@@ -127,8 +146,9 @@ impl BufRing {
 
 impl Drop for BufRing {
     fn drop(&mut self) {
-        // SAFETY: allocated in `register` with this layout; the io_uring instance that used
-        // it is gone (see the module docs).
+        // SAFETY: allocated in `register` with this layout. The worker drops us only after
+        // its last recv completed, and after its ring, so the kernel no longer writes the
+        // buffers and reads the ring entries no more (it pins what teardown still needs).
         unsafe {
             dealloc(self.entries.as_ptr().cast(), self.entries_layout);
             dealloc(self.buffers.as_ptr(), self.buffers_layout);

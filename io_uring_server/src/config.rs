@@ -58,7 +58,9 @@ pub struct Features {
     pub fixed_files: bool,
 
     /// Under load, wait up to this many microseconds for a batch of completions per
-    /// io_uring_enter (needs Linux 6.12 min-wait; 0 switches batching off).
+    /// io_uring_enter; at light load, let a keep-alive response's submission wait up to
+    /// this long for the next request in the same io_uring_enter (needs Linux 6.12
+    /// min-wait; 0 switches both off).
     #[arg(long, default_value_t = 100, value_name = "US")]
     pub batch_wait_us: u32,
 }

@@ -17,8 +17,9 @@ use http_core::limits::OUTPUT_LIMIT;
 use crate::op_state::{Op, OpStates, Stage};
 use crate::token::Kind;
 
-/// Ticks (seconds) a connection closing after its response keeps draining the client's
-/// input, so the client sees the response and FIN rather than a reset. Default is 1.
+/// Full ticks (seconds) a connection closing after its response keeps draining the
+/// client's input, so the client sees the response and FIN rather than a reset; the tick
+/// it started in does not count, so it lingers between 1 and 2 s. Default is 1.
 pub const LINGER_TICKS: u64 = 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,6 +151,12 @@ impl Conn {
         self.ops.submitted(op);
     }
 
+    /// Once the send in flight completes in full, this connection will only wait for its
+    /// next request: it is open, nothing else is rendered and output is not backed up.
+    pub fn quiet_after_send(&self) -> bool {
+        self.phase == Phase::Open && self.pending.is_empty() && !self.paused()
+    }
+
     /// The output of the send in flight. It stays allocated and unchanged until that
     /// send's completion is reported ([`Conn::completed`] then [`Conn::on_sent`]).
     pub fn unsent(&self) -> &[u8] {
@@ -274,7 +281,7 @@ impl Conn {
             Phase::Open if busy => silent >= timeouts.request,
             Phase::Open => silent >= timeouts.idle,
             Phase::Draining => silent >= timeouts.request,
-            Phase::Lingering { since } => now.saturating_sub(since) >= LINGER_TICKS,
+            Phase::Lingering { since } => now.saturating_sub(since) > LINGER_TICKS,
             Phase::Closing => false,
         };
         if expired {

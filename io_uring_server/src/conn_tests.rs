@@ -107,9 +107,12 @@ fn connection_close_drains_then_shuts_down_then_lingers() {
     assert_eq!(ops(&mut c), [Op::Shutdown]);
     assert!(matches!(c.phase(), Phase::Lingering { .. }));
     assert_eq!(c.on_data(GET, 0), 0, "input after close is discarded");
-    c.on_tick(LINGER_TICKS - 1, TIMEOUTS);
-    assert!(matches!(c.phase(), Phase::Lingering { .. }));
     c.on_tick(LINGER_TICKS, TIMEOUTS);
+    assert!(
+        matches!(c.phase(), Phase::Lingering { .. }),
+        "the tick it began in does not count"
+    );
+    c.on_tick(LINGER_TICKS + 1, TIMEOUTS);
     assert_eq!(c.phase(), Phase::Closing);
 }
 
@@ -268,4 +271,23 @@ fn shutdown_closes_idle_now_and_busy_after_the_request() {
     busy.on_data(b"cd", 1);
     assert_eq!(busy.phase(), Phase::Draining);
     assert!(flush(&mut busy).ends_with(b"abcd"));
+}
+
+#[test]
+fn only_a_keep_alive_answer_is_a_quiet_send() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(GET, 0);
+    ops(&mut c);
+    assert!(
+        c.quiet_after_send(),
+        "keep-alive: the next request is all that can follow"
+    );
+    let mut closing = conn();
+    closing.on_data(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", 0);
+    ops(&mut closing);
+    assert!(
+        !closing.quiet_after_send(),
+        "its completion leads to the shutdown"
+    );
 }

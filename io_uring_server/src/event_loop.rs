@@ -28,7 +28,7 @@ use crate::config::Features;
 use crate::conn::{Conn, Timeouts};
 use crate::op_state::Op;
 use crate::ops::{self, RecvMode};
-use crate::ring::Ring;
+use crate::ring::{self, Ring};
 use crate::slab::Slab;
 use crate::timer::Timer;
 use crate::token::{ConnId, Kind, Token};
@@ -181,6 +181,9 @@ impl Worker {
     /// A completion of a connection's operation: first its op state, then what it carries.
     fn on_conn(&mut self, token: Token, result: i32, flags: u32) {
         let buffer = cqueue::buffer_select(flags);
+        if let (Some(id), Some(buffers)) = (buffer, self.buf_ring.as_mut()) {
+            buffers.claim(id);
+        }
         let Some(conn) = self.conns.get_mut(token.conn) else {
             if let (Some(id), Some(buffers)) = (buffer, self.buf_ring.as_mut()) {
                 buffers.recycle(id);
@@ -191,18 +194,12 @@ impl Worker {
         let now = self.now;
         match token.kind {
             Kind::Recv => {
-                let answered = match (result, buffer, self.buf_ring.as_mut()) {
-                    (1.., Some(id), Some(buffers)) => {
-                        let answered = conn.on_data(buffers.filled(id, result as usize), now);
-                        buffers.recycle(id);
-                        answered
-                    }
-                    (1.., None, _) => conn.on_own_recv(result as usize, now),
-                    (_, Some(id), Some(buffers)) => {
-                        buffers.recycle(id);
-                        0
-                    }
-                    (0, _, _) => {
+                let answered = match result {
+                    1.. => match (buffer, self.buf_ring.as_ref()) {
+                        (Some(id), Some(buffers)) => conn.on_data(buffers.filled(id, result as usize), now),
+                        _ => conn.on_own_recv(result as usize, now),
+                    },
+                    0 => {
                         conn.on_eof();
                         0
                     }
@@ -212,6 +209,9 @@ impl Worker {
                         0
                     }
                 };
+                if let (Some(id), Some(buffers)) = (buffer, self.buf_ring.as_mut()) {
+                    buffers.recycle(id);
+                }
                 if result > 0 {
                     self.batcher.on_data(token.conn.slot, answered);
                 }
@@ -221,6 +221,9 @@ impl Worker {
                 self.batcher.on_answered(answered);
             }
             Kind::Send | Kind::Shutdown if result < 0 => conn.fail(),
+            Kind::Cancel if result == -libc::EINVAL => ring::fatal(
+                "this kernel cannot cancel by descriptor (IORING_ASYNC_CANCEL_FD); use Linux 6.1 or later",
+            ),
             Kind::Close => {
                 debug_assert_eq!(conn.in_flight(), 0, "a slot is freed only when nothing names it");
                 self.conns.remove(token.conn);
@@ -241,7 +244,7 @@ impl Worker {
             conn.submitted(op, self.now);
             ops::submit(&mut self.ring, conn, op, id.token(op.kind()), self.config.recv);
             if op == Op::Send {
-                self.batcher.on_send();
+                self.batcher.on_send(conn.quiet_after_send());
             }
         }
     }

@@ -1,8 +1,9 @@
-//! The worker's io_uring instance and the one way entries reach it. A push never blocks
-//! and never spins: when the submission queue is full, the entry waits in `parked`, in
-//! order, until the loop's next turn has reaped completions and made room. (Waiting for
-//! room inside a push could wait forever: under SQPOLL the kernel thread stops consuming
-//! while completions overflow, and only the loop, by reaping, can clear that.)
+//! The worker's io_uring instance and the one way entries reach it. A push never enters
+//! the kernel, so it never blocks or spins: when the submission queue is full, the entry
+//! waits in `parked`, in order, until the loop's next `enter`, which runs after the
+//! provided buffers are published and submits them all. (Waiting for room inside a push
+//! could wait forever: under SQPOLL the kernel thread stops consuming while completions
+//! overflow, and only the loop, by reaping, can clear that.)
 
 use std::collections::VecDeque;
 
@@ -32,53 +33,54 @@ impl Ring {
         }
     }
 
-    /// Queues `entry` for the next submission.
+    /// Queues `entry` for the next submission (the loop's next [`Ring::enter`]).
     ///
     /// # Safety
     /// Every buffer `entry` points to must stay allocated, and must not be written by us
     /// (or read, for a receive) until the final completion of `entry`.
     pub unsafe fn push(&mut self, entry: squeue::Entry) {
-        if self.parked.is_empty() {
-            // SAFETY: forwarded from the caller.
-            if unsafe { self.uring.submission().push(&entry) }.is_ok() {
-                return;
-            }
-            let sqpoll = self.uring.params().is_setup_sqpoll();
-            // SAFETY: forwarded from the caller.
-            if !sqpoll
-                && self.uring.submit().is_ok()
-                && unsafe { self.uring.submission().push(&entry) }.is_ok()
-            {
-                return;
-            }
+        // SAFETY: forwarded from the caller.
+        if !self.parked.is_empty() || unsafe { self.uring.submission().push(&entry) }.is_err() {
+            self.parked.push_back(entry);
         }
-        self.parked.push_back(entry);
     }
 
-    /// Moves parked entries into the submission queue while there is room.
-    fn unpark(&mut self) {
+    /// Moves parked entries into the submission queue while there is room; says whether
+    /// any are left.
+    fn unpark(&mut self) -> bool {
         let mut queue = self.uring.submission();
         while let Some(entry) = self.parked.front() {
             // SAFETY: `push`'s caller guaranteed the entry's memory until its completion,
             // which cannot come before it is submitted.
             if unsafe { queue.push(entry) }.is_err() {
-                break;
+                return true;
             }
             self.parked.pop_front();
         }
+        false
     }
 
     /// Submits everything queued and waits for `want` completions, up to `min_wait_us`
-    /// (0: as long as it takes) before settling for one. Errors that leave the ring
-    /// usable return, to be retried on the next turn; the others end the process.
+    /// (0: as long as it takes) before settling for one. Parked entries go first, in as
+    /// many submissions as they need (under SQPOLL the kernel thread takes them as it
+    /// can, and the rest wait for the next turn). Errors that leave the ring usable return,
+    /// to be retried on the next turn; the others end the process.
     pub fn enter(&mut self, want: usize, min_wait_us: u32) {
-        self.unpark();
+        let sqpoll = self.uring.params().is_setup_sqpoll();
+        while self.unpark() && !sqpoll {
+            if let Err(error) = self.uring.submit() {
+                return self.on_error(&error);
+            }
+        }
         let args = types::SubmitArgs::new().min_wait_usec(min_wait_us);
         if let Err(error) = self.uring.submitter().submit_with_args(want, &args) {
-            match enter_error(&error) {
-                EnterError::Retry => {}
-                EnterError::Fatal(why) => fatal(&why),
-            }
+            self.on_error(&error);
+        }
+    }
+
+    fn on_error(&self, error: &std::io::Error) {
+        if let EnterError::Fatal(why) = enter_error(error) {
+            fatal(&why);
         }
     }
 
@@ -139,9 +141,10 @@ mod tests {
                 // SAFETY: a no-op names no memory.
                 unsafe { ring.push(opcode::Nop::new().build().user_data(i)) };
             }
-            if sqpoll {
-                assert!(ring.parked() > 0, "under SQPOLL a full queue parks at once");
-            }
+            assert!(
+                ring.parked() > 0,
+                "a full queue parks without entering the kernel"
+            );
             let mut seen = Vec::new();
             for _ in 0..1000 {
                 if seen.len() == 100 {
