@@ -3,13 +3,21 @@
 //! copied or answered. With `ops.rs` and `ring.rs` (building and pushing entries),
 //! one of the three modules with `unsafe`.
 //!
+//! Incremental consumption (IOU_PBUF_RING_INC, Linux 6.12), when the kernel has it: a
+//! completion takes only the bytes it received from the buffer at the ring's head, and the
+//! next completion continues after them in the same buffer. A few large buffers then serve
+//! small and large requests alike: small ones pack together, and a large body usually
+//! arrives in one completion, which the connection can answer without copying it first.
+//!
 //! Ownership: a buffer belongs to the kernel from the moment its id is published in the
-//! ring (`recycle` + `publish`) until a completion names it (`IORING_CQE_F_BUFFER`); from
-//! then it is ours until we recycle it; `kernel_owns` tracks this per id, and handing a
-//! buffer back twice (which would let the kernel write a buffer we read) stops the process
-//! instead. The ring and buffer memory must stay allocated while the kernel may use them:
-//! the worker ends only when no recv is in flight, and declares its ring before its
-//! `BufRing`, so the ring is closed first.
+//! ring (`recycle` + `publish`) until a completion names it (`IORING_CQE_F_BUFFER`)
+//! without `IORING_CQE_F_BUF_MORE`; from then it is ours until we recycle it. A completion
+//! with `BUF_MORE` hands us only the bytes it names: the kernel has moved the buffer's
+//! start past them and writes only after them. `kernel_owns` tracks this per id, and
+//! handing a buffer back twice (which would let the kernel write a buffer we read) stops
+//! the process instead. The ring and buffer memory must stay allocated while the kernel
+//! may use them: the worker ends only when no recv is in flight, and declares its ring
+//! before its `BufRing`, so the ring is closed first.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::io;
@@ -19,6 +27,19 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use io_uring::Submitter;
 
 const PAGE: usize = 4096;
+
+/// `IOU_PBUF_RING_INC` from the kernel's uapi: buffers are consumed incrementally.
+const IOU_PBUF_RING_INC: u16 = 2;
+
+/// The bytes one completion received: `len` bytes at `start` in buffer `id`. With `done`
+/// the buffer is ours and goes back to the kernel once these bytes are used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Received {
+    id: u16,
+    start: usize,
+    len: usize,
+    done: bool,
+}
 
 /// One ring entry, laid out as the kernel's `struct io_uring_buf`. In entry 0, `resv` is
 /// the ring's tail, which the kernel reads at any time; so no Rust reference to an entry
@@ -48,13 +69,22 @@ pub struct BufRing {
     tail: u16,
     /// Per buffer id: given to the kernel and not yet handed back by a completion.
     kernel_owns: Vec<bool>,
+    /// Per buffer id: bytes already handed to us by completions with `BUF_MORE`.
+    consumed: Vec<usize>,
     pub group: u16,
 }
 
 impl BufRing {
     /// Allocates `count` buffers of `size` bytes, registers them as buffer group `group`
-    /// and gives all of them to the kernel. `count` must be a power of two up to 32768.
-    pub fn register(submitter: &Submitter, group: u16, count: u16, size: usize) -> io::Result<BufRing> {
+    /// (incrementally consumed with `incremental`; an error if the kernel cannot) and
+    /// gives all of them to the kernel. `count` must be a power of two up to 32768.
+    pub fn register(
+        submitter: &Submitter,
+        group: u16,
+        count: u16,
+        size: usize,
+        incremental: bool,
+    ) -> io::Result<BufRing> {
         if !count.is_power_of_two() || count > 32768 {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -75,11 +105,13 @@ impl BufRing {
             size,
             tail: 0,
             kernel_owns: vec![false; usize::from(count)],
+            consumed: vec![0; usize::from(count)],
             group,
         };
+        let flags = if incremental { IOU_PBUF_RING_INC } else { 0 };
         // SAFETY: `entries` points to `count` zeroed, page-aligned ring entries that live as
         // long as `ring`, which outlives the io_uring instance (see the module docs).
-        unsafe { submitter.register_buf_ring_with_flags(raw.as_ptr() as u64, count, group, 0)? };
+        unsafe { submitter.register_buf_ring_with_flags(raw.as_ptr() as u64, count, group, flags)? };
         for id in 0..count {
             ring.recycle(id);
         }
@@ -87,26 +119,50 @@ impl BufRing {
         Ok(ring)
     }
 
-    /// A completion handed buffer `id` to us.
-    pub fn claim(&mut self, id: u16) {
-        let owner = &mut self.kernel_owns[usize::from(id & (self.count - 1))];
-        assert!(*owner, "buffer {id} handed to us twice");
-        *owner = false;
+    /// A completion named buffer `id` with `len` bytes; `more` is its `BUF_MORE` flag.
+    /// Without it the whole buffer is ours until [`BufRing::release`].
+    pub fn on_completion(&mut self, id: u16, len: usize, more: bool) -> Received {
+        let id = id & (self.count - 1);
+        let index = usize::from(id);
+        let start = self.consumed[index];
+        let len = len.min(self.size - start);
+        assert!(self.kernel_owns[index], "buffer {id} handed to us twice");
+        if more {
+            self.consumed[index] += len;
+        } else {
+            self.kernel_owns[index] = false;
+            self.consumed[index] = 0;
+        }
+        Received {
+            id,
+            start,
+            len,
+            done: !more,
+        }
     }
 
-    /// The first `len` bytes of buffer `id`, which a completion handed to us ([`BufRing::claim`]).
-    pub fn filled(&self, id: u16, len: usize) -> &[u8] {
-        let id = id & (self.count - 1);
+    /// The bytes a completion received.
+    pub fn bytes(&self, received: Received) -> &[u8] {
+        let Received { id, start, len, done } = received;
         assert!(
-            !self.kernel_owns[usize::from(id)],
-            "buffer {id} read while the kernel owns it"
+            !(done && self.kernel_owns[usize::from(id)]),
+            "buffer {id} read after it was given back"
         );
-        // SAFETY: buffer `id` lies inside the allocation; a completion handed it to us, so
-        // the kernel does not write it until we recycle it, which needs `&mut self` and so
-        // cannot happen while this slice lives.
+        // SAFETY: the range lies inside buffer `id`, inside the allocation (`on_completion`
+        // bounds it by the buffer's size). The kernel does not write it until the buffer is
+        // recycled, which needs `&mut self` and so cannot happen while this slice lives:
+        // with `done` the buffer is wholly ours; without, the kernel has moved the buffer's
+        // start past these bytes and writes only beyond them.
         unsafe {
-            let start = self.buffers.as_ptr().add(usize::from(id) * self.size);
-            std::slice::from_raw_parts(start, len.min(self.size))
+            let buffer = self.buffers.as_ptr().add(usize::from(id) * self.size);
+            std::slice::from_raw_parts(buffer.add(start), len)
+        }
+    }
+
+    /// The completion's bytes are used: a buffer that is ours goes back to the kernel.
+    pub fn release(&mut self, received: Received) {
+        if received.done {
+            self.recycle(received.id);
         }
     }
 
@@ -163,4 +219,40 @@ fn page_aligned(bytes: usize) -> io::Result<Layout> {
 fn allocate(layout: Layout) -> io::Result<NonNull<u8>> {
     // SAFETY: `page_aligned` layouts have a non-zero size.
     NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ring_with(incremental: bool) -> (io_uring::IoUring, BufRing) {
+        let uring = io_uring::IoUring::new(8).expect("io_uring available");
+        let buffers = BufRing::register(&uring.submitter(), 0, 4, 1024, incremental).expect("registered");
+        (uring, buffers)
+    }
+
+    #[test]
+    fn incremental_completions_hand_over_consecutive_ranges_then_the_buffer() {
+        let (_uring, mut buffers) = ring_with(true);
+        let first = buffers.on_completion(2, 100, true);
+        let second = buffers.on_completion(2, 300, true);
+        let last = buffers.on_completion(2, 624, false);
+        assert_eq!((first.start, second.start, last.start), (0, 100, 400));
+        assert_eq!((buffers.bytes(second).len(), buffers.bytes(last).len()), (300, 624));
+        assert!(!buffers.kernel_owns[2], "the last completion hands the buffer over");
+        buffers.release(first);
+        buffers.release(second);
+        assert!(!buffers.kernel_owns[2], "partial ranges do not give the buffer back");
+        buffers.release(last);
+        assert!(buffers.kernel_owns[2]);
+        assert_eq!(buffers.on_completion(2, 10, true).start, 0, "a recycled buffer starts over");
+    }
+
+    #[test]
+    #[should_panic(expected = "handed to us twice")]
+    fn a_buffer_named_again_before_it_is_recycled_stops_the_process() {
+        let (_uring, mut buffers) = ring_with(false);
+        buffers.on_completion(1, 10, false);
+        buffers.on_completion(1, 10, false);
+    }
 }

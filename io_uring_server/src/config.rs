@@ -17,13 +17,15 @@ pub struct Cli {
     #[command(flatten)]
     pub common: CommonArgs,
 
-    /// Bytes per provided receive buffer (and per plain-recv buffer).
-    #[arg(long, default_value_t = 8192)]
-    pub buf_size: usize,
+    /// Bytes per provided receive buffer (and per plain-recv buffer). Default 262144 when
+    /// buffers are consumed incrementally, else 8192.
+    #[arg(long)]
+    pub buf_size: Option<usize>,
 
-    /// Provided buffers per thread; a power of two up to 32768.
-    #[arg(long, default_value_t = 1024)]
-    pub buf_count: u16,
+    /// Provided buffers per thread; a power of two up to 32768. Default 16 when buffers
+    /// are consumed incrementally, else 1024.
+    #[arg(long)]
+    pub buf_count: Option<u16>,
 
     /// Submission queue entries per ring; the completion queue gets four times as many.
     #[arg(long, default_value_t = 1024)]
@@ -43,6 +45,11 @@ pub struct Features {
     /// Plain recv into per-connection buffers instead of multishot recv with a buffer ring.
     #[arg(long)]
     pub no_multishot_recv: bool,
+
+    /// Consume each provided buffer whole per completion instead of incrementally
+    /// (IOU_PBUF_RING_INC, Linux 6.12; without it the server falls back by itself).
+    #[arg(long)]
+    pub no_incremental_buffers: bool,
 
     /// Do not ask for SINGLE_ISSUER | DEFER_TASKRUN (start from COOP_TASKRUN).
     #[arg(long)]
@@ -65,13 +72,39 @@ pub struct Features {
     pub batch_wait_us: u32,
 }
 
+/// Provided buffers: how many, and how large.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Buffers {
+    pub count: u16,
+    pub size: usize,
+}
+
 impl Cli {
+    /// The provided buffers to register: the flags, or the defaults for the mode. A few
+    /// large ones when consumed incrementally; otherwise many small ones, since each
+    /// completion then takes a whole buffer.
+    pub fn buffers(&self, incremental: bool) -> Buffers {
+        let (count, size) = if incremental {
+            (16, 256 << 10)
+        } else {
+            (1024, 8 << 10)
+        };
+        Buffers {
+            count: self.buf_count.unwrap_or(count),
+            size: self.buf_size.unwrap_or(size),
+        }
+    }
+
     pub fn validate(&self) -> Result<(), String> {
         self.common.validate()?;
-        if !self.buf_count.is_power_of_two() || self.buf_count > 32768 {
+        if let Some(count) = self.buf_count
+            && (!count.is_power_of_two() || count > 32768)
+        {
             return Err("--buf-count must be a power of two up to 32768".into());
         }
-        if !(512..=1 << 20).contains(&self.buf_size) {
+        if let Some(size) = self.buf_size
+            && !(512..=1 << 20).contains(&size)
+        {
             return Err("--buf-size must be between 512 and 1048576".into());
         }
         if self.features.batch_wait_us > 10_000 {

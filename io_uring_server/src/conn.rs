@@ -196,38 +196,63 @@ impl Conn {
     }
 
     /// Bytes arrived. While open they are answered; otherwise they are discarded. Returns
-    /// the responses rendered.
+    /// the responses rendered. With nothing buffered, complete requests are answered
+    /// straight from `data` and only the rest is copied: a body that arrives in one
+    /// completion is never copied before it is answered.
     pub fn on_data(&mut self, data: &[u8], now: u64) -> usize {
         self.last_progress = now;
         if self.phase != Phase::Open {
             return 0;
         }
-        self.input.extend_from_slice(data);
+        let mut answered = 0;
+        if self.input.is_empty() {
+            let consumed;
+            (consumed, answered) = self.serve(data);
+            if self.phase == Phase::Open {
+                self.input.extend_from_slice(&data[consumed..]);
+            }
+        } else {
+            self.input.extend_from_slice(data);
+        }
         if self.input.len() > self.input_cap {
             self.phase = Phase::Closing;
-            return 0;
+            return answered;
         }
-        self.answer()
+        answered + self.answer()
     }
 
-    /// Runs the codec over buffered input, rendering at most up to the output limit;
-    /// returns the responses rendered.
+    /// Runs the codec over buffered input if it can progress; returns the responses
+    /// rendered.
     fn answer(&mut self) -> usize {
         let mut responses = 0;
-        let progress_possible = !self.input.is_empty() && self.input.len() >= self.input_needed;
-        if self.phase == Phase::Open && !self.paused() && progress_possible {
-            let room = self.pending.len() + OUTPUT_LIMIT - self.backlog();
-            let outcome = self.codec.serve_within(&self.input, &mut self.pending, room);
-            self.input.drain(..outcome.consumed);
-            self.input_needed = self.input.len() + outcome.needed;
-            if outcome.close || (self.shutting_down && self.input.is_empty()) {
-                self.input.clear();
-                self.phase = Phase::Draining;
+        if !self.input.is_empty() && self.input.len() >= self.input_needed {
+            let mut input = std::mem::take(&mut self.input);
+            let consumed;
+            (consumed, responses) = self.serve(&input);
+            input.drain(..consumed);
+            if self.phase != Phase::Open {
+                input.clear();
             }
-            responses = outcome.responses;
+            self.input = input;
         }
         self.settle();
         responses
+    }
+
+    /// Answers what it can of `input` (buffered or just received), rendering at most up to
+    /// the output limit; returns the bytes consumed and the responses rendered.
+    fn serve(&mut self, input: &[u8]) -> (usize, usize) {
+        if self.phase != Phase::Open || self.paused() {
+            return (0, 0);
+        }
+        let room = self.pending.len() + OUTPUT_LIMIT - self.backlog();
+        let outcome = self.codec.serve_within(input, &mut self.pending, room);
+        let rest = input.len() - outcome.consumed;
+        self.input_needed = rest + outcome.needed;
+        if outcome.close || (self.shutting_down && rest == 0) {
+            self.phase = Phase::Draining;
+        }
+        (outcome.consumed, outcome.responses)
     }
 
     /// Once the peer has stopped sending, the connection ends when every complete request

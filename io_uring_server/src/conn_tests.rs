@@ -291,3 +291,53 @@ fn only_a_keep_alive_answer_is_a_quiet_send() {
         "its completion leads to the shutdown"
     );
 }
+
+#[test]
+fn received_bytes_are_answered_in_place_and_only_the_rest_is_kept() {
+    let body = vec![b'x'; 70_000];
+    let mut post = format!(
+        "POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    post.extend_from_slice(&body);
+    let mut whole = post.clone();
+    whole.extend_from_slice(GET);
+    whole.extend_from_slice(&GET[..10]);
+
+    let mut c = conn();
+    ops(&mut c);
+    assert_eq!(c.on_data(&whole, 1), 2, "both complete requests answered");
+    assert_eq!(c.input, &GET[..10], "only the partial request is buffered");
+    assert_eq!(c.on_data(&GET[10..], 1), 1);
+    assert!(c.input.is_empty());
+    let answers = flush(&mut c);
+
+    let mut split = conn();
+    ops(&mut split);
+    let mut answered = 0;
+    for piece in whole.chunks(4096).chain([&GET[10..]]) {
+        answered += split.on_data(piece, 1);
+    }
+    assert_eq!(answered, 3);
+    let split_answers = flush(&mut split);
+    assert_eq!(responses(&answers), 3);
+    assert_eq!(
+        without_dates(&answers),
+        without_dates(&split_answers),
+        "the same answers whatever the split"
+    );
+}
+
+/// `bytes` with every Date header's value blanked, so answers rendered apart compare.
+fn without_dates(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let mut at = 0;
+    while let Some(found) = out[at..].windows(6).position(|w| w == b"Date: ") {
+        let start = at + found + 6;
+        let end = start + out[start..].iter().position(|&b| b == b'\r').unwrap_or(0);
+        out[start..end].fill(b'-');
+        at = end;
+    }
+    out
+}

@@ -10,7 +10,8 @@
 //!   `IORING_CQE_F_MORE`), so a multishot recv is in flight however many completions it has.
 //! - Output handed to a send is not touched until that send completes (see `conn.rs`).
 //! - A provided buffer named by a completion is recycled right after its bytes are copied
-//!   or answered, and all recycled buffers are published before the next submit.
+//!   or answered (an incrementally consumed one once its last completion is in), and all
+//!   recycled buffers are published before the next submit.
 //! - Ending a connection cancels every operation on its socket, so a close never waits on
 //!   the peer; the worker ends only when no operation that names memory is in flight.
 
@@ -180,13 +181,15 @@ impl Worker {
 
     /// A completion of a connection's operation: first its op state, then what it carries.
     fn on_conn(&mut self, token: Token, result: i32, flags: u32) {
-        let buffer = cqueue::buffer_select(flags);
-        if let (Some(id), Some(buffers)) = (buffer, self.buf_ring.as_mut()) {
-            buffers.claim(id);
-        }
+        let received = match (cqueue::buffer_select(flags), self.buf_ring.as_mut()) {
+            (Some(id), Some(buffers)) => {
+                Some(buffers.on_completion(id, result.max(0) as usize, cqueue::buffer_more(flags)))
+            }
+            _ => None,
+        };
         let Some(conn) = self.conns.get_mut(token.conn) else {
-            if let (Some(id), Some(buffers)) = (buffer, self.buf_ring.as_mut()) {
-                buffers.recycle(id);
+            if let (Some(received), Some(buffers)) = (received, self.buf_ring.as_mut()) {
+                buffers.release(received);
             }
             return;
         };
@@ -195,8 +198,8 @@ impl Worker {
         match token.kind {
             Kind::Recv => {
                 let answered = match result {
-                    1.. => match (buffer, self.buf_ring.as_ref()) {
-                        (Some(id), Some(buffers)) => conn.on_data(buffers.filled(id, result as usize), now),
+                    1.. => match (received, self.buf_ring.as_ref()) {
+                        (Some(received), Some(buffers)) => conn.on_data(buffers.bytes(received), now),
                         _ => conn.on_own_recv(result as usize, now),
                     },
                     0 => {
@@ -209,8 +212,8 @@ impl Worker {
                         0
                     }
                 };
-                if let (Some(id), Some(buffers)) = (buffer, self.buf_ring.as_mut()) {
-                    buffers.recycle(id);
+                if let (Some(received), Some(buffers)) = (received, self.buf_ring.as_mut()) {
+                    buffers.release(received);
                 }
                 if result > 0 {
                     self.batcher.on_data(token.conn.slot, answered);

@@ -84,9 +84,5 @@ fn describe(cli: &Cli, threads: usize, setup: &str) -> String {
     } else {
         "multishot"
     };
-    let recv = match features.no_multishot_recv {
-        true => format!("plain into {} B per connection", cli.buf_size),
-        false => format!("multishot with buffer ring {}x{} B", cli.buf_count, cli.buf_size),
-    };
-    format!("engine=io_uring, threads={threads}, {setup}, accept={accept}, recv={recv}")
+    format!("engine=io_uring, threads={threads}, accept={accept}, {setup}")
 }

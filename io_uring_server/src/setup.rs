@@ -136,6 +136,7 @@ mod tests {
         let features = Features {
             no_multishot_accept: false,
             no_multishot_recv: false,
+            no_incremental_buffers: false,
             no_defer_taskrun: false,
             sqpoll: false,
             fixed_files: false,

@@ -6,7 +6,9 @@ use std::net::TcpListener;
 use std::sync::mpsc::Sender;
 
 use crate::buf_ring::BufRing;
-use crate::config::Cli;
+use io_uring::Submitter;
+
+use crate::config::{Buffers, Cli};
 use crate::conn::Timeouts;
 use crate::event_loop::{Worker, WorkerConfig};
 use crate::ops::RecvMode;
@@ -53,18 +55,13 @@ fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, 
         (us, _) => format!("{us}us"),
     };
     let description = format!("setup={}, files={files}, batch_wait={batching}", built.setup);
-    let buf_ring = if cli.features.no_multishot_recv {
-        None
-    } else {
-        let registered =
-            BufRing::register(&built.ring.submitter(), BUFFER_GROUP, cli.buf_count, cli.buf_size);
-        Some(registered.map_err(|e| {
-            format!("cannot register a provided-buffer ring ({e}); use Linux 6.1 or later, or pass --no-multishot-recv")
-        })?)
-    };
+    let (buf_ring, recv_description) = receive_buffers(cli, &built.ring.submitter())?;
+    let description = format!("{description}, recv={recv_description}");
     let recv = match &buf_ring {
         Some(buffers) => RecvMode::Multishot { group: buffers.group },
-        None => RecvMode::OwnBuffer { size: cli.buf_size },
+        None => RecvMode::OwnBuffer {
+            size: cli.buffers(false).size,
+        },
     };
     let config = WorkerConfig {
         limits: cli.common.limits(),
@@ -80,4 +77,39 @@ fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, 
     };
     let worker = Worker::new(Ring::new(built.ring), buf_ring, listener, wake, config);
     Ok((worker, description))
+}
+
+/// The provided-buffer ring for multishot recv, incrementally consumed where the kernel
+/// can (Linux 6.12), and its description for the ready line.
+fn receive_buffers(cli: &Cli, submitter: &Submitter) -> Result<(Option<BufRing>, String), String> {
+    let features = cli.features;
+    if features.no_multishot_recv {
+        let size = cli.buffers(false).size;
+        return Ok((None, format!("plain into {size} B per connection")));
+    }
+    let register = |incremental: bool| {
+        let Buffers { count, size } = cli.buffers(incremental);
+        BufRing::register(submitter, BUFFER_GROUP, count, size, incremental)
+            .map(|ring| (ring, format!("{count}x{size} B")))
+    };
+    if !features.no_incremental_buffers
+        && let Ok((ring, sizes)) = register(true)
+    {
+        return Ok((
+            Some(ring),
+            format!("multishot with incremental buffer ring {sizes}"),
+        ));
+    }
+    let (ring, sizes) = register(false).map_err(|e| {
+        format!("cannot register a provided-buffer ring ({e}); use Linux 6.1 or later, or pass --no-multishot-recv")
+    })?;
+    let fallback = if features.no_incremental_buffers {
+        ""
+    } else {
+        " (kernel lacks incremental consumption, Linux 6.12)"
+    };
+    Ok((
+        Some(ring),
+        format!("multishot with buffer ring {sizes}{fallback}"),
+    ))
 }

@@ -47,8 +47,25 @@ fn fixed_files_with_single_shot_operations_conform() {
 }
 
 #[test]
+fn whole_buffers_conform() {
+    conformance::check_server(BIN, &["--no-incremental-buffers"], &[]);
+}
+
+#[test]
 fn small_buffers_conform() {
     conformance::check_server(BIN, &["--buf-size", "512", "--buf-count", "16"], &[]);
+}
+
+#[test]
+fn small_whole_buffers_conform() {
+    let args = [
+        "--no-incremental-buffers",
+        "--buf-size",
+        "512",
+        "--buf-count",
+        "16",
+    ];
+    conformance::check_server(BIN, &args, &[]);
 }
 
 #[test]
