@@ -3,6 +3,7 @@
 
 pub mod behaviour;
 pub mod cases;
+pub mod large_bodies;
 pub mod robust;
 pub mod server;
 pub mod stress;
@@ -27,6 +28,7 @@ pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
     let mut failures = suite::run_cases(addr, deviations);
     failures.extend(behaviour::expect_continue(addr).err());
     failures.extend(behaviour::byte_by_byte(addr).err());
+    failures.extend(large_bodies::large_bodies_keep_alive(addr).err());
     failures.extend(behaviour::timeouts(addr));
     failures.extend(behaviour::stuck_reader_released(addr).err());
     failures.extend(behaviour::graceful_shutdown(&mut server).err());

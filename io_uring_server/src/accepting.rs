@@ -6,9 +6,9 @@ use std::os::fd::AsRawFd;
 
 use io_uring::cqueue;
 
-use crate::conn::Conn;
+use crate::conn::{Conn, Receiving};
 use crate::event_loop::Worker;
-use crate::ops;
+use crate::ops::{self, RecvMode};
 use crate::token::Kind;
 use http_core::Codec;
 use http_core::listener::LISTEN_BACKLOG;
@@ -62,7 +62,19 @@ impl Worker {
         }
         if result >= 0 {
             let direct = self.config.features.fixed_files;
-            let mut conn = Conn::new(result, direct, Codec::new(self.config.limits), self.now);
+            let receiving = match self.config.recv {
+                RecvMode::OwnBuffer { size } => Receiving::Plain { size },
+                RecvMode::Multishot { .. } => Receiving::Ring {
+                    large_bodies_plain: !self.config.features.no_plain_body_recv,
+                },
+            };
+            let mut conn = Conn::new(
+                result,
+                direct,
+                receiving,
+                Codec::new(self.config.limits),
+                self.now,
+            );
             if self.shutdown_since.is_some() {
                 conn.begin_shutdown();
             }

@@ -51,6 +51,11 @@ pub struct Features {
     #[arg(long)]
     pub no_incremental_buffers: bool,
 
+    /// Receive a large request body through the buffer ring too, instead of plain recvs
+    /// straight into the connection's input (which spare copying it out of the ring).
+    #[arg(long)]
+    pub no_plain_body_recv: bool,
+
     /// Do not ask for SINGLE_ISSUER | DEFER_TASKRUN (start from COOP_TASKRUN).
     #[arg(long)]
     pub no_defer_taskrun: bool,

@@ -14,6 +14,7 @@ use std::os::fd::RawFd;
 use http_core::Codec;
 use http_core::limits::OUTPUT_LIMIT;
 
+use crate::input::Input;
 use crate::op_state::{Op, OpStates, Stage};
 use crate::token::Kind;
 
@@ -21,6 +22,12 @@ use crate::token::Kind;
 /// client's input, so the client sees the response and FIN rather than a reset; the tick
 /// it started in does not count, so it lingers between 1 and 2 s. Default is 1.
 pub const LINGER_TICKS: u64 = 1;
+
+/// A body still to come of at least this many bytes is received straight into the input
+/// by plain recvs, instead of through the buffer ring and a copy; so is everything the
+/// connection sends until it next falls silent for a tick (its next large request then
+/// lands in the input whole, not in provided buffers that must be copied).
+pub const DIRECT_BODY_MIN: usize = 64 << 10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -43,6 +50,16 @@ pub struct Timeouts {
     pub idle: u64,
 }
 
+/// How a connection receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Receiving {
+    /// Every recv a plain one into at least `size` bytes of the input.
+    Plain { size: usize },
+    /// A multishot recv into the provided-buffer ring; with `large_bodies_plain`, plain
+    /// recvs into the input for a large body still to come (see [`DIRECT_BODY_MIN`]).
+    Ring { large_bodies_plain: bool },
+}
+
 #[derive(Debug)]
 pub struct Conn {
     /// The socket: an fd, or with `direct` a slot in the ring's registered table.
@@ -51,7 +68,10 @@ pub struct Conn {
     phase: Phase,
     ops: OpStates,
     codec: Codec,
-    input: Vec<u8>,
+    receiving: Receiving,
+    /// Recently sent a large body: receive into `input` until the next silent tick.
+    bulk: bool,
+    input: Input,
     /// Input length below which the codec cannot progress (what it said it needs).
     input_needed: usize,
     pending: Vec<u8>,
@@ -65,14 +85,10 @@ pub struct Conn {
     shutting_down: bool,
     /// Input past which the connection is closed regardless (defensive bound).
     input_cap: usize,
-    /// The connection's own receive buffer, used when multishot recv is switched off. The
-    /// kernel writes it between a recv submission and its completion; it is a separate
-    /// heap block, so moving the `Conn` does not move it.
-    recv_buf: Box<[u8]>,
 }
 
 impl Conn {
-    pub fn new(fd: RawFd, direct: bool, codec: Codec, now: u64) -> Conn {
+    pub fn new(fd: RawFd, direct: bool, receiving: Receiving, codec: Codec, now: u64) -> Conn {
         let input_cap = codec.limits().max_request_bytes() + OUTPUT_LIMIT;
         Conn {
             fd,
@@ -80,7 +96,9 @@ impl Conn {
             phase: Phase::Open,
             ops: OpStates::default(),
             codec,
-            input: Vec::new(),
+            receiving,
+            bulk: false,
+            input: Input::default(),
             input_needed: 0,
             pending: Vec::new(),
             sending: Vec::new(),
@@ -89,7 +107,6 @@ impl Conn {
             last_progress: now,
             shutting_down: false,
             input_cap,
-            recv_buf: Box::default(),
         }
     }
 
@@ -112,7 +129,9 @@ impl Conn {
             if closing && ops.socket_ops_in_flight() && !ops.cancel_all_sent {
                 return Some(Op::CancelAll);
             }
-            if !closing && ops.recv == Stage::InFlight && self.paused() {
+            let wrong_kind = self.input.is_lent() != self.wants_plain_recv();
+            let unwanted = self.paused() || wrong_kind;
+            if !closing && ops.recv == Stage::InFlight && unwanted {
                 return Some(Op::CancelRecv);
             }
         }
@@ -129,7 +148,11 @@ impl Conn {
         }
         let reading = matches!(self.phase, Phase::Open | Phase::Lingering { .. });
         if ops.recv.is_idle() && reading && !self.read_closed && !self.paused() {
-            return Some(Op::Recv);
+            return Some(if self.wants_plain_recv() {
+                Op::RecvInto
+            } else {
+                Op::Recv
+            });
         }
         if closing && ops.in_flight() == 0 {
             return Some(Op::Close);
@@ -144,6 +167,10 @@ impl Conn {
             Op::Send if self.sent == self.sending.len() => {
                 std::mem::swap(&mut self.sending, &mut self.pending);
                 self.sent = 0;
+            }
+            Op::RecvInto => {
+                let body = self.input_needed.saturating_sub(self.input.len());
+                self.input.lend(self.plain_size().max(body));
             }
             Op::Shutdown => self.phase = Phase::Lingering { since: now },
             _ => {}
@@ -169,21 +196,62 @@ impl Conn {
         self.ops.completed(kind, more);
     }
 
-    /// The connection's own receive buffer (allocated on first use) for a plain recv.
-    pub fn recv_buffer(&mut self, size: usize) -> &mut [u8] {
-        if self.recv_buf.len() != size {
-            self.recv_buf = vec![0; size].into_boxed_slice();
-        }
-        &mut self.recv_buf
+    /// The input's room lent to the plain recv just submitted; it stays in place until
+    /// the recv's completion ([`Conn::on_recv`]).
+    pub fn recv_room(&mut self) -> &mut [u8] {
+        self.input.lent_room()
     }
 
-    /// A plain recv filled the first `n` bytes of the connection's own buffer; returns the
-    /// responses rendered.
-    pub fn on_own_recv(&mut self, n: usize, now: u64) -> usize {
-        let buffer = std::mem::take(&mut self.recv_buf);
-        let answered = self.on_data(&buffer[..n.min(buffer.len())], now);
-        self.recv_buf = buffer;
-        answered
+    /// A large part of a request's body is still to come.
+    fn body_to_come(&self) -> bool {
+        self.phase == Phase::Open && self.input_needed >= self.input.len() + DIRECT_BODY_MIN
+    }
+
+    /// Receive with plain recvs into the input rather than through the buffer ring.
+    fn wants_plain_recv(&self) -> bool {
+        match self.receiving {
+            Receiving::Plain { .. } => true,
+            Receiving::Ring { large_bodies_plain } => {
+                large_bodies_plain && (self.bulk || self.body_to_come())
+            }
+        }
+    }
+
+    /// The least room a plain recv is given.
+    fn plain_size(&self) -> usize {
+        match self.receiving {
+            Receiving::Plain { size } => size,
+            Receiving::Ring { .. } => DIRECT_BODY_MIN,
+        }
+    }
+
+    /// A recv completed with `result`; `data` is what it received into a provided
+    /// buffer, if any (else a positive result counts bytes written into the input).
+    /// Returns the responses rendered.
+    pub fn on_recv(&mut self, result: i32, data: Option<&[u8]>, now: u64) -> usize {
+        if self.input.is_lent() {
+            self.input.filled(result.max(0) as usize);
+        }
+        match (result, data) {
+            (1.., Some(data)) => self.on_data(data, now),
+            (1.., None) => {
+                self.last_progress = now;
+                if self.phase != Phase::Open {
+                    self.input.clear();
+                    return 0;
+                }
+                self.answer_within_cap()
+            }
+            (0, _) => {
+                self.on_eof();
+                0
+            }
+            _ if matches!(-result, libc::ENOBUFS | libc::ECANCELED) => self.answer(),
+            _ => {
+                self.fail();
+                0
+            }
+        }
     }
 
     /// Bytes rendered but not yet acknowledged by the kernel.
@@ -209,31 +277,38 @@ impl Conn {
             let consumed;
             (consumed, answered) = self.serve(data);
             if self.phase == Phase::Open {
-                self.input.extend_from_slice(&data[consumed..]);
+                self.input.expect(self.input_needed);
+                self.input.extend(&data[consumed..]);
             }
         } else {
-            self.input.extend_from_slice(data);
+            self.input.extend(data);
         }
-        if self.input.len() > self.input_cap {
-            self.phase = Phase::Closing;
-            return answered;
-        }
-        answered + self.answer()
+        answered + self.answer_within_cap()
     }
 
-    /// Runs the codec over buffered input if it can progress; returns the responses
-    /// rendered.
+    /// Input grew: close if it passed the cap, else answer what it can.
+    fn answer_within_cap(&mut self) -> usize {
+        if self.input.len() > self.input_cap {
+            self.phase = Phase::Closing;
+            return 0;
+        }
+        self.answer()
+    }
+
+    /// Runs the codec over buffered input if it can progress (and no recv is writing
+    /// it); returns the responses rendered.
     fn answer(&mut self) -> usize {
         let mut responses = 0;
-        if !self.input.is_empty() && self.input.len() >= self.input_needed {
-            let mut input = std::mem::take(&mut self.input);
+        let input = &self.input;
+        if !input.is_empty() && input.len() >= self.input_needed && !input.is_lent() {
+            let input = std::mem::take(&mut self.input);
             let consumed;
-            (consumed, responses) = self.serve(&input);
-            input.drain(..consumed);
-            if self.phase != Phase::Open {
-                input.clear();
-            }
+            (consumed, responses) = self.serve(input.bytes());
             self.input = input;
+            self.input.consume(consumed);
+            if self.phase != Phase::Open {
+                self.input.clear();
+            }
         }
         self.settle();
         responses
@@ -249,6 +324,7 @@ impl Conn {
         let outcome = self.codec.serve_within(input, &mut self.pending, room);
         let rest = input.len() - outcome.consumed;
         self.input_needed = rest + outcome.needed;
+        self.bulk |= outcome.needed >= DIRECT_BODY_MIN;
         if outcome.close || (self.shutting_down && rest == 0) {
             self.phase = Phase::Draining;
         }
@@ -311,6 +387,10 @@ impl Conn {
         };
         if expired {
             self.phase = Phase::Closing;
+        }
+        if !busy && silent > 0 {
+            self.bulk = false;
+            self.input.release_if_empty();
         }
         if self.phase == Phase::Closing && self.ops.cancel.is_idle() {
             self.ops.cancel_all_sent = false;

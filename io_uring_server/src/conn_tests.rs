@@ -11,7 +11,15 @@ const TIMEOUTS: Timeouts = Timeouts {
 };
 
 fn conn() -> Conn {
-    Conn::new(7, false, Codec::new(Limits::default()), 0)
+    Conn::new(
+        7,
+        false,
+        Receiving::Ring {
+            large_bodies_plain: true,
+        },
+        Codec::new(Limits::default()),
+        0,
+    )
 }
 
 /// Submits everything the connection wants, as the event loop does; returns the ops.
@@ -308,7 +316,11 @@ fn received_bytes_are_answered_in_place_and_only_the_rest_is_kept() {
     let mut c = conn();
     ops(&mut c);
     assert_eq!(c.on_data(&whole, 1), 2, "both complete requests answered");
-    assert_eq!(c.input, &GET[..10], "only the partial request is buffered");
+    assert_eq!(
+        c.input.bytes(),
+        &GET[..10],
+        "only the partial request is buffered"
+    );
     assert_eq!(c.on_data(&GET[10..], 1), 1);
     assert!(c.input.is_empty());
     let answers = flush(&mut c);
@@ -340,4 +352,60 @@ fn without_dates(bytes: &[u8]) -> Vec<u8> {
         at = end;
     }
     out
+}
+
+#[test]
+fn a_large_body_still_to_come_is_received_straight_into_the_input() {
+    let body = vec![b'y'; 200_000];
+    let mut post = format!(
+        "POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    post.extend_from_slice(&body);
+    let head_and_some = post.len() - body.len() + 10_000;
+
+    let mut c = conn();
+    assert_eq!(ops(&mut c), [Op::Recv], "a multishot recv into the buffer ring");
+    assert_eq!(c.on_data(&post[..head_and_some], 1), 0);
+    assert_eq!(
+        ops(&mut c),
+        [Op::CancelRecv],
+        "the rest of the body bypasses the ring"
+    );
+    c.completed(Kind::Cancel, false);
+    c.completed(Kind::Recv, false);
+    assert_eq!(c.on_recv(-libc::ECANCELED, None, 1), 0);
+    assert_eq!(ops(&mut c), [Op::RecvInto]);
+
+    let rest = &post[head_and_some..];
+    let room = c.recv_room();
+    assert!(room.len() >= rest.len(), "room for the whole rest of the body");
+    room[..rest.len()].copy_from_slice(rest);
+    c.completed(Kind::Recv, false);
+    assert_eq!(c.on_recv(rest.len() as i32, None, 2), 1, "the echo is rendered");
+    assert!(c.input.is_empty());
+    let mut submitted = ops(&mut c);
+    let answer = flush(&mut c);
+    assert!(answer.starts_with(b"HTTP/1.1 200 OK") && answer.ends_with(&body));
+    submitted.extend(ops(&mut c));
+    assert_eq!(
+        submitted,
+        [Op::Send, Op::RecvInto],
+        "a connection that sent a large body keeps receiving into its input"
+    );
+    assert!(c.recv_room().len() >= DIRECT_BODY_MIN);
+
+    c.on_tick(3, TIMEOUTS);
+    assert_eq!(
+        ops(&mut c),
+        [Op::CancelRecv],
+        "silent for a tick: back to the ring"
+    );
+    c.completed(Kind::Cancel, false);
+    c.completed(Kind::Recv, false);
+    c.on_recv(-libc::ECANCELED, None, 3);
+    assert_eq!(ops(&mut c), [Op::Recv]);
+    c.on_tick(4, TIMEOUTS);
+    assert_eq!(c.input.allocated(), 0, "the large input buffer is freed");
 }

@@ -197,21 +197,11 @@ impl Worker {
         let now = self.now;
         match token.kind {
             Kind::Recv => {
-                let answered = match result {
-                    1.. => match (received, self.buf_ring.as_ref()) {
-                        (Some(received), Some(buffers)) => conn.on_data(buffers.bytes(received), now),
-                        _ => conn.on_own_recv(result as usize, now),
-                    },
-                    0 => {
-                        conn.on_eof();
-                        0
-                    }
-                    _ if matches!(-result, libc::ENOBUFS | libc::ECANCELED) => 0,
-                    _ => {
-                        conn.fail();
-                        0
-                    }
+                let data = match (received, self.buf_ring.as_ref()) {
+                    (Some(received), Some(buffers)) => Some(buffers.bytes(received)),
+                    _ => None,
                 };
+                let answered = conn.on_recv(result, data, now);
                 if let (Some(received), Some(buffers)) = (received, self.buf_ring.as_mut()) {
                     buffers.release(received);
                 }

@@ -28,8 +28,10 @@ impl Stage {
 /// An operation a connection asks for next. Each maps to one submission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
-    /// Arm a receive (multishot into the buffer ring, or one plain recv).
+    /// Arm a multishot receive into the provided-buffer ring.
     Recv,
+    /// One plain recv straight into the connection's input.
+    RecvInto,
     /// Send the unsent output.
     Send,
     /// Shut down the write side (FIN) after the last response.
@@ -46,7 +48,7 @@ impl Op {
     /// The `user_data` kind its completion carries.
     pub fn kind(self) -> Kind {
         match self {
-            Op::Recv => Kind::Recv,
+            Op::Recv | Op::RecvInto => Kind::Recv,
             Op::Send => Kind::Send,
             Op::Shutdown => Kind::Shutdown,
             Op::CancelRecv | Op::CancelAll => Kind::Cancel,
@@ -85,7 +87,7 @@ impl OpStates {
     /// `op` was pushed to the submission queue.
     pub fn submitted(&mut self, op: Op) {
         match op {
-            Op::Recv => self.recv = Stage::InFlight,
+            Op::Recv | Op::RecvInto => self.recv = Stage::InFlight,
             Op::Send => self.send = Stage::InFlight,
             Op::Shutdown => self.shutdown = Stage::InFlight,
             Op::CancelRecv => {

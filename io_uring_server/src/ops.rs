@@ -14,8 +14,8 @@ use crate::op_state::Op;
 use crate::ring::Ring;
 use crate::token::{Kind, Token};
 
-/// How a connection receives: multishot into a provided-buffer group, or one plain recv
-/// at a time into the connection's own buffer of `size` bytes.
+/// How a connection receives: multishot into a provided-buffer group (with plain recvs
+/// for a large body), or one plain recv at a time into at least `size` bytes of its input.
 #[derive(Debug, Clone, Copy)]
 pub enum RecvMode {
     Multishot { group: u16 },
@@ -41,12 +41,14 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             let entry = on_file(opcode::RecvMulti::new(types::Fd(fd), group).build());
             return unsafe { ring.push(entry.user_data(user_data)) };
         }
-        (Op::Recv, RecvMode::OwnBuffer { size }) => {
-            let buffer = conn.recv_buffer(size);
-            let entry = opcode::Recv::new(types::Fd(fd), buffer.as_mut_ptr(), buffer.len() as u32).build();
-            // SAFETY: the buffer is the connection's own heap block. `Conn` neither reads
-            // nor replaces it while its recv is in flight (`on_own_recv` runs after the
-            // completion), and the connection is not freed while the recv is in flight.
+        (Op::Recv, RecvMode::OwnBuffer { .. }) => unreachable!("a plain-recv connection asks for RecvInto"),
+        (Op::RecvInto, _) => {
+            let room = conn.recv_room();
+            let entry = opcode::Recv::new(types::Fd(fd), room.as_mut_ptr(), room.len() as u32).build();
+            // SAFETY: the room is part of the connection's input buffer, lent until this
+            // recv's completion is reported (`Conn::on_recv`); until then `Input` neither
+            // grows, shrinks nor moves it (each such call asserts), and the connection is
+            // not freed while the recv is in flight.
             return unsafe { ring.push(on_file(entry).user_data(user_data)) };
         }
         (Op::Send, _) => {

@@ -137,6 +137,7 @@ mod tests {
             no_multishot_accept: false,
             no_multishot_recv: false,
             no_incremental_buffers: false,
+            no_plain_body_recv: false,
             no_defer_taskrun: false,
             sqpoll: false,
             fixed_files: false,

@@ -92,24 +92,32 @@ fn receive_buffers(cli: &Cli, submitter: &Submitter) -> Result<(Option<BufRing>,
         BufRing::register(submitter, BUFFER_GROUP, count, size, incremental)
             .map(|ring| (ring, format!("{count}x{size} B")))
     };
-    if !features.no_incremental_buffers
-        && let Ok((ring, sizes)) = register(true)
-    {
-        return Ok((
-            Some(ring),
-            format!("multishot with incremental buffer ring {sizes}"),
-        ));
-    }
+    let bodies = if features.no_plain_body_recv {
+        ""
+    } else {
+        ", large bodies by plain recv"
+    };
+    // With SQPOLL, completions naming one buffer could be reaped out of the order the
+    // kernel consumed it (see buf_ring.rs), so incremental consumption is not used.
+    let fallback = match (features.no_incremental_buffers, features.sqpoll) {
+        (true, _) => "",
+        (false, true) => " (not incremental under SQPOLL)",
+        (false, false) => match register(true) {
+            Ok((ring, sizes)) => {
+                let description = format!("multishot with incremental buffer ring {sizes}{bodies}");
+                return Ok((Some(ring), description));
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                " (kernel lacks incremental consumption, Linux 6.12)"
+            }
+            Err(e) => return Err(format!("cannot register a provided-buffer ring ({e})")),
+        },
+    };
     let (ring, sizes) = register(false).map_err(|e| {
         format!("cannot register a provided-buffer ring ({e}); use Linux 6.1 or later, or pass --no-multishot-recv")
     })?;
-    let fallback = if features.no_incremental_buffers {
-        ""
-    } else {
-        " (kernel lacks incremental consumption, Linux 6.12)"
-    };
     Ok((
         Some(ring),
-        format!("multishot with buffer ring {sizes}{fallback}"),
+        format!("multishot with buffer ring {sizes}{fallback}{bodies}"),
     ))
 }

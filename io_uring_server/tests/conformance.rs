@@ -52,6 +52,11 @@ fn whole_buffers_conform() {
 }
 
 #[test]
+fn large_bodies_through_the_ring_conform() {
+    conformance::check_server(BIN, &["--no-plain-body-recv"], &[]);
+}
+
+#[test]
 fn small_buffers_conform() {
     conformance::check_server(BIN, &["--buf-size", "512", "--buf-count", "16"], &[]);
 }

@@ -1,0 +1,53 @@
+//! Large request bodies on one keep-alive connection, each with a small request pipelined
+//! right behind it: every echo must come back byte for byte, and the small request after
+//! it must still be answered. A server that switches how it receives for a large body
+//! (and back) is checked across both switches and at sizes around its thresholds.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use crate::wire::Conn;
+
+/// Body sizes sent in turn on one connection: around 64 KiB, a full 1 MiB, a tiny one
+/// after the large ones, and one that arrives in several reads.
+const SIZES: [usize; 6] = [70_000, 1 << 20, 100, 300_000, 65_536, 1];
+
+const FOLLOWER: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+
+pub fn large_bodies_keep_alive(addr: SocketAddr) -> Result<(), String> {
+    let mut conn = Conn::connect(addr);
+    for (turn, size) in SIZES.into_iter().enumerate() {
+        let body: Vec<u8> = (0..size).map(|i| ((i * 7 + turn) % 251) as u8).collect();
+        let mut request =
+            format!("POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: {size}\r\n\r\n").into_bytes();
+        request.extend_from_slice(&body);
+        request.extend_from_slice(FOLLOWER);
+        conn.send(&request)
+            .map_err(|e| format!("large bodies: sending {size} B: {e}"))?;
+        let echo = conn
+            .response_within(Duration::from_secs(10))
+            .map_err(|e| format!("large bodies: echo of {size} B: {e}"))?;
+        if echo.status != 200 || echo.body != body {
+            return Err(format!(
+                "large bodies: echo of {size} B came back as {} with {} B{}",
+                echo.status,
+                echo.body.len(),
+                if echo.body.len() == size {
+                    " that differ"
+                } else {
+                    ""
+                }
+            ));
+        }
+        let follower = conn
+            .response(false)
+            .map_err(|e| format!("large bodies: GET after {size} B: {e}"))?;
+        if follower.status != 200 {
+            return Err(format!(
+                "large bodies: GET after {size} B got {}",
+                follower.status
+            ));
+        }
+    }
+    Ok(())
+}
