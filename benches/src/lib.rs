@@ -4,6 +4,8 @@
 
 pub mod ablation;
 pub mod affinity;
+pub mod bodies;
+pub mod bodies_report;
 pub mod cpu;
 pub mod estimates;
 pub mod machine;

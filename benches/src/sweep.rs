@@ -39,10 +39,19 @@ pub struct Point {
     pub bottleneck: String,
 }
 
+/// A `POST /payload` of `bytes` (chunked in `chunk`-byte pieces if set), echoed back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Post {
+    pub bytes: usize,
+    pub chunk: Option<usize>,
+}
+
 /// How one point loads a server.
 #[derive(Debug, Clone, Copy)]
 pub struct Load {
     pub kind: &'static str,
+    /// `None`: `GET /`.
+    pub post: Option<Post>,
     pub connections: usize,
     pub depth: usize,
     pub rate: Option<f64>,
@@ -66,6 +75,7 @@ impl Load {
             .map_or_else(|| CpuSet::current().0.len(), |s| s.0.len());
         Load {
             kind,
+            post: None,
             connections,
             depth,
             rate,
@@ -78,7 +88,10 @@ impl Load {
 
 /// Runs one point against one server; any wrong response fails the sweep.
 pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
-    let target = loadgen::target::parse(&format!("{}/", server.base_url))?;
+    let target = match load.post {
+        Some(post) => loadgen::target::post(&format!("{}/payload", server.base_url), post.bytes, post.chunk)?,
+        None => loadgen::target::parse(&format!("{}/", server.base_url))?,
+    };
     let config = Config {
         addr: target.addr,
         request: target.request,
@@ -89,7 +102,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         max_requests: None,
         rate: load.rate,
         expect_status: 200,
-        expect_body_len: Some(http_core::routes::HELLO.len()),
+        expect_body_len: Some(load.post.map_or(http_core::routes::HELLO.len(), |p| p.bytes)),
     };
     let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
     let summary = summary?;

@@ -4,6 +4,8 @@
 //! loadgen http://127.0.0.1:8081/ --connections 256 --duration-secs 10             # closed loop
 //! loadgen http://127.0.0.1:8081/ --connections 256 --depth 16                     # pipelined
 //! loadgen http://127.0.0.1:8081/ --connections 64 --rate 50000 --duration-secs 10 # open loop
+//! loadgen http://127.0.0.1:8081/payload --connections 16 --post-bytes 65536 \
+//!     --expect-body-len 65536                                                     # echo
 //! ```
 //! Exits 1 if any response was wrong or missing.
 
@@ -44,11 +46,21 @@ struct Cli {
     /// Body length every response must have (e.g. 13 for `GET /`).
     #[arg(long)]
     expect_body_len: Option<usize>,
+    /// Send `POST` with a body of this many bytes instead of `GET` (`/payload` echoes it).
+    #[arg(long)]
+    post_bytes: Option<usize>,
+    /// With `--post-bytes`, send the body chunked in pieces of this many bytes.
+    #[arg(long, requires = "post_bytes")]
+    chunk_bytes: Option<usize>,
 }
 
 fn main() {
     let cli = Cli::parse();
-    let target = loadgen::target::parse(&cli.url).unwrap_or_else(|e| fail(&e));
+    let target = match cli.post_bytes {
+        Some(size) => loadgen::target::post(&cli.url, size, cli.chunk_bytes),
+        None => loadgen::target::parse(&cli.url),
+    }
+    .unwrap_or_else(|e| fail(&e));
     let config = Config {
         addr: target.addr,
         request: target.request,

@@ -1,4 +1,5 @@
-//! Turns a URL like `http://127.0.0.1:8080/json` into an address and a pre-rendered request.
+//! Turns a URL like `http://127.0.0.1:8080/json` into an address and a pre-rendered request:
+//! a `GET`, or a `POST` of a patterned body sent with Content-Length or chunked.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
@@ -30,6 +31,38 @@ pub fn parse(url: &str) -> Result<Target, String> {
     Ok(Target { addr, request })
 }
 
+/// A `POST` of `body_len` patterned bytes to `url`, framed by Content-Length, or with
+/// `chunk` as chunks of that many bytes (the last one shorter).
+pub fn post(url: &str, body_len: usize, chunk: Option<usize>) -> Result<Target, String> {
+    let get = parse(url)?;
+    let line_end = get.request.windows(2).position(|w| w == b"\r\n").unwrap_or(0);
+    let request_line = String::from_utf8_lossy(&get.request[..line_end]).replacen("GET ", "POST ", 1);
+    let host_and_end = &get.request[line_end..get.request.len() - 2];
+    let body: Vec<u8> = (0..body_len).map(|i| b'a' + (i % 26) as u8).collect();
+    let mut request = request_line.into_bytes();
+    request.extend_from_slice(host_and_end);
+    request.extend_from_slice(b"Content-Type: application/octet-stream\r\n");
+    match chunk {
+        None => {
+            request.extend_from_slice(format!("Content-Length: {body_len}\r\n\r\n").as_bytes());
+            request.extend_from_slice(&body);
+        }
+        Some(size) => {
+            request.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
+            for piece in body.chunks(size.max(1)) {
+                request.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+                request.extend_from_slice(piece);
+                request.extend_from_slice(b"\r\n");
+            }
+            request.extend_from_slice(b"0\r\n\r\n");
+        }
+    }
+    Ok(Target {
+        addr: get.addr,
+        request,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +80,20 @@ mod tests {
             b"GET / HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n"
         );
         assert!(parse("https://x").is_err());
+    }
+
+    #[test]
+    fn renders_posts_with_either_framing() {
+        let plain = post("http://127.0.0.1:9/payload", 3, None).unwrap();
+        assert_eq!(
+            plain.request,
+            b"POST /payload HTTP/1.1\r\nHost: 127.0.0.1:9\r\nContent-Type: application/octet-stream\r\nContent-Length: 3\r\n\r\nabc"
+        );
+        let chunked = post("http://127.0.0.1:9/payload", 5, Some(2)).unwrap();
+        assert!(
+            chunked
+                .request
+                .ends_with(b"Transfer-Encoding: chunked\r\n\r\n2\r\nab\r\n2\r\ncd\r\n1\r\ne\r\n0\r\n\r\n")
+        );
     }
 }

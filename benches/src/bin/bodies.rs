@@ -1,0 +1,78 @@
+//! `scripts/bodies.sh`: the large-body study (64 KiB and 1 MiB echoes, with Content-Length
+//! and chunked) over every contender in interleaved rounds. Writes `results/bodies.md` and
+//! `results/bodies.json`. Pinning and external servers work as for `cargo bench`.
+
+use std::time::Duration;
+
+use benches::bodies::{BodiesReport, Sample, WORKLOADS};
+use benches::machine::Machine;
+use benches::servers::{start_contenders, workspace_root};
+use benches::settings::Pinning;
+use benches::sweep::{self, Load};
+use clap::Parser;
+
+/// The large-body study: server CPU per request for 64 KiB and 1 MiB echoes.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Cli {
+    /// Rounds; the contender order rotates each round.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Seconds per point.
+    #[arg(long, default_value_t = 4.0)]
+    seconds: f64,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(message) = run(&cli) {
+        eprintln!("bodies: error: {message}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), String> {
+    let workspace = workspace_root();
+    let pinning = Pinning::from_env()?;
+    let servers = start_contenders(&workspace, &pinning)?;
+    let duration = Duration::from_secs_f64(cli.seconds);
+    let mut samples = Vec::new();
+    for round in 0..cli.rounds {
+        for workload in WORKLOADS {
+            for turn in 0..servers.len() {
+                let server = &servers[(turn + round) % servers.len()];
+                eprintln!(
+                    "bodies: round {} {} {}",
+                    round + 1,
+                    workload.name,
+                    server.contender.label
+                );
+                let load = Load {
+                    post: Some(workload.post),
+                    ..Load::new("echo", (workload.connections, 1), None, duration, &pinning)
+                };
+                let point = sweep::run_point(server, load)?;
+                samples.push(Sample {
+                    workload: workload.name,
+                    contender: point.contender,
+                    label: point.label,
+                    round,
+                    requests_per_sec: point.requests_per_sec,
+                    server_cpu_us_per_request: point.server_cpu_us_per_request,
+                    bottleneck: point.bottleneck,
+                });
+            }
+        }
+    }
+    drop(servers);
+    let report = BodiesReport {
+        machine: Machine::detect(),
+        pinning: pinning.describe(),
+        rounds: cli.rounds,
+        seconds_per_point: cli.seconds,
+        samples,
+    };
+    benches::bodies_report::write_all(&workspace.join("results"), &report)?;
+    println!("bodies written: results/bodies.md, results/bodies.json");
+    Ok(())
+}

@@ -1,0 +1,173 @@
+//! The large-body study: every contender echoes 64 KiB and 1 MiB bodies, each sent with
+//! Content-Length and chunked in 512-byte pieces, over rounds in which the contenders
+//! take turns (the order rotates each round, so no one always runs first). The measure
+//! is server CPU per request; the ratios are taken within a round, since only figures
+//! from the same period of this machine compare.
+
+use serde::Serialize;
+
+use crate::machine::Machine;
+use crate::sweep::Post;
+
+/// Bytes per chunk of the chunked workloads.
+pub const CHUNK: usize = 512;
+
+/// One body workload.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Workload {
+    pub name: &'static str,
+    pub post: Post,
+    pub connections: usize,
+}
+
+pub const WORKLOADS: [Workload; 4] = [
+    Workload {
+        name: "64 KiB echo",
+        post: Post {
+            bytes: 64 << 10,
+            chunk: None,
+        },
+        connections: 16,
+    },
+    Workload {
+        name: "64 KiB echo, chunked",
+        post: Post {
+            bytes: 64 << 10,
+            chunk: Some(CHUNK),
+        },
+        connections: 16,
+    },
+    Workload {
+        name: "1 MiB echo",
+        post: Post {
+            bytes: 1 << 20,
+            chunk: None,
+        },
+        connections: 4,
+    },
+    Workload {
+        name: "1 MiB echo, chunked",
+        post: Post {
+            bytes: 1 << 20,
+            chunk: Some(CHUNK),
+        },
+        connections: 4,
+    },
+];
+
+/// The contender whose ratios the study reports, and those it is compared with.
+pub const SUBJECT: &str = "io_uring";
+pub const BASELINES: [&str; 2] = ["tokio_hyper", "tokio_codec"];
+
+/// One contender's figures for one workload in one round.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sample {
+    pub workload: &'static str,
+    pub contender: String,
+    pub label: String,
+    pub round: usize,
+    pub requests_per_sec: f64,
+    pub server_cpu_us_per_request: Option<f64>,
+    pub bottleneck: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BodiesReport {
+    pub machine: Machine,
+    pub pinning: String,
+    pub rounds: usize,
+    pub seconds_per_point: f64,
+    pub samples: Vec<Sample>,
+}
+
+impl BodiesReport {
+    /// Server CPU µs per request of `contender` at `workload`, by round.
+    pub fn cpu(&self, workload: &str, contender: &str) -> Vec<Option<f64>> {
+        (0..self.rounds)
+            .map(|round| {
+                self.samples
+                    .iter()
+                    .find(|s| s.workload == workload && s.contender == contender && s.round == round)
+                    .and_then(|s| s.server_cpu_us_per_request)
+            })
+            .collect()
+    }
+
+    /// `a / b` per round, for the rounds where both were measured.
+    pub fn ratios(&self, (workload_a, a): (&str, &str), (workload_b, b): (&str, &str)) -> Vec<f64> {
+        let (a, b) = (self.cpu(workload_a, a), self.cpu(workload_b, b));
+        a.iter()
+            .zip(&b)
+            .filter_map(|(a, b)| Some(a.as_ref()? / b.as_ref()?))
+            .collect()
+    }
+
+    /// The contenders in the order they were first measured.
+    pub fn contenders(&self) -> Vec<(String, String)> {
+        let mut seen: Vec<(String, String)> = Vec::new();
+        for s in &self.samples {
+            if !seen.iter().any(|(id, _)| *id == s.contender) {
+                seen.push((s.contender.clone(), s.label.clone()));
+            }
+        }
+        seen
+    }
+}
+
+/// The middle value (the lower middle for an even count); `None` for no values.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len().saturating_sub(1) / 2).copied()
+}
+
+/// "0.84 (0.80-0.91)": the median and range of per-round ratios.
+pub fn spread(values: &[f64]) -> String {
+    let (Some(mid), Some(low), Some(high)) = (
+        median(values),
+        values.iter().copied().reduce(f64::min),
+        values.iter().copied().reduce(f64::max),
+    ) else {
+        return "n/a".into();
+    };
+    format!("{mid:.2} ({low:.2}-{high:.2})")
+}
+
+/// A difference smaller than this share is not claimed, whatever the rounds say.
+pub const CLAIM_FLOOR: f64 = 0.10;
+
+/// What the per-round ratios of the subject to a baseline say: a win or a loss only when
+/// every round agrees and by at least [`CLAIM_FLOOR`].
+pub fn verdict(ratios: &[f64]) -> &'static str {
+    let (Some(low), Some(high)) = (
+        ratios.iter().copied().reduce(f64::min),
+        ratios.iter().copied().reduce(f64::max),
+    ) else {
+        return "not measured";
+    };
+    if high <= 1.0 - CLAIM_FLOOR {
+        "io_uring_server wins in every round"
+    } else if low >= 1.0 + CLAIM_FLOOR {
+        "io_uring_server loses in every round"
+    } else {
+        "no difference of 10% that every round shows"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_follow_every_round() {
+        assert_eq!(verdict(&[0.8, 0.85]), "wins by 10%+ in every round");
+        assert_eq!(
+            verdict(&[0.8, 0.95]),
+            "wins in every round, by less than 10% in some"
+        );
+        assert_eq!(verdict(&[0.9, 1.1]), "inside the spread");
+        assert_eq!(verdict(&[1.05, 1.2]), "loses in every round");
+        assert_eq!(verdict(&[]), "not measured");
+        assert_eq!(spread(&[1.0, 0.5, 2.0]), "1.00 (0.50-2.00)");
+    }
+}
