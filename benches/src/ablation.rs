@@ -18,9 +18,11 @@ pub struct Step {
 }
 
 const NO_BATCH: [&str; 2] = ["--batch-wait-us", "0"];
+/// Whole provided buffers, and large bodies through the ring too.
+const CLASSIC_RING: [&str; 2] = ["--no-incremental-buffers", "--no-plain-body-recv"];
 
 /// The io_uring steps, each adding one feature to the one before, then the references.
-pub const STEPS: [Step; 9] = [
+pub const STEPS: [Step; 11] = [
     Step {
         name: "baseline: single accept, plain recv, COOP_TASKRUN",
         package: "io_uring_server",
@@ -47,20 +49,38 @@ pub const STEPS: [Step; 9] = [
     Step {
         name: "+ multishot recv with a buffer ring",
         package: "io_uring_server",
-        args: &["--no-defer-taskrun", NO_BATCH[0], NO_BATCH[1]],
-        mechanism: "One recv SQE per connection for its whole life, data lands in shared provided buffers instead of an 8 KiB buffer per connection.",
+        args: &[
+            CLASSIC_RING[0],
+            CLASSIC_RING[1],
+            "--no-defer-taskrun",
+            NO_BATCH[0],
+            NO_BATCH[1],
+        ],
+        mechanism: "One recv SQE per connection for its whole life, data lands in shared provided buffers (1024 x 8 KiB, one per completion) instead of an 8 KiB buffer per connection.",
     },
     Step {
         name: "+ SINGLE_ISSUER and DEFER_TASKRUN",
         package: "io_uring_server",
-        args: &[NO_BATCH[0], NO_BATCH[1]],
+        args: &[CLASSIC_RING[0], CLASSIC_RING[1], NO_BATCH[0], NO_BATCH[1]],
         mechanism: "Completion work is deferred until the thread waits for it, so it runs in batches and the kernel wakes the thread only when enough of it is ready.",
     },
     Step {
         name: "+ batched waits (min_wait 100 µs)",
         package: "io_uring_server",
+        args: &[CLASSIC_RING[0], CLASSIC_RING[1]],
+        mechanism: "Under load each io_uring_enter waits up to 100 µs for a batch of completions, trading a bounded delay for fewer wake-ups and syscalls.",
+    },
+    Step {
+        name: "+ incrementally consumed buffers (16 x 256 KiB)",
+        package: "io_uring_server",
+        args: &[CLASSIC_RING[1]],
+        mechanism: "Each completion takes only the bytes it received from a few large buffers, so receives pack into a small, cache-warm pool and a request that arrives whole is answered without a copy.",
+    },
+    Step {
+        name: "+ plain recv for large bodies",
+        package: "io_uring_server",
         args: &[],
-        mechanism: "Above ~30k req/s per thread each io_uring_enter waits up to 100 µs for a batch of completions, trading a bounded delay for fewer wake-ups and syscalls.",
+        mechanism: "A body of 64 KiB or more still to come goes straight into the connection's input; these loads send no bodies, so it should change nothing here (results/bodies.md measures it).",
     },
     Step {
         name: "+ registered files (direct descriptors)",
@@ -72,7 +92,7 @@ pub const STEPS: [Step; 9] = [
         name: "+ SQPOLL (replaces DEFER_TASKRUN)",
         package: "io_uring_server",
         args: &["--fixed-files", "--sqpoll"],
-        mechanism: "A kernel thread polls the submission queue so submitting needs no syscall; its CPU is counted, and here it shares the server's one CPU.",
+        mechanism: "A kernel thread polls the submission queue so submitting needs no syscall; its CPU is counted, and here it shares the server's one CPU. Buffers are consumed whole under SQPOLL.",
     },
     Step {
         name: "reference: tokio_server (codec)",

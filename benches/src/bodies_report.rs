@@ -4,12 +4,28 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::bodies::{BASELINES, BodiesReport, CHUNK, SUBJECT, WORKLOADS, median, spread, verdict};
+use crate::output::replace_between;
 
-pub fn write_all(results: &Path, report: &BodiesReport) -> Result<(), String> {
-    std::fs::create_dir_all(results).map_err(|e| e.to_string())?;
+pub const BEGIN: &str = "<!-- BEGIN BODIES: scripts/bodies.sh rewrites this section -->";
+pub const END: &str = "<!-- END BODIES -->";
+
+/// Writes `results/bodies.{md,json}` and the verdict tables into BENCHMARKS.md.
+pub fn write_all(workspace: &Path, report: &BodiesReport) -> Result<(), String> {
+    let results = workspace.join("results");
+    std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
     let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
     std::fs::write(results.join("bodies.json"), json + "\n").map_err(|e| e.to_string())?;
-    std::fs::write(results.join("bodies.md"), render(report)).map_err(|e| e.to_string())
+    let markdown = render(report);
+    std::fs::write(results.join("bodies.md"), &markdown).map_err(|e| e.to_string())?;
+    let summary = markdown
+        .split("\n## ")
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("\n### ")
+        .replacen("# Large bodies: server CPU per request\n\n", "", 1);
+    let path = workspace.join("BENCHMARKS.md");
+    let document = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    std::fs::write(&path, replace_between(&document, BEGIN, END, &summary)?).map_err(|e| e.to_string())
 }
 
 pub fn render(report: &BodiesReport) -> String {

@@ -18,7 +18,12 @@ pub enum Scenario {
     Throughput1000,
     Payload1K,
     Payload64K,
+    Payload64KChunked,
+    Payload1M,
 }
+
+/// Bytes per chunk of the chunked scenario.
+const CHUNK: usize = 512;
 
 /// Warm connections shared by the concurrent scenarios.
 pub const CONNECTIONS: usize = 50;
@@ -28,13 +33,15 @@ pub const CONNECTIONS: usize = 50;
 const CLIENT_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 impl Scenario {
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 8] = [
         Scenario::Single,
         Scenario::SingleCold,
         Scenario::Concurrent50,
         Scenario::Throughput1000,
         Scenario::Payload1K,
         Scenario::Payload64K,
+        Scenario::Payload64KChunked,
+        Scenario::Payload1M,
     ];
 
     pub fn name(self) -> &'static str {
@@ -45,6 +52,8 @@ impl Scenario {
             Scenario::Throughput1000 => "throughput_1000",
             Scenario::Payload1K => "payload_1KiB",
             Scenario::Payload64K => "payload_64KiB",
+            Scenario::Payload64KChunked => "payload_64KiB_chunked",
+            Scenario::Payload1M => "payload_1MiB",
         }
     }
 
@@ -60,6 +69,10 @@ impl Scenario {
             }
             Scenario::Payload1K => "`POST /payload` of 1 KiB echoed on a warm connection",
             Scenario::Payload64K => "`POST /payload` of 64 KiB echoed on a warm connection",
+            Scenario::Payload64KChunked => {
+                "`POST /payload` of 64 KiB sent chunked in 512-byte chunks, echoed on a warm connection"
+            }
+            Scenario::Payload1M => "`POST /payload` of 1 MiB echoed on a warm connection",
         }
     }
 
@@ -76,11 +89,14 @@ impl Scenario {
         self.requests_per_iteration() > 1
     }
 
-    fn payload_size(self) -> usize {
+    /// The echoed body: its size and, when sent chunked, the chunk size.
+    fn payload(self) -> Option<(usize, Option<usize>)> {
         match self {
-            Scenario::Payload1K => 1024,
-            Scenario::Payload64K => 64 * 1024,
-            _ => 0,
+            Scenario::Payload1K => Some((1 << 10, None)),
+            Scenario::Payload64K => Some((64 << 10, None)),
+            Scenario::Payload64KChunked => Some((64 << 10, Some(CHUNK))),
+            Scenario::Payload1M => Some((1 << 20, None)),
+            _ => None,
         }
     }
 }
@@ -90,7 +106,8 @@ pub struct Clients {
     warm: Client,
     cold: Client,
     base_url: String,
-    payloads: [Vec<u8>; 2],
+    /// The echo scenarios' bodies, by size.
+    payloads: Vec<Vec<u8>>,
     /// Requests completed (and checked), for CPU time per request.
     pub completed: AtomicU64,
 }
@@ -107,12 +124,16 @@ impl Clients {
             .pool_max_idle_per_host(0)
             .build()
             .map_err(|e| e.to_string())?;
-        let payload = |size: usize| (0..size).map(|i| (i % 251) as u8).collect();
+        let payloads = Scenario::ALL
+            .iter()
+            .filter_map(|s| s.payload())
+            .map(|(size, _)| (0..size).map(|i| (i % 251) as u8).collect())
+            .collect();
         Ok(Clients {
             warm,
             cold,
             base_url: base_url.to_string(),
-            payloads: [payload(1024), payload(64 * 1024)],
+            payloads,
             completed: AtomicU64::new(0),
         })
     }
@@ -144,7 +165,13 @@ impl Clients {
                 });
                 try_join_all(lanes).await.map(drop)
             }
-            Scenario::Payload1K | Scenario::Payload64K => self.echo(scenario.payload_size()).await,
+            Scenario::Payload1K
+            | Scenario::Payload64K
+            | Scenario::Payload64KChunked
+            | Scenario::Payload1M => {
+                let (size, chunk) = scenario.payload().expect("an echo scenario has a payload");
+                self.echo(size, chunk).await
+            }
         }
     }
 
@@ -159,16 +186,25 @@ impl Clients {
         check(status, &body, HELLO)
     }
 
-    async fn echo(&self, size: usize) -> Result<(), String> {
-        let payload = if size == 1024 {
-            &self.payloads[0]
-        } else {
-            &self.payloads[1]
+    async fn echo(&self, size: usize, chunk: Option<usize>) -> Result<(), String> {
+        let payload = self
+            .payloads
+            .iter()
+            .find(|p| p.len() == size)
+            .expect("a payload of every echo size");
+        let body = match chunk {
+            // Each stream item goes out as one chunk, so the server sees `chunk`-byte chunks.
+            Some(chunk) => {
+                let pieces: Vec<Result<Vec<u8>, std::io::Error>> =
+                    payload.chunks(chunk).map(|p| Ok(p.to_vec())).collect();
+                reqwest::Body::wrap_stream(futures::stream::iter(pieces))
+            }
+            None => reqwest::Body::from(payload.clone()),
         };
         let response = self
             .warm
             .post(format!("{}/payload", self.base_url))
-            .body(payload.clone())
+            .body(body)
             .send()
             .await
             .map_err(|e| format!("POST /payload: {e}"))?;

@@ -23,10 +23,11 @@ use crate::token::Kind;
 /// it started in does not count, so it lingers between 1 and 2 s. Default is 1.
 pub const LINGER_TICKS: u64 = 1;
 
-/// A body still to come of at least this many bytes is received straight into the input
-/// by plain recvs, instead of through the buffer ring and a copy; so is everything the
-/// connection sends until it next falls silent for a tick (its next large request then
-/// lands in the input whole, not in provided buffers that must be copied).
+/// A body still to come of at least this many bytes (or a partial request buffered this
+/// large, as a chunked body grows) is received straight into the input by plain recvs,
+/// instead of through the buffer ring and a copy; so is everything the connection sends
+/// until it next falls silent for a tick (its next large request then lands in the input
+/// whole, not in provided buffers that must be copied).
 pub const DIRECT_BODY_MIN: usize = 64 << 10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -283,6 +284,9 @@ impl Conn {
         } else {
             self.input.extend(data);
         }
+        // A request this large so far (a chunked body, or one past the ring's buffers):
+        // let its rest and what follows come straight into the input.
+        self.bulk |= self.input.len() >= DIRECT_BODY_MIN;
         answered + self.answer_within_cap()
     }
 

@@ -409,3 +409,24 @@ fn a_large_body_still_to_come_is_received_straight_into_the_input() {
     c.on_tick(4, TIMEOUTS);
     assert_eq!(c.input.allocated(), 0, "the large input buffer is freed");
 }
+
+#[test]
+fn a_large_chunked_body_is_received_straight_into_the_input_once_it_has_grown() {
+    let mut c = conn();
+    assert_eq!(ops(&mut c), [Op::Recv]);
+    let mut request = b"POST /payload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    for _ in 0..(DIRECT_BODY_MIN / 512 + 1) {
+        request.extend_from_slice(b"200\r\n");
+        request.extend_from_slice(&[b'z'; 512]);
+        request.extend_from_slice(b"\r\n");
+    }
+    let (head, rest) = request.split_at(1000);
+    c.on_data(head, 1);
+    assert_eq!(ops(&mut c), [], "small so far: the ring's recv stays");
+    assert_eq!(c.on_data(rest, 1), 0, "the body is not finished");
+    assert_eq!(
+        ops(&mut c),
+        [Op::CancelRecv],
+        "grown past the threshold: switch to plain recvs"
+    );
+}

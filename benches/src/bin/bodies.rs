@@ -1,6 +1,6 @@
 //! `scripts/bodies.sh`: the large-body study (64 KiB and 1 MiB echoes, with Content-Length
-//! and chunked) over every contender in interleaved rounds. Writes `results/bodies.md` and
-//! `results/bodies.json`. Pinning and external servers work as for `cargo bench`.
+//! and chunked) over every contender in interleaved rounds. Writes `results/bodies.md`,
+//! `results/bodies.json` and the large-body section of BENCHMARKS.md. Pinning and external servers work as for `cargo bench`.
 
 use std::time::Duration;
 
@@ -72,7 +72,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         seconds_per_point: cli.seconds,
         samples,
     };
-    benches::bodies_report::write_all(&workspace.join("results"), &report)?;
-    println!("bodies written: results/bodies.md, results/bodies.json");
+    benches::bodies_report::write_all(&workspace, &report)?;
+    println!("bodies written: results/bodies.md, results/bodies.json, BENCHMARKS.md");
     Ok(())
 }

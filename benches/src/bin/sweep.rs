@@ -50,7 +50,7 @@ fn run() -> Result<(), String> {
         run_all(
             load("closed", connections, 1, None),
             &mut points,
-            connections == 256,
+            connections == 1 || connections == 256,
         )?;
     }
     run_all(
