@@ -54,6 +54,17 @@ fn flush(conn: &mut Conn) -> Vec<u8> {
     }
 }
 
+/// A `POST /payload` of `body` with Content-Length.
+fn post(body: &[u8]) -> Vec<u8> {
+    let mut request = format!(
+        "POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(body);
+    request
+}
+
 fn responses(bytes: &[u8]) -> usize {
     bytes.windows(9).filter(|w| w == b"HTTP/1.1 ").count()
 }
@@ -303,12 +314,7 @@ fn only_a_keep_alive_answer_is_a_quiet_send() {
 #[test]
 fn received_bytes_are_answered_in_place_and_only_the_rest_is_kept() {
     let body = vec![b'x'; 70_000];
-    let mut post = format!(
-        "POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    post.extend_from_slice(&body);
+    let post = post(&body);
     let mut whole = post.clone();
     whole.extend_from_slice(GET);
     whole.extend_from_slice(&GET[..10]);
@@ -357,12 +363,7 @@ fn without_dates(bytes: &[u8]) -> Vec<u8> {
 #[test]
 fn a_large_body_still_to_come_is_received_straight_into_the_input() {
     let body = vec![b'y'; 200_000];
-    let mut post = format!(
-        "POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    post.extend_from_slice(&body);
+    let post = post(&body);
     let head_and_some = post.len() - body.len() + 10_000;
 
     let mut c = conn();
