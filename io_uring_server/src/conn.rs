@@ -170,8 +170,11 @@ impl Conn {
                 self.sent = 0;
             }
             Op::RecvInto => {
+                // Room for the rest of the body, but grown only as fast as bytes arrive,
+                // so a head alone cannot make the server allocate its whole body.
                 let body = self.input_needed.saturating_sub(self.input.len());
-                self.input.lend(self.plain_size().max(body));
+                let grown = body.min(self.input.len().max(DIRECT_BODY_MIN));
+                self.input.lend(self.plain_size().max(grown));
             }
             Op::Shutdown => self.phase = Phase::Lingering { since: now },
             _ => {}
@@ -278,16 +281,16 @@ impl Conn {
             let consumed;
             (consumed, answered) = self.serve(data);
             if self.phase == Phase::Open {
-                self.input.expect(self.input_needed);
                 self.input.extend(&data[consumed..]);
             }
         } else {
             self.input.extend(data);
         }
-        // A request this large so far (a chunked body, or one past the ring's buffers):
-        // let its rest and what follows come straight into the input.
+        let answered = answered + self.answer_within_cap();
+        // A partial request this large so far (a chunked body, or one past the ring's
+        // buffers): let its rest and what follows come straight into the input.
         self.bulk |= self.input.len() >= DIRECT_BODY_MIN;
-        answered + self.answer_within_cap()
+        answered
     }
 
     /// Input grew: close if it passed the cap, else answer what it can.

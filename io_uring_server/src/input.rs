@@ -9,12 +9,23 @@
 /// Room past which an emptied buffer is freed by [`Input::release_if_empty`].
 const KEEP_WHEN_EMPTY: usize = 64 << 10;
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Input {
     bytes: Vec<u8>,
     used: usize,
     /// A recv is writing `bytes[used..]`.
     lent: bool,
+}
+
+/// Shows sizes only: the room may be being written by the kernel.
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input")
+            .field("used", &self.used)
+            .field("allocated", &self.bytes.len())
+            .field("lent", &self.lent)
+            .finish()
+    }
 }
 
 impl Input {
@@ -59,12 +70,6 @@ impl Input {
         assert!(!self.lent, "input changed while a recv writes it");
         self.bytes.copy_within(n..self.used, 0);
         self.used -= n;
-    }
-
-    /// Makes room for `total` bytes of input in all, so a request whose size is known
-    /// grows the buffer once.
-    pub fn expect(&mut self, total: usize) {
-        self.bytes.reserve(total.saturating_sub(self.bytes.len()));
     }
 
     /// Drops everything.

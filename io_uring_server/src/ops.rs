@@ -44,7 +44,12 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
         (Op::Recv, RecvMode::OwnBuffer { .. }) => unreachable!("a plain-recv connection asks for RecvInto"),
         (Op::RecvInto, _) => {
             let room = conn.recv_room();
-            let entry = opcode::Recv::new(types::Fd(fd), room.as_mut_ptr(), room.len() as u32).build();
+            let entry = opcode::Recv::new(
+                types::Fd(fd),
+                room.as_mut_ptr(),
+                room.len().min(u32::MAX as usize) as u32,
+            )
+            .build();
             // SAFETY: the room is part of the connection's input buffer, lent until this
             // recv's completion is reported (`Conn::on_recv`); until then `Input` neither
             // grows, shrinks nor moves it (each such call asserts), and the connection is
