@@ -10,7 +10,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use conformance::ServerProcess;
+use server_kit::ServerProcess;
 
 use crate::affinity::CpuSet;
 use crate::settings::Pinning;

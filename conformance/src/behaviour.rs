@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use http_core::limits::SHUTDOWN_GRACE;
 
-use crate::server::ServerProcess;
 use crate::stuck_reader::{released_within, stuck_reader};
 use crate::wire::{Conn, probe};
+use server_kit::ServerProcess;
 
 /// The timeouts the suite's server runs with, short so the checks stay quick.
 pub const REQUEST_TIMEOUT_SECS: u64 = 2;

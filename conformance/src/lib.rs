@@ -5,14 +5,13 @@ pub mod behaviour;
 pub mod cases;
 pub mod large_bodies;
 pub mod robust;
-pub mod server;
 pub mod stress;
 pub mod stuck_reader;
 pub mod suite;
 pub mod tcp_table;
 pub mod wire;
 
-pub use server::ServerProcess;
+pub use server_kit::ServerProcess;
 pub use suite::Deviation;
 
 /// Runs every case and behaviour against `binary args`, then its graceful shutdown, and

@@ -8,9 +8,9 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::server::ServerProcess;
 use crate::stress::{expect_released, held_resources, rss_kib};
 use crate::wire::{Conn, probe};
+use server_kit::ServerProcess;
 
 /// Oversized requests get a 4xx or a close, never a 200, and the server keeps serving.
 pub fn oversized_requests(addr: SocketAddr) -> Vec<String> {

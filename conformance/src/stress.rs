@@ -6,9 +6,9 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::server::ServerProcess;
 use crate::tcp_table::held_connections;
 use crate::wire::{Conn, probe};
+use server_kit::ServerProcess;
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: stress\r\n\r\n";
 

@@ -11,7 +11,7 @@ use crate::event_loop::Worker;
 use crate::ops::{self, RecvMode};
 use crate::token::Kind;
 use http_core::Codec;
-use http_core::listener::LISTEN_BACKLOG;
+use server_kit::listener::LISTEN_BACKLOG;
 
 /// Table slots kept free for accepts already under way when accepting pauses.
 const ACCEPT_MARGIN: usize = 8;
