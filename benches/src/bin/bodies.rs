@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use benches::bodies::{BodiesReport, Sample, WORKLOADS};
+use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
 use benches::servers::{start_contenders, workspace_root};
 use benches::settings::Pinning;
-use benches::sweep::{self, Load};
 use clap::Parser;
 
 /// The large-body study: server CPU per request for 64 KiB and 1 MiB echoes.
@@ -49,9 +49,15 @@ fn run(cli: &Cli) -> Result<(), String> {
                 );
                 let load = Load {
                     post: Some(workload.post),
-                    ..Load::new("echo", (workload.connections, 1), None, duration, &pinning)
+                    ..Load::new(
+                        LoadKind::Echo,
+                        (workload.connections, 1),
+                        None,
+                        duration,
+                        &pinning,
+                    )
                 };
-                let point = sweep::run_point(server, load)?;
+                let point = load::run_point(server, load)?;
                 samples.push(Sample {
                     workload: workload.name,
                     contender: point.contender,
@@ -72,7 +78,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         seconds_per_point: cli.seconds,
         samples,
     };
-    benches::bodies_report::write_all(&workspace.join("results"), &report)?;
+    benches::bodies::report::write_all(&workspace.join("results"), &report)?;
     println!("bodies written: results/bodies.md, results/bodies.json");
     Ok(())
 }

@@ -23,6 +23,9 @@ pub enum Scenario {
 /// Warm connections shared by the concurrent scenarios.
 pub const CONNECTIONS: usize = 50;
 
+/// Requests in one iteration of the throughput scenario.
+pub const BATCH: usize = 1000;
+
 /// The client drops pooled connections idle this long, well before the servers' 60 s idle
 /// timeout closes them, so it never sends on a connection the server has just closed.
 const CLIENT_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
@@ -48,25 +51,28 @@ impl Scenario {
         }
     }
 
-    pub fn describe(self) -> &'static str {
+    pub fn describe(self) -> String {
         match self {
-            Scenario::Single => "one `GET /` on a warm keep-alive connection: round-trip latency",
-            Scenario::SingleCold => "connect, one `GET /`, close: what a new client pays",
-            Scenario::Concurrent50 => {
-                "50 `GET /` in flight at once on 50 warm connections; time is the whole batch (makespan)"
-            }
-            Scenario::Throughput1000 => {
-                "1000 `GET /` over 50 warm connections (20 each, back to back); time is the whole batch"
-            }
-            Scenario::Payload1K => "`POST /payload` of 1 KiB echoed on a warm connection",
-            Scenario::Payload64K => "`POST /payload` of 64 KiB echoed on a warm connection",
+            Scenario::Single => "one `GET /` on a warm keep-alive connection: round-trip latency".into(),
+            Scenario::SingleCold => "connect, one `GET /`, close: what a new client pays".into(),
+            Scenario::Concurrent50 => format!(
+                "{CONNECTIONS} `GET /` in flight at once on {CONNECTIONS} warm connections; time is the whole batch (makespan)"
+            ),
+            Scenario::Throughput1000 => format!(
+                "{BATCH} `GET /` over {CONNECTIONS} warm connections ({} each, back to back); time is the whole batch",
+                BATCH / CONNECTIONS
+            ),
+            Scenario::Payload1K | Scenario::Payload64K => format!(
+                "`POST /payload` of {} KiB echoed on a warm connection",
+                self.payload_size() >> 10
+            ),
         }
     }
 
     pub fn requests_per_iteration(self) -> u64 {
         match self {
-            Scenario::Concurrent50 => 50,
-            Scenario::Throughput1000 => 1000,
+            Scenario::Concurrent50 => CONNECTIONS as u64,
+            Scenario::Throughput1000 => BATCH as u64,
             _ => 1,
         }
     }
@@ -112,7 +118,7 @@ impl Clients {
             warm,
             cold,
             base_url: base_url.to_string(),
-            payloads: [payload(1024), payload(64 * 1024)],
+            payloads: [Scenario::Payload1K, Scenario::Payload64K].map(|s| payload(s.payload_size())),
             completed: AtomicU64::new(0),
         })
     }
@@ -135,7 +141,7 @@ impl Clients {
                 .await
                 .map(drop),
             Scenario::Throughput1000 => {
-                let per_connection = 1000 / CONNECTIONS;
+                let per_connection = BATCH / CONNECTIONS;
                 let lanes = (0..CONNECTIONS).map(|_| async move {
                     for _ in 0..per_connection {
                         self.get(&self.warm).await?;
@@ -160,7 +166,7 @@ impl Clients {
     }
 
     async fn echo(&self, size: usize) -> Result<(), String> {
-        let payload = if size == 1024 {
+        let payload = if size == Scenario::Payload1K.payload_size() {
             &self.payloads[0]
         } else {
             &self.payloads[1]
