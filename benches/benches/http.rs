@@ -12,7 +12,7 @@ use benches::cargo_bench::scenario::{Clients, Scenario, time_iterations};
 use benches::cargo_bench::{estimates, output};
 use benches::cpu::{Spent, measure};
 use benches::machine::Machine;
-use benches::servers::{CONTENDERS, start_contenders, workspace_root};
+use benches::servers::{CONTENDERS, Lineup};
 use benches::settings::{Pinning, Timing};
 use benches::usage::Usage;
 use criterion::{Criterion, Throughput};
@@ -25,17 +25,16 @@ struct Measured {
 }
 
 fn main() {
-    if let Err(message) = run() {
-        eprintln!("cargo bench: error: {message}");
-        std::process::exit(1);
-    }
+    benches::tool::exit_on_error("cargo bench", run);
 }
 
 fn run() -> Result<(), String> {
-    let workspace = workspace_root();
     let timing = Timing::from_env();
-    let pinning = Pinning::from_env()?;
-    let servers = start_contenders(&workspace, &pinning)?;
+    let Lineup {
+        workspace,
+        pinning,
+        servers,
+    } = Lineup::start(&CONTENDERS)?;
     let client_cpus = pinning.client_cpus();
     // On one client CPU a current-thread runtime runs the requests and their connection
     // tasks on one thread, without cross-thread wake-ups inside the client.

@@ -13,6 +13,7 @@ pub mod machine;
 pub mod perf;
 pub mod servers;
 pub mod settings;
+pub mod tool;
 pub mod usage;
 
 pub mod ablation;

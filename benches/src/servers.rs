@@ -130,20 +130,33 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Pins this process to the client CPUs and starts every one of [`CONTENDERS`] pinned to
-/// the server CPUs.
-pub fn start_contenders(workspace: &Path, pinning: &Pinning) -> Result<Vec<Server>, String> {
-    pinning.pin_client()?;
-    start_all(workspace, &CONTENDERS, pinning)
+/// A run's servers, started pinned, with the workspace the run writes into and the pinning
+/// its client keeps to.
+pub struct Lineup {
+    pub workspace: PathBuf,
+    pub pinning: Pinning,
+    pub servers: Vec<Server>,
+}
+
+impl Lineup {
+    /// Reads the pinning from the environment, pins this thread (the client) to the client
+    /// CPUs, then builds and starts `contenders` pinned to the server CPUs.
+    pub fn start(contenders: &[Contender]) -> Result<Lineup, String> {
+        let workspace = workspace_root();
+        let pinning = Pinning::from_env()?;
+        pinning.pin_client()?;
+        let servers = start_all(&workspace, contenders, &pinning)?;
+        Ok(Lineup {
+            workspace,
+            pinning,
+            servers,
+        })
+    }
 }
 
 /// Builds the servers (unless every contender is an external server) and starts each of
 /// `contenders` pinned to the server CPUs, in order.
-pub fn start_all(
-    workspace: &Path,
-    contenders: &[Contender],
-    pinning: &Pinning,
-) -> Result<Vec<Server>, String> {
+fn start_all(workspace: &Path, contenders: &[Contender], pinning: &Pinning) -> Result<Vec<Server>, String> {
     let external = contenders
         .iter()
         .all(|c| c.url_env.is_some_and(|name| std::env::var(name).is_ok()));

@@ -8,7 +8,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::stress::{expect_released, held_resources, rss_kib};
+use crate::stress::{expect_all_ok, expect_released, held_resources, rss_kib};
 use crate::wire::{Conn, probe};
 use server_kit::ServerProcess;
 
@@ -149,14 +149,7 @@ pub fn descriptor_exhaustion(binary: &str, args: &[&str], limit: u64) -> Result<
         ));
     }
     drop(answered);
-    for (i, conn) in waiting.iter_mut().enumerate() {
-        let response = conn
-            .response(false)
-            .map_err(|e| format!("waiting connection {i} never answered: {e}"))?;
-        if response.status != 200 {
-            return Err(format!("waiting connection {i} got {}", response.status));
-        }
-    }
+    expect_all_ok(&mut waiting, "waiting connection")?;
     drop(waiting);
     std::thread::sleep(Duration::from_millis(300));
     probe(server.addr())

@@ -79,12 +79,19 @@ pub fn simultaneous_connections(addr: SocketAddr, count: usize) -> Result<(), St
     for conn in &mut conns {
         conn.send(GET).map_err(|e| format!("send: {e}"))?;
     }
+    expect_all_ok(&mut conns, "connection")
+}
+
+/// Reads the next answer on each of `conns`, each of which must be a 200; `name` says
+/// what the connections are in a failure's message.
+pub fn expect_all_ok(conns: &mut [Conn], name: &str) -> Result<(), String> {
+    let count = conns.len();
     for (i, conn) in conns.iter_mut().enumerate() {
         let response = conn
             .response(false)
-            .map_err(|e| format!("connection {i} of {count}: {e}"))?;
+            .map_err(|e| format!("{name} {i} of {count}: {e}"))?;
         if response.status != 200 {
-            return Err(format!("connection {i}: status {}", response.status));
+            return Err(format!("{name} {i} of {count}: status {}", response.status));
         }
     }
     Ok(())

@@ -21,7 +21,6 @@ mod timer;
 mod token;
 mod worker;
 
-use clap::Parser;
 use server_kit::{StartupError, Workers};
 
 use crate::config::Cli;
@@ -29,15 +28,11 @@ use crate::config::Cli;
 const PROGRAM: &str = "io_uring_server";
 
 fn main() {
-    server_kit::log::set_program(PROGRAM);
+    let cli: Cli = server_kit::args::parse(PROGRAM, Cli::validate);
     std::panic::set_hook(Box::new(|info| {
         server_kit::log!("internal error: {info}; exiting");
         std::process::exit(70);
     }));
-    let cli = Cli::parse();
-    if let Err(message) = cli.validate() {
-        StartupError::from(message).exit();
-    }
     let threads = cli.common.threads();
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());

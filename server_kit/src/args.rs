@@ -4,7 +4,21 @@
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
+use clap::Parser;
 use http_core::limits::{self, Limits};
+
+use crate::StartupError;
+
+/// Names the program for log lines, parses its flags (clap exits with status 2 on a bad
+/// one), and exits with status 2 naming the flag if `validate` rejects them.
+pub fn parse<C: Parser>(program: &'static str, validate: impl FnOnce(&C) -> Result<(), String>) -> C {
+    crate::log::set_program(program);
+    let cli = C::parse();
+    if let Err(message) = validate(&cli) {
+        StartupError::from(message).exit();
+    }
+    cli
+}
 
 /// Flags common to all servers; each server flattens this into its own parser.
 #[derive(clap::Args, Debug, Clone)]

@@ -7,7 +7,6 @@ mod codec_engine;
 mod hyper_engine;
 mod server;
 
-use clap::Parser;
 use server_kit::{Settings, StartupError};
 
 use crate::cli::{Cli, Engine};
@@ -15,11 +14,7 @@ use crate::cli::{Cli, Engine};
 const PROGRAM: &str = "tokio_server";
 
 fn main() {
-    server_kit::log::set_program(PROGRAM);
-    let cli = Cli::parse();
-    if let Err(message) = cli.common.validate() {
-        StartupError::from(message).exit();
-    }
+    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
     let threads = cli.common.threads();
     // One thread: tokio's current-thread scheduler, which skips the multi-thread one's
     // work-stealing queues and cross-thread wake-ups (the io_uring servers are thread per

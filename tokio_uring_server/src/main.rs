@@ -10,7 +10,7 @@ mod worker;
 use std::net::SocketAddr;
 
 use clap::Parser;
-use server_kit::{CommonArgs, Settings, StartupError, Workers};
+use server_kit::{CommonArgs, Settings, Workers};
 
 const PROGRAM: &str = "tokio_uring_server";
 
@@ -27,11 +27,7 @@ struct Cli {
 }
 
 fn main() {
-    server_kit::log::set_program(PROGRAM);
-    let cli = Cli::parse();
-    if let Err(message) = cli.common.validate() {
-        StartupError::from(message).exit();
-    }
+    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
     let threads = cli.common.threads();
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());

@@ -13,8 +13,7 @@ use benches::cargo_bench::output::replace_between;
 use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
 use benches::perf::SyscallCounter;
-use benches::servers::{Contender, start_all, workspace_root};
-use benches::settings::Pinning;
+use benches::servers::{Contender, Lineup, workspace_root};
 use benches::sweep::{DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, PIPELINE_DEPTH};
 use clap::Parser;
 
@@ -41,16 +40,12 @@ struct Cli {
 }
 
 fn main() {
-    let cli = Cli::parse();
-    if let Err(message) = run(&cli) {
-        eprintln!("ablation: error: {message}");
-        std::process::exit(1);
-    }
+    benches::tool::main("ablation", run);
 }
 
-fn run(cli: &Cli) -> Result<(), String> {
-    let workspace = workspace_root();
+fn run(cli: Cli) -> Result<(), String> {
     if cli.render {
+        let workspace = workspace_root();
         let path = workspace.join("results/ablation.json");
         let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let report: AblationReport =
@@ -58,21 +53,20 @@ fn run(cli: &Cli) -> Result<(), String> {
         return write(&workspace, &report, false);
     }
     let (seconds, rounds, rate) = (cli.seconds, cli.rounds, cli.rate);
-    let pinning = Pinning::from_env()?;
-    pinning.pin_client()?;
     let contenders: Vec<Contender> = STEPS.iter().map(|step| step.contender).collect();
-    let servers = start_all(&workspace, &contenders, &pinning)?;
+    let lineup = Lineup::start(&contenders)?;
     let duration = Duration::from_secs_f64(seconds);
-    let load =
-        |kind, connections, depth, rate| Load::new(kind, (connections, depth), rate, duration, &pinning);
+    let load = |kind, connections, depth, rate| {
+        Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
+    };
     let closed = load(LoadKind::Closed, DETAIL_CONNECTIONS, 1, None);
     let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
     let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, Some(rate));
 
-    let mut samples = vec![Vec::<Sample>::new(); servers.len()];
+    let mut samples = vec![Vec::<Sample>::new(); lineup.servers.len()];
     for round in 1..=rounds {
-        let mut this_round = vec![Sample::default(); servers.len()];
-        for (i, server) in servers.iter().enumerate() {
+        let mut this_round = vec![Sample::default(); lineup.servers.len()];
+        for (i, server) in lineup.servers.iter().enumerate() {
             eprintln!(
                 "ablation: round {round}/{rounds} closed: {}",
                 server.contender.label
@@ -85,7 +79,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             this_round[i].syscalls_per_request = syscalls.map(|n| n as f64 / point.requests.max(1) as f64);
             settle();
         }
-        for (i, server) in servers.iter().enumerate() {
+        for (i, server) in lineup.servers.iter().enumerate() {
             eprintln!(
                 "ablation: round {round}/{rounds} pipelined: {}",
                 server.contender.label
@@ -95,7 +89,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             this_round[i].pipelined_cpu_us = point.server_cpu_us_per_request;
             settle();
         }
-        for (i, server) in servers.iter().enumerate() {
+        for (i, server) in lineup.servers.iter().enumerate() {
             eprintln!(
                 "ablation: round {round}/{rounds} open loop: {}",
                 server.contender.label
@@ -107,11 +101,11 @@ fn run(cli: &Cli) -> Result<(), String> {
             all.push(sample);
         }
     }
-    drop(servers);
+    drop(lineup.servers);
 
     let report = AblationReport {
         machine: Machine::detect(),
-        pinning: pinning.describe(),
+        pinning: lineup.pinning.describe(),
         seconds_per_point: seconds,
         connections: DETAIL_CONNECTIONS,
         depth: PIPELINE_DEPTH,
@@ -127,7 +121,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             })
             .collect(),
     };
-    write(&workspace, &report, true)?;
+    write(&lineup.workspace, &report, true)?;
     println!("ablation written: results/ablation.md, results/ablation.json, BENCHMARKS.md");
     Ok(())
 }

@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use benches::load::{self, Load, LoadKind, Point};
 use benches::machine::Machine;
-use benches::servers::{Server, start_contenders, workspace_root};
-use benches::settings::Pinning;
+use benches::servers::{CONTENDERS, Lineup, Server};
 use benches::sweep::{
     self, CONNECTIONS, DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, OPEN_LOOP_SHARES, PIPELINE_DEPTH,
     SweepReport,
@@ -26,29 +25,30 @@ struct Cli {
 }
 
 fn main() {
-    let cli = Cli::parse();
-    if let Err(message) = run(&cli) {
-        eprintln!("sweep: error: {message}");
-        std::process::exit(1);
-    }
+    benches::tool::main("sweep", run);
 }
 
-fn run(cli: &Cli) -> Result<(), String> {
-    let workspace = workspace_root();
-    let pinning = Pinning::from_env()?;
-    let servers = start_contenders(&workspace, &pinning)?;
+fn run(cli: Cli) -> Result<(), String> {
+    let lineup = Lineup::start(&CONTENDERS)?;
     let duration = Duration::from_secs_f64(cli.seconds);
-    let load =
-        |kind, connections, depth, rate| Load::new(kind, (connections, depth), rate, duration, &pinning);
+    let load = |kind, connections, depth, rate| {
+        Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
+    };
 
     let mut points: Vec<Point> = Vec::new();
     for connections in CONNECTIONS {
         let closed = load(LoadKind::Closed, connections, 1, None);
-        run_all(&servers, closed, &mut points, connections == DETAIL_CONNECTIONS)?;
+        run_all(
+            &lineup.servers,
+            closed,
+            &mut points,
+            connections == DETAIL_CONNECTIONS,
+        )?;
     }
     let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
-    run_all(&servers, pipelined, &mut points, true)?;
-    let slowest_peak = servers
+    run_all(&lineup.servers, pipelined, &mut points, true)?;
+    let slowest_peak = lineup
+        .servers
         .iter()
         .map(|s| {
             points
@@ -61,17 +61,17 @@ fn run(cli: &Cli) -> Result<(), String> {
     for share in OPEN_LOOP_SHARES {
         let rate = Some((slowest_peak * share).round());
         let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, rate);
-        run_all(&servers, open, &mut points, false)?;
+        run_all(&lineup.servers, open, &mut points, false)?;
     }
-    drop(servers);
+    drop(lineup.servers);
     let report = SweepReport {
         machine: Machine::detect(),
-        pinning: pinning.describe(),
+        pinning: lineup.pinning.describe(),
         seconds_per_point: cli.seconds,
         slowest_peak,
         points,
     };
-    sweep::report::write_all(&workspace.join("results"), &report)?;
+    sweep::report::write_all(&lineup.workspace.join("results"), &report)?;
     println!("sweep written: results/sweep.md, results/sweep.json, results/sweep_*.svg");
     Ok(())
 }
