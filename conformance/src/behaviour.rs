@@ -84,9 +84,10 @@ fn closed_after(addr: SocketAddr, bytes: &[u8], limit: Duration) -> Result<(), S
     conn.expect_close(limit + Duration::from_secs(3))?;
     let waited = start.elapsed();
     let early = limit.saturating_sub(Duration::from_millis(600));
-    match waited >= early {
-        true => Ok(()),
-        false => Err(format!("closed after {waited:?}, before the {limit:?} timeout")),
+    if waited >= early {
+        Ok(())
+    } else {
+        Err(format!("closed after {waited:?}, before the {limit:?} timeout"))
     }
 }
 

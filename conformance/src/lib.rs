@@ -1,5 +1,6 @@
-//! Conformance kit: starts a server binary on port 0 and checks the whole http_core
-//! contract over raw TCP. A server joins with one test that calls [`check_server`].
+//! Conformance kit: starts a server binary on port 0 (a `server_kit::ServerProcess`) and
+//! checks the whole http_core contract over raw TCP, then stresses and attacks it. A
+//! server joins with one test that calls [`check_server`].
 
 pub mod behaviour;
 pub mod cases;

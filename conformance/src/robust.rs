@@ -88,11 +88,12 @@ pub fn slowloris(addr: SocketAddr, crowd: usize, seconds: u64) -> Result<(), Str
         std::thread::sleep(Duration::from_millis(100));
     }
     drop(trickle.join());
-    match slowest < Duration::from_secs(1) {
-        true => Ok(()),
-        false => Err(format!(
+    if slowest < Duration::from_secs(1) {
+        Ok(())
+    } else {
+        Err(format!(
             "a fresh request took {slowest:?} while {crowd} clients trickled"
-        )),
+        ))
     }
 }
 

@@ -180,12 +180,13 @@ pub fn large_echo_to_slow_reader(addr: SocketAddr, size: usize) -> Result<(), St
         .position(|w| w == b"\r\n\r\n")
         .ok_or("no head")?
         + 4;
-    match received[body_start..] == body[..] {
-        true => Ok(()),
-        false => Err(format!(
+    if received[body_start..] == body[..] {
+        Ok(())
+    } else {
+        Err(format!(
             "echo differs: {} bytes back for {size}",
             received.len() - body_start
-        )),
+        ))
     }
 }
 
@@ -208,11 +209,12 @@ pub fn never_reading_client(server: &ServerProcess, limit_kib: u64) -> Result<u6
     }
     probe(server.addr()).map_err(|e| format!("others not served while one client never reads: {e}"))?;
     let growth = rss_kib(server.pid())?.saturating_sub(before);
-    match growth <= limit_kib {
-        true => Ok(growth),
-        false => Err(format!(
+    if growth <= limit_kib {
+        Ok(growth)
+    } else {
+        Err(format!(
             "RSS grew {growth} KiB (limit {limit_kib}) after {written} bytes unread"
-        )),
+        ))
     }
 }
 

@@ -59,3 +59,27 @@ impl Transport for Uring<'_> {
         self.read().await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::{AsRawFd, BorrowedFd};
+
+    /// No setsockopt per connection: sockets accepted through tokio-uring (io_uring's
+    /// accept) inherit TCP_NODELAY from the listener group, as `server_kit::listener` says.
+    #[test]
+    fn accepted_connections_have_tcp_nodelay() {
+        let mut group = server_kit::listener::bind_group("127.0.0.1:0".parse().unwrap(), 1).unwrap();
+        let listener = group.remove(0);
+        let addr = listener.local_addr().unwrap();
+        tokio_uring::start(async move {
+            let listener = tokio_uring::net::TcpListener::from_std(listener);
+            let _client = std::net::TcpStream::connect(addr).unwrap();
+            let (stream, _) = listener.accept().await.unwrap();
+            // SAFETY: the descriptor belongs to `stream`, which stays open for the whole
+            // borrow; only a duplicate (its own descriptor) outlives the statement.
+            let accepted = unsafe { BorrowedFd::borrow_raw(stream.as_raw_fd()) };
+            let accepted = std::net::TcpStream::from(accepted.try_clone_to_owned().unwrap());
+            assert!(accepted.nodelay().unwrap(), "TCP_NODELAY was not inherited");
+        });
+    }
+}
