@@ -81,8 +81,8 @@ impl Worker {
             let id = self.conns.insert(conn);
             self.drive(id);
         } else if !transient {
-            eprintln!(
-                "io_uring_server: accept: {}; retrying in a second",
+            server_kit::log!(
+                "accept: {}; retrying in a second",
                 std::io::Error::from_raw_os_error(-result)
             );
         }
