@@ -4,9 +4,10 @@
 # connections), 16-deep pipelining and an open loop at a fixed rate. Writes
 # results/ablation.md, results/ablation.json and the ablation section of BENCHMARKS.md.
 #   scripts/ablation.sh
-#   ABLATION_SECONDS=2 ABLATION_ROUNDS=1 scripts/ablation.sh   # a quick look
-#   ABLATION_RATE=60000 scripts/ablation.sh                    # another fixed rate
-#   scripts/ablation.sh --render     # re-render results/ablation.md from its json
+#   scripts/ablation.sh --seconds 2 --rounds 1   # a quick look (or ABLATION_SECONDS, ABLATION_ROUNDS)
+#   scripts/ablation.sh --rate 60000             # another fixed rate (or ABLATION_RATE)
+#   scripts/ablation.sh --render                 # re-render results/ablation.md from its json
+#   scripts/ablation.sh --help
 # perf (apt-get install linux-perf) adds syscalls per request; without it they are n/a.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,8 +3,9 @@
 # pipelining, and an open loop at fixed rates, with server CPU, RSS and syscalls per
 # request. Writes results/sweep.md, results/sweep.json and results/sweep_*.svg.
 #   scripts/sweep.sh                  # 5 s per point
-#   SWEEP_SECONDS=2 scripts/sweep.sh  # a quicker look
+#   scripts/sweep.sh --seconds 2      # a quicker look (or SWEEP_SECONDS=2)
+#   scripts/sweep.sh --help
 # perf (apt-get install linux-perf) adds syscalls per request; without it they are n/a.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo run --release -q -p benches --bin sweep
+exec cargo run --release -q -p benches --bin sweep -- "$@"

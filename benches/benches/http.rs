@@ -7,14 +7,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use benches::affinity::CpuSet;
+use benches::cargo_bench::report::{Report, Row, RunInfo, ScenarioReport};
+use benches::cargo_bench::scenario::{Clients, Scenario, time_iterations};
+use benches::cargo_bench::{estimates, output};
 use benches::cpu::{Spent, measure};
 use benches::machine::Machine;
-use benches::report::{Report, Row, RunInfo, ScenarioReport, Usage};
-use benches::scenario::{Clients, Scenario, time_iterations};
-use benches::servers::{CONTENDERS, start_contenders, workspace_root};
+use benches::servers::{CONTENDERS, Lineup};
 use benches::settings::{Pinning, Timing};
-use benches::{estimates, output};
+use benches::usage::Usage;
 use criterion::{Criterion, Throughput};
 
 /// What was measured around one contender's run of one scenario.
@@ -25,21 +25,17 @@ struct Measured {
 }
 
 fn main() {
-    if let Err(message) = run() {
-        eprintln!("cargo bench: error: {message}");
-        std::process::exit(1);
-    }
+    benches::tool::exit_on_error("cargo bench", run);
 }
 
 fn run() -> Result<(), String> {
-    let workspace = workspace_root();
     let timing = Timing::from_env();
-    let pinning = Pinning::from_env()?;
-    let servers = start_contenders(&workspace, &pinning)?;
-    let client_cpus = pinning
-        .client
-        .as_ref()
-        .map_or_else(|| CpuSet::current().0.len(), |set| set.0.len());
+    let Lineup {
+        workspace,
+        pinning,
+        servers,
+    } = Lineup::start(&CONTENDERS)?;
+    let client_cpus = pinning.client_cpus();
     // On one client CPU a current-thread runtime runs the requests and their connection
     // tasks on one thread, without cross-thread wake-ups inside the client.
     let runtime = match client_cpus {
@@ -105,7 +101,7 @@ fn run() -> Result<(), String> {
                 wall_s: spent.wall.as_secs_f64(),
                 server_cpu_s: spent.server.map(|d| d.as_secs_f64()),
                 client_cpu_s: spent.client.as_secs_f64(),
-                server_cpus: pinning.server.as_ref().map_or(1, |s| s.0.len()),
+                server_cpus: pinning.server_cpus(),
                 client_cpus,
             };
             measured.push(Measured {
@@ -169,7 +165,7 @@ fn build_report(
                 .collect::<Result<Vec<_>, String>>()?;
             Ok(ScenarioReport {
                 name: scenario.name().into(),
-                description: scenario.describe().into(),
+                description: scenario.describe(),
                 requests_per_iteration: scenario.requests_per_iteration(),
                 throughput: scenario.reports_throughput(),
                 rows,

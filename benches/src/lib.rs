@@ -1,20 +1,22 @@
-//! The benchmark crate's machinery: starting pinned servers, checked HTTP clients, CPU
-//! accounting, criterion's estimates, and the generated report. `benches/http.rs` is the
-//! criterion entry point that ties them together.
+//! Measuring the servers against each other. One folder per tool: `cargo_bench` (the
+//! criterion scenarios and their report, run by `benches/http.rs`), `sweep`, `ablation`
+//! and `bodies` (the long-running studies, run by `src/bin/*` through `scripts/*.sh`).
+//! What they share sits beside them: the [`servers::CONTENDERS`] and how they are
+//! started pinned, a [`load::Load`] measured into a [`load::Point`], CPU accounting and
+//! the machine description.
 
-pub mod ablation;
 pub mod affinity;
-pub mod bodies;
-pub mod bodies_report;
 pub mod cpu;
-pub mod estimates;
+pub mod format;
+pub mod load;
 pub mod machine;
-pub mod output;
 pub mod perf;
-pub mod report;
-pub mod scenario;
 pub mod servers;
 pub mod settings;
+pub mod tool;
+pub mod usage;
+
+pub mod ablation;
+pub mod bodies;
+pub mod cargo_bench;
 pub mod sweep;
-pub mod sweep_ratios;
-pub mod sweep_report;

@@ -10,12 +10,12 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use conformance::ServerProcess;
+use server_kit::ServerProcess;
 
 use crate::affinity::CpuSet;
 use crate::settings::Pinning;
 
-/// One server configuration under test.
+/// One server configuration under test: a binary and its flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Contender {
     /// Stable id used in benchmark names and JSON.
@@ -24,40 +24,46 @@ pub struct Contender {
     pub label: &'static str,
     pub package: &'static str,
     pub args: &'static [&'static str],
-    /// Set this variable to a base URL to bench a server you started yourself.
-    pub url_env: &'static str,
+    /// Set this variable to a base URL to bench a server you started yourself; `None`:
+    /// always started here.
+    pub url_env: Option<&'static str>,
 }
 
-pub const CONTENDERS: [Contender; 4] = [
-    Contender {
-        id: "tokio_hyper",
-        label: "tokio_server (hyper)",
-        package: "tokio_server",
-        args: &["--engine", "hyper"],
-        url_env: "BENCH_TOKIO_URL",
-    },
-    Contender {
-        id: "tokio_codec",
-        label: "tokio_server (codec)",
-        package: "tokio_server",
-        args: &["--engine", "codec"],
-        url_env: "BENCH_TOKIO_CODEC_URL",
-    },
-    Contender {
-        id: "io_uring",
-        label: "io_uring_server",
-        package: "io_uring_server",
-        args: &[],
-        url_env: "BENCH_URING_URL",
-    },
-    Contender {
-        id: "tokio_uring",
-        label: "tokio_uring_server",
-        package: "tokio_uring_server",
-        args: &[],
-        url_env: "BENCH_TOKIO_URING_URL",
-    },
-];
+pub const TOKIO_HYPER: Contender = Contender {
+    id: "tokio_hyper",
+    label: "tokio_server (hyper)",
+    package: "tokio_server",
+    args: &["--engine", "hyper"],
+    url_env: Some("BENCH_TOKIO_URL"),
+};
+
+pub const TOKIO_CODEC: Contender = Contender {
+    id: "tokio_codec",
+    label: "tokio_server (codec)",
+    package: "tokio_server",
+    args: &["--engine", "codec"],
+    url_env: Some("BENCH_TOKIO_CODEC_URL"),
+};
+
+pub const IO_URING: Contender = Contender {
+    id: "io_uring",
+    label: "io_uring_server",
+    package: "io_uring_server",
+    args: &[],
+    url_env: Some("BENCH_URING_URL"),
+};
+
+pub const TOKIO_URING: Contender = Contender {
+    id: "tokio_uring",
+    label: "tokio_uring_server",
+    package: "tokio_uring_server",
+    args: &[],
+    url_env: Some("BENCH_TOKIO_URING_URL"),
+};
+
+/// The contenders of `cargo bench`, the sweep and the large-body study, in report order.
+/// The ablation's rows are contenders too (io_uring_server with flags, see `ablation`).
+pub const CONTENDERS: [Contender; 4] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING];
 
 /// A server being benchmarked: started by us (with a pid to measure) or external.
 pub struct Server {
@@ -79,7 +85,7 @@ impl Server {
         binaries: &HashMap<String, PathBuf>,
         cpus: Option<&CpuSet>,
     ) -> Result<Server, String> {
-        if let Ok(url) = std::env::var(contender.url_env) {
+        if let Some(url) = contender.url_env.and_then(|name| std::env::var(name).ok()) {
             let base_url = url.trim_end_matches('/').to_string();
             return Ok(Server {
                 contender,
@@ -124,28 +130,50 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Pins this process to the client CPUs, builds the servers (unless every contender is an
-/// external server) and starts every contender pinned to the server CPUs.
-pub fn start_contenders(workspace: &Path, pinning: &Pinning) -> Result<Vec<Server>, String> {
-    if let Some(client) = &pinning.client {
-        client
-            .pin_current_thread()
-            .map_err(|e| format!("cannot pin the client to CPU {client}: {e}"))?;
+/// A run's servers, started pinned, with the workspace the run writes into and the pinning
+/// its client keeps to.
+pub struct Lineup {
+    pub workspace: PathBuf,
+    pub pinning: Pinning,
+    pub servers: Vec<Server>,
+}
+
+impl Lineup {
+    /// Reads the pinning from the environment, pins this thread (the client) to the client
+    /// CPUs, then builds and starts `contenders` pinned to the server CPUs.
+    pub fn start(contenders: &[Contender]) -> Result<Lineup, String> {
+        let workspace = workspace_root();
+        let pinning = Pinning::from_env()?;
+        pinning.pin_client()?;
+        let servers = start_all(&workspace, contenders, &pinning)?;
+        Ok(Lineup {
+            workspace,
+            pinning,
+            servers,
+        })
     }
-    let external = CONTENDERS.iter().all(|c| std::env::var(c.url_env).is_ok());
+}
+
+/// Builds the servers (unless every contender is an external server) and starts each of
+/// `contenders` pinned to the server CPUs, in order.
+fn start_all(workspace: &Path, contenders: &[Contender], pinning: &Pinning) -> Result<Vec<Server>, String> {
+    let external = contenders
+        .iter()
+        .all(|c| c.url_env.is_some_and(|name| std::env::var(name).is_ok()));
     let binaries = if external {
         HashMap::new()
     } else {
-        build_binaries(workspace)?
+        build_binaries(workspace, contenders)?
     };
-    CONTENDERS
+    contenders
         .iter()
         .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref()))
         .collect()
 }
 
-/// Builds the server binaries with the bench profile; returns package name -> executable.
-pub fn build_binaries(workspace: &Path) -> Result<HashMap<String, PathBuf>, String> {
+/// Builds the contenders' binaries with the bench profile; returns package name ->
+/// executable.
+fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -157,7 +185,10 @@ pub fn build_binaries(workspace: &Path) -> Result<HashMap<String, PathBuf>, Stri
             "--message-format=json-render-diagnostics",
         ])
         .stderr(Stdio::inherit());
-    for package in unique_packages() {
+    let mut packages: Vec<&str> = contenders.iter().map(|c| c.package).collect();
+    packages.sort_unstable();
+    packages.dedup();
+    for package in packages {
         command.args(["-p", package]);
     }
     let output = command
@@ -177,10 +208,4 @@ pub fn build_binaries(workspace: &Path) -> Result<HashMap<String, PathBuf>, Stri
         }
     }
     Ok(binaries)
-}
-
-fn unique_packages() -> Vec<&'static str> {
-    let mut packages: Vec<&str> = CONTENDERS.iter().map(|c| c.package).collect();
-    packages.dedup();
-    packages
 }

@@ -101,6 +101,28 @@ impl Pinning {
         }
     }
 
+    /// CPUs the client runs on: the client set, or every CPU this process may use.
+    pub fn client_cpus(&self) -> usize {
+        self.client
+            .as_ref()
+            .map_or_else(|| CpuSet::current().0.len(), |set| set.0.len())
+    }
+
+    /// CPUs the servers run on (one thread each); 1 when not pinned.
+    pub fn server_cpus(&self) -> usize {
+        self.server.as_ref().map_or(1, |set| set.0.len())
+    }
+
+    /// Pins the calling thread (the bench's client) to the client CPUs, if any.
+    pub fn pin_client(&self) -> Result<(), String> {
+        match &self.client {
+            Some(client) => client
+                .pin_current_thread()
+                .map_err(|e| format!("cannot pin the client to CPU {client}: {e}")),
+            None => Ok(()),
+        }
+    }
+
     pub fn describe(&self) -> String {
         match (&self.server, &self.client) {
             (Some(server), Some(client)) => format!("server on CPU {server}, client on CPU {client}"),

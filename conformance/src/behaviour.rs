@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use http_core::limits::SHUTDOWN_GRACE;
 
-use crate::server::ServerProcess;
 use crate::stuck_reader::{released_within, stuck_reader};
 use crate::wire::{Conn, probe};
+use server_kit::ServerProcess;
 
 /// The timeouts the suite's server runs with, short so the checks stay quick.
 pub const REQUEST_TIMEOUT_SECS: u64 = 2;
@@ -84,9 +84,10 @@ fn closed_after(addr: SocketAddr, bytes: &[u8], limit: Duration) -> Result<(), S
     conn.expect_close(limit + Duration::from_secs(3))?;
     let waited = start.elapsed();
     let early = limit.saturating_sub(Duration::from_millis(600));
-    match waited >= early {
-        true => Ok(()),
-        false => Err(format!("closed after {waited:?}, before the {limit:?} timeout")),
+    if waited >= early {
+        Ok(())
+    } else {
+        Err(format!("closed after {waited:?}, before the {limit:?} timeout"))
     }
 }
 

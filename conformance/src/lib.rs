@@ -1,18 +1,18 @@
-//! Conformance kit: starts a server binary on port 0 and checks the whole http_core
-//! contract over raw TCP. A server joins with one test that calls [`check_server`].
+//! Conformance kit: starts a server binary on port 0 (a `server_kit::ServerProcess`) and
+//! checks the whole http_core contract over raw TCP, then stresses and attacks it. A
+//! server joins with one test that calls [`check_server`].
 
 pub mod behaviour;
 pub mod cases;
 pub mod large_bodies;
 pub mod robust;
-pub mod server;
 pub mod stress;
 pub mod stuck_reader;
 pub mod suite;
 pub mod tcp_table;
 pub mod wire;
 
-pub use server::ServerProcess;
+pub use server_kit::ServerProcess;
 pub use suite::Deviation;
 
 /// Runs every case and behaviour against `binary args`, then its graceful shutdown, and

@@ -8,9 +8,9 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::server::ServerProcess;
-use crate::stress::{expect_released, held_resources, rss_kib};
+use crate::stress::{expect_all_ok, expect_released, held_resources, rss_kib};
 use crate::wire::{Conn, probe};
+use server_kit::ServerProcess;
 
 /// Oversized requests get a 4xx or a close, never a 200, and the server keeps serving.
 pub fn oversized_requests(addr: SocketAddr) -> Vec<String> {
@@ -88,11 +88,12 @@ pub fn slowloris(addr: SocketAddr, crowd: usize, seconds: u64) -> Result<(), Str
         std::thread::sleep(Duration::from_millis(100));
     }
     drop(trickle.join());
-    match slowest < Duration::from_secs(1) {
-        true => Ok(()),
-        false => Err(format!(
+    if slowest < Duration::from_secs(1) {
+        Ok(())
+    } else {
+        Err(format!(
             "a fresh request took {slowest:?} while {crowd} clients trickled"
-        )),
+        ))
     }
 }
 
@@ -149,14 +150,7 @@ pub fn descriptor_exhaustion(binary: &str, args: &[&str], limit: u64) -> Result<
         ));
     }
     drop(answered);
-    for (i, conn) in waiting.iter_mut().enumerate() {
-        let response = conn
-            .response(false)
-            .map_err(|e| format!("waiting connection {i} never answered: {e}"))?;
-        if response.status != 200 {
-            return Err(format!("waiting connection {i} got {}", response.status));
-        }
-    }
+    expect_all_ok(&mut waiting, "waiting connection")?;
     drop(waiting);
     std::thread::sleep(Duration::from_millis(300));
     probe(server.addr())

@@ -6,9 +6,9 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::server::ServerProcess;
 use crate::tcp_table::held_connections;
 use crate::wire::{Conn, probe};
+use server_kit::ServerProcess;
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: stress\r\n\r\n";
 
@@ -79,12 +79,19 @@ pub fn simultaneous_connections(addr: SocketAddr, count: usize) -> Result<(), St
     for conn in &mut conns {
         conn.send(GET).map_err(|e| format!("send: {e}"))?;
     }
+    expect_all_ok(&mut conns, "connection")
+}
+
+/// Reads the next answer on each of `conns`, each of which must be a 200; `name` says
+/// what the connections are in a failure's message.
+pub fn expect_all_ok(conns: &mut [Conn], name: &str) -> Result<(), String> {
+    let count = conns.len();
     for (i, conn) in conns.iter_mut().enumerate() {
         let response = conn
             .response(false)
-            .map_err(|e| format!("connection {i} of {count}: {e}"))?;
+            .map_err(|e| format!("{name} {i} of {count}: {e}"))?;
         if response.status != 200 {
-            return Err(format!("connection {i}: status {}", response.status));
+            return Err(format!("{name} {i} of {count}: status {}", response.status));
         }
     }
     Ok(())
@@ -173,12 +180,13 @@ pub fn large_echo_to_slow_reader(addr: SocketAddr, size: usize) -> Result<(), St
         .position(|w| w == b"\r\n\r\n")
         .ok_or("no head")?
         + 4;
-    match received[body_start..] == body[..] {
-        true => Ok(()),
-        false => Err(format!(
+    if received[body_start..] == body[..] {
+        Ok(())
+    } else {
+        Err(format!(
             "echo differs: {} bytes back for {size}",
             received.len() - body_start
-        )),
+        ))
     }
 }
 
@@ -201,11 +209,12 @@ pub fn never_reading_client(server: &ServerProcess, limit_kib: u64) -> Result<u6
     }
     probe(server.addr()).map_err(|e| format!("others not served while one client never reads: {e}"))?;
     let growth = rss_kib(server.pid())?.saturating_sub(before);
-    match growth <= limit_kib {
-        true => Ok(growth),
-        false => Err(format!(
+    if growth <= limit_kib {
+        Ok(growth)
+    } else {
+        Err(format!(
             "RSS grew {growth} KiB (limit {limit_kib}) after {written} bytes unread"
-        )),
+        ))
     }
 }
 

@@ -156,12 +156,13 @@ impl Conn {
                 Err(e) => return Err(e),
             }
         }
-        match self.pending.is_empty() {
-            true => Ok(()),
-            false => Err(format!(
+        if self.pending.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
                 "unexpected bytes before close: {:?}",
                 String::from_utf8_lossy(&self.pending)
-            )),
+            ))
         }
     }
 

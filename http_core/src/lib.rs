@@ -1,17 +1,15 @@
 //! The HTTP/1.1 contract every server in this workspace serves, in one place, so that
 //! "the same endpoints" holds by construction: the routes, the limits, the request rules
 //! of RFC 9112/9110, the response rendering with its cached Date, and a sans-I/O
-//! [`Codec`] that any I/O loop can drive. Also the plumbing all servers share: command-
-//! line flags, startup reporting, and SO_REUSEPORT listeners.
+//! [`Codec`] that any I/O loop can drive. Bytes in, bytes out: no sockets, no flags, no
+//! runtime (what servers share at startup lives in `server_kit`).
 
-pub mod args;
 pub mod chunked;
 pub mod codec;
 pub mod date;
 pub mod error;
 pub mod headers;
 pub mod limits;
-pub mod listener;
 pub mod request;
 pub mod response;
 pub mod routes;

@@ -81,9 +81,10 @@ proptest! {
     fn bodies_over_the_limit_are_never_echoed(len in 0usize..600, chunked in any::<bool>(),
                                               cuts in proptest::collection::vec(any::<usize>(), 0..8)) {
         let body = "b".repeat(len);
-        let request = match chunked {
-            true => format!("POST /payload HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\n\r\n{len:x}\r\n{body}\r\n0\r\n\r\n"),
-            false => format!("POST /payload HTTP/1.1\r\nHost: p\r\nContent-Length: {len}\r\n\r\n{body}"),
+        let request = if chunked {
+            format!("POST /payload HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\n\r\n{len:x}\r\n{body}\r\n0\r\n\r\n")
+        } else {
+            format!("POST /payload HTTP/1.1\r\nHost: p\r\nContent-Length: {len}\r\n\r\n{body}")
         };
         let status = first_status(&drive(request.as_bytes(), &cuts));
         let want = if len > LIMITS.max_body_bytes { 413 } else { 200 };

@@ -11,7 +11,7 @@ use crate::event_loop::Worker;
 use crate::ops::{self, RecvMode};
 use crate::token::Kind;
 use http_core::Codec;
-use http_core::listener::LISTEN_BACKLOG;
+use server_kit::listener::LISTEN_BACKLOG;
 
 /// Table slots kept free for accepts already under way when accepting pauses.
 const ACCEPT_MARGIN: usize = 8;
@@ -81,8 +81,8 @@ impl Worker {
             let id = self.conns.insert(conn);
             self.drive(id);
         } else if !transient {
-            eprintln!(
-                "io_uring_server: accept: {}; retrying in a second",
+            server_kit::log!(
+                "accept: {}; retrying in a second",
                 std::io::Error::from_raw_os_error(-result)
             );
         }

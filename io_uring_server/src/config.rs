@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 
 use clap::Parser;
-use http_core::args::CommonArgs;
+use server_kit::CommonArgs;
 
 /// Serve the uring-vs-tokio HTTP contract from a hand-rolled io_uring loop.
 #[derive(Parser, Debug, Clone)]

@@ -21,60 +21,34 @@ mod timer;
 mod token;
 mod worker;
 
-use std::sync::mpsc;
-
-use clap::Parser;
-use http_core::args::{exit_startup_error, ready_line};
-use signal_hook::consts::{SIGINT, SIGTERM};
-use signal_hook::iterator::Signals;
+use server_kit::{StartupError, Workers};
 
 use crate::config::Cli;
 
 const PROGRAM: &str = "io_uring_server";
 
 fn main() {
+    let cli: Cli = server_kit::args::parse(PROGRAM, Cli::validate);
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("{PROGRAM}: internal error: {info}; exiting");
+        server_kit::log!("internal error: {info}; exiting");
         std::process::exit(70);
     }));
-    let cli = Cli::parse();
-    if let Err(message) = cli.validate() {
-        exit_startup_error(PROGRAM, message);
-    }
     let threads = cli.common.threads();
-    let (listeners, local) = http_core::listener::bind_group_or_exit(PROGRAM, cli.addr, threads);
-    let mut signals = Signals::new([SIGINT, SIGTERM])
-        .unwrap_or_else(|e| exit_startup_error(PROGRAM, format!("cannot handle signals: {e}")));
-
-    let (ready_sender, ready) = mpsc::channel();
-    let mut wakers = Vec::new();
-    let mut workers = Vec::new();
-    for (index, listener) in listeners.into_iter().enumerate() {
-        let (wake, waker) = std::io::pipe().unwrap_or_else(|e| exit_startup_error(PROGRAM, e));
+    let (listeners, local) =
+        server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());
+    // Each worker's event loop also watches a pipe: closing its write end wakes it to
+    // shut down.
+    let mut wakers = Vec::with_capacity(threads);
+    let (workers, setups) = Workers::start("uring", listeners, |listener, ready| {
+        let (wake, waker) = std::io::pipe().unwrap_or_else(|e| StartupError::from(e.to_string()).exit());
         wakers.push(waker);
-        let (cli, ready_sender) = (cli.clone(), ready_sender.clone());
-        let thread = std::thread::Builder::new()
-            .name(format!("uring-{index}"))
-            .spawn(move || worker::run(cli, listener, wake, ready_sender))
-            .unwrap_or_else(|e| exit_startup_error(PROGRAM, format!("cannot start a worker thread: {e}")));
-        workers.push(thread);
-    }
-    drop(ready_sender);
-    let mut setup = String::new();
-    for _ in 0..threads {
-        match ready.recv() {
-            Ok(Ok(flags)) => setup = flags,
-            Ok(Err(message)) => exit_startup_error(PROGRAM, message),
-            Err(_) => exit_startup_error(PROGRAM, "a worker thread stopped during startup"),
-        }
-    }
-    println!("{}", ready_line(local, &describe(&cli, threads, &setup)));
-
-    signals.forever().next();
-    drop(wakers);
-    for worker in workers {
-        let _ = worker.join();
-    }
+        let cli = cli.clone();
+        move || worker::run(cli, listener, wake, ready)
+    })
+    .unwrap_or_else(|e| e.exit());
+    let setup = setups.last().map_or("", String::as_str);
+    server_kit::ready::announce(local, &describe(&cli, threads, setup));
+    workers.serve_until_signal(|| drop(wakers));
 }
 
 /// The ready line's details: every feature in use, so a run's log says what was measured.

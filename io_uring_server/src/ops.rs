@@ -36,9 +36,9 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
     let user_data = token.encode();
     let entry = match (op, recv) {
         (Op::Recv, RecvMode::Multishot { group }) => {
+            let entry = on_file(opcode::RecvMulti::new(types::Fd(fd), group).build());
             // SAFETY: the kernel writes only provided buffers, which `BufRing` keeps
             // allocated for the ring's lifetime.
-            let entry = on_file(opcode::RecvMulti::new(types::Fd(fd), group).build());
             return unsafe { ring.push(entry.user_data(user_data)) };
         }
         (Op::Recv, RecvMode::OwnBuffer { .. }) => unreachable!("a plain-recv connection asks for RecvInto"),

@@ -5,7 +5,7 @@ use std::io;
 
 use io_uring::{IoUring, Probe, opcode};
 
-use http_core::args::explain_io_uring_error as explain;
+use server_kit::startup::explain_io_uring as explain;
 
 use crate::config::Features;
 

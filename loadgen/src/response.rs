@@ -18,9 +18,10 @@ pub enum Frame {
 /// Frames the response at the start of `buf`.
 pub fn frame(buf: &[u8]) -> Result<Frame, String> {
     let Some(head_end) = find(buf, b"\r\n\r\n") else {
-        return match buf.len() > 64 * 1024 {
-            true => Err("response head over 64 KiB".into()),
-            false => Ok(Frame::Partial),
+        return if buf.len() > 64 * 1024 {
+            Err("response head over 64 KiB".into())
+        } else {
+            Ok(Frame::Partial)
         };
     };
     let head = &buf[..head_end];
@@ -40,13 +41,14 @@ pub fn frame(buf: &[u8]) -> Result<Frame, String> {
             .ok()
             .and_then(|s| s.trim().parse().ok())
             .ok_or("malformed Content-Length")?;
-        return Ok(match buf.len() >= body_start + body_len {
-            true => Frame::Complete {
+        return Ok(if buf.len() >= body_start + body_len {
+            Frame::Complete {
                 status,
                 len: body_start + body_len,
                 body_len,
-            },
-            false => Frame::Partial,
+            }
+        } else {
+            Frame::Partial
         });
     }
     if header(head, b"transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case(b"chunked")) {

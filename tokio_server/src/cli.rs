@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 
 use clap::{Parser, ValueEnum};
-use http_core::args::CommonArgs;
+use server_kit::CommonArgs;
 
 /// Serve the uring-vs-tokio HTTP contract on tokio (epoll).
 #[derive(Parser, Debug)]

@@ -19,11 +19,9 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode, Version};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use server_kit::{Activity, Settings};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-
-use crate::server::Settings;
-use tokio_server::activity::Activity;
 
 /// hyper parses up to this many headers in a stack array; a larger `max_headers` moves
 /// them to the heap for every request, so below it our service enforces the limit.

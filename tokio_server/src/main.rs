@@ -7,45 +7,34 @@ mod codec_engine;
 mod hyper_engine;
 mod server;
 
-use clap::Parser;
-use http_core::args::{exit_startup_error, explain_bind_error, ready_line};
+use server_kit::{Settings, StartupError};
 
 use crate::cli::{Cli, Engine};
 
 const PROGRAM: &str = "tokio_server";
 
 fn main() {
-    let cli = Cli::parse();
-    if let Err(message) = cli.common.validate() {
-        exit_startup_error(PROGRAM, message);
-    }
+    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
     let threads = cli.common.threads();
     // One thread: tokio's current-thread scheduler, which skips the multi-thread one's
     // work-stealing queues and cross-thread wake-ups (the io_uring servers are thread per
     // core too). More threads: the work-stealing runtime, as hyper users run it.
-    let mut builder = match threads {
-        1 => tokio::runtime::Builder::new_current_thread(),
-        _ => tokio::runtime::Builder::new_multi_thread(),
-    };
-    if threads > 1 {
+    let mut builder = if threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
         builder.worker_threads(threads);
-    }
+        builder
+    };
     let runtime = builder
         .enable_all()
         .build()
-        .unwrap_or_else(|e| exit_startup_error(PROGRAM, format!("cannot start the tokio runtime: {e}")));
+        .unwrap_or_else(|e| StartupError::from(format!("cannot start the tokio runtime: {e}")).exit());
     runtime.block_on(async {
-        let listener = server::bind(cli.addr)
-            .unwrap_or_else(|e| exit_startup_error(PROGRAM, explain_bind_error(cli.addr, &e)));
-        let local = listener
-            .local_addr()
-            .unwrap_or_else(|e| exit_startup_error(PROGRAM, e));
+        let (listener, local) = server::listen(cli.addr).unwrap_or_else(|e| e.exit());
         let engine = cli.engine;
-        println!(
-            "{}",
-            ready_line(local, &format!("engine={engine}, threads={threads}"))
-        );
-        let settings = server::Settings::from(&cli.common);
+        server_kit::ready::announce(local, &format!("engine={engine}, threads={threads}"));
+        let settings = Settings::from(&cli.common);
         match engine {
             Engine::Hyper => server::run(listener, settings, hyper_engine::serve).await,
             Engine::Codec => server::run(listener, settings, codec_engine::serve).await,

@@ -7,26 +7,19 @@
 use std::future::Future;
 use std::net::SocketAddr;
 
-use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use server_kit::{AcceptBackoff, Settings, StartupError, log};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::signal::unix::{SignalKind, signal};
-use tokio_server::accept::AcceptBackoff;
 use tokio_util::task::TaskTracker;
 
-pub use tokio_server::settings::Settings;
-
-/// Pending connections the kernel may queue before accept; the kernel caps it at
-/// `net.core.somaxconn`. Default is 4096.
-pub const LISTEN_BACKLOG: u32 = 4096;
-
-pub fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
-    let socket = if addr.is_ipv4() {
-        TcpSocket::new_v4()?
-    } else {
-        TcpSocket::new_v6()?
-    };
-    socket.set_reuseaddr(true)?;
-    socket.bind(addr)?;
-    socket.listen(LISTEN_BACKLOG)
+/// The listener (one, whatever the thread count: tokio's runtime spreads the accepted
+/// connections) and its actual address. Accepted sockets inherit its TCP_NODELAY.
+pub fn listen(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), StartupError> {
+    let listener = server_kit::listener::bind(addr).map_err(|error| StartupError::Bind { addr, error })?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let listener = TcpListener::from_std(listener).map_err(|e| e.to_string())?;
+    Ok((listener, local))
 }
 
 /// Accepts until SIGINT/SIGTERM, running `serve` for each connection on its own task.
@@ -36,7 +29,7 @@ where
     Fut: Future<Output = ()> + Send + 'static,
 {
     let tasks = TaskTracker::new();
-    let mut backoff = AcceptBackoff::new("tokio_server");
+    let mut backoff = AcceptBackoff::default();
     let stop = shutdown_signal();
     tokio::pin!(stop);
     loop {
@@ -45,9 +38,6 @@ where
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     backoff.succeeded();
-                    if let Err(e) = stream.set_nodelay(true) {
-                        eprintln!("tokio_server: TCP_NODELAY failed: {e}");
-                    }
                     tasks.spawn(serve(stream, settings.clone()));
                 }
                 Err(e) => backoff.failed(e).await,
@@ -59,8 +49,8 @@ where
     tasks.close();
     let grace = http_core::limits::SHUTDOWN_GRACE;
     if tokio::time::timeout(grace, tasks.wait()).await.is_err() {
-        eprintln!(
-            "tokio_server: {} connections still busy after {grace:?}; closing them",
+        log!(
+            "{} connections still busy after {grace:?}; closing them",
             tasks.len()
         );
     }

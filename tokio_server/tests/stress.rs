@@ -1,4 +1,6 @@
-//! The same load checks as io_uring_server's, for both tokio engines.
+//! The load-shaped checks every server gets from `conformance::check_stress` (one thread:
+//! simultaneous connections, churn, a slow reader, a client that never reads, resets),
+//! for both tokio engines; io_uring_server's own stress tests add more.
 
 const BIN: &str = env!("CARGO_BIN_EXE_tokio_server");
 

@@ -1,88 +1,85 @@
-//! One connection: read into a buffer the runtime owns while the read is in flight, hand
-//! the bytes to http_core's codec, write every response it produced in one write. The
-//! same loop as tokio_server's codec engine, in tokio-uring's ownership-passing style.
+//! One connection: the loop tokio_server's codec engine runs too
+//! (`server_kit::exchange`), over tokio-uring's ownership-passing I/O: each read lends a
+//! buffer to the runtime until it completes, then its bytes are appended to the input.
 
+use std::io;
+use std::mem;
 use std::net::Shutdown;
-use std::time::Duration;
 
-use http_core::Codec;
-use tokio_server::activity::Activity;
-use tokio_server::settings::Settings;
+use server_kit::Settings;
+use server_kit::exchange::{READ_CHUNK, Transport};
 use tokio_uring::net::TcpStream;
 
-/// Bytes per read. Default is 16 KiB.
-const READ_CHUNK: usize = 16 * 1024;
-
-/// After the last response of a connection the server closes, drain the client's input
-/// for at most this long so it sees the response and a FIN, not a reset. Default is 1 s.
-const LINGER: Duration = Duration::from_secs(1);
-
 pub async fn serve(stream: TcpStream, settings: Settings) {
-    if let Err(e) = stream.set_nodelay(true) {
-        eprintln!("tokio_uring_server: TCP_NODELAY failed: {e}");
-    }
-    let activity = Activity::new();
-    let watchdog = activity.clone();
-    tokio::select! {
-        _ = exchange(&stream, &settings, &activity) => {}
-        _ = watchdog.expired(settings.request_timeout, settings.idle_timeout) => {}
-    }
+    let mut transport = Uring {
+        stream: &stream,
+        buffer: vec![0u8; READ_CHUNK],
+    };
+    server_kit::exchange::serve(&mut transport, &settings).await;
     // Dropping a tokio-uring future does not cancel its operation: a read still in flight
     // keeps the socket open until it completes. Shutting the socket down completes it, so
     // the descriptor really closes when the stream is dropped.
     let _ = stream.shutdown(Shutdown::Both);
 }
 
-/// Reads, answers and writes until either side closes or the codec says to close.
-async fn exchange(stream: &TcpStream, settings: &Settings, activity: &Activity) {
-    let mut codec = Codec::new(settings.limits);
-    let mut input: Vec<u8> = Vec::with_capacity(READ_CHUNK);
-    let mut output: Vec<u8> = Vec::with_capacity(READ_CHUNK);
-    let mut buffer = vec![0u8; READ_CHUNK];
-    loop {
-        let (read, returned) = tokio::select! {
-            read = stream.read(buffer) => read,
-            _ = settings.shutdown.cancelled(), if input.is_empty() => return,
-        };
-        buffer = returned;
-        match read {
-            Ok(0) | Err(_) => return,
-            Ok(n) => input.extend_from_slice(&buffer[..n]),
-        }
-        activity.touch(true);
-        let outcome = codec.serve(&input, &mut output);
-        input.drain(..outcome.consumed);
-        if !output.is_empty() {
-            let (written, returned) = stream.write_all(output).await;
-            output = returned;
-            if written.is_err() {
-                return;
-            }
-            output.clear();
-        }
-        activity.touch(!input.is_empty());
-        if outcome.close {
-            return linger_close(stream, buffer).await;
-        }
-        if settings.shutdown.is_cancelled() && input.is_empty() {
-            return;
-        }
+/// The stream, and the buffer each read lends to the runtime while it is in flight (a
+/// read dropped before it completes takes the buffer with it, and is never followed by
+/// another).
+struct Uring<'a> {
+    stream: &'a TcpStream,
+    buffer: Vec<u8>,
+}
+
+impl Uring<'_> {
+    async fn read(&mut self) -> io::Result<usize> {
+        let (read, buffer) = self.stream.read(mem::take(&mut self.buffer)).await;
+        self.buffer = buffer;
+        read
     }
 }
 
-/// Sends FIN, then drains the client's remaining bytes briefly before closing.
-async fn linger_close(stream: &TcpStream, mut buffer: Vec<u8>) {
-    if stream.shutdown(Shutdown::Write).is_err() {
-        return;
+impl Transport for Uring<'_> {
+    async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
+        let n = self.read().await?;
+        input.extend_from_slice(&self.buffer[..n]);
+        Ok(n)
     }
-    let _ = tokio::time::timeout(LINGER, async {
-        loop {
-            let (read, returned) = stream.read(buffer).await;
-            buffer = returned;
-            if !matches!(read, Ok(1..)) {
-                return;
-            }
-        }
-    })
-    .await;
+
+    async fn send_all(&mut self, output: &mut Vec<u8>) -> io::Result<()> {
+        let (written, returned) = self.stream.write_all(mem::take(output)).await;
+        *output = returned;
+        written
+    }
+
+    async fn finish(&mut self) -> io::Result<()> {
+        self.stream.shutdown(Shutdown::Write)
+    }
+
+    async fn discard(&mut self) -> io::Result<usize> {
+        self.read().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::{AsRawFd, BorrowedFd};
+
+    /// No setsockopt per connection: sockets accepted through tokio-uring (io_uring's
+    /// accept) inherit TCP_NODELAY from the listener group, as `server_kit::listener` says.
+    #[test]
+    fn accepted_connections_have_tcp_nodelay() {
+        let mut group = server_kit::listener::bind_group("127.0.0.1:0".parse().unwrap(), 1).unwrap();
+        let listener = group.remove(0);
+        let addr = listener.local_addr().unwrap();
+        tokio_uring::start(async move {
+            let listener = tokio_uring::net::TcpListener::from_std(listener);
+            let _client = std::net::TcpStream::connect(addr).unwrap();
+            let (stream, _) = listener.accept().await.unwrap();
+            // SAFETY: the descriptor belongs to `stream`, which stays open for the whole
+            // borrow; only a duplicate (its own descriptor) outlives the statement.
+            let accepted = unsafe { BorrowedFd::borrow_raw(stream.as_raw_fd()) };
+            let accepted = std::net::TcpStream::from(accepted.try_clone_to_owned().unwrap());
+            assert!(accepted.nodelay().unwrap(), "TCP_NODELAY was not inherited");
+        });
+    }
 }

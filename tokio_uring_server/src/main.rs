@@ -8,13 +8,9 @@ mod connection;
 mod worker;
 
 use std::net::SocketAddr;
-use std::sync::mpsc;
 
 use clap::Parser;
-use http_core::args::{CommonArgs, exit_startup_error, explain_io_uring_error, ready_line};
-use signal_hook::consts::{SIGINT, SIGTERM};
-use signal_hook::iterator::Signals;
-use tokio_server::settings::Settings;
+use server_kit::{CommonArgs, Settings, Workers};
 
 const PROGRAM: &str = "tokio_uring_server";
 
@@ -31,44 +27,16 @@ struct Cli {
 }
 
 fn main() {
-    let cli = Cli::parse();
-    if let Err(message) = cli.common.validate() {
-        exit_startup_error(PROGRAM, message);
-    }
+    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
     let threads = cli.common.threads();
-    let (listeners, local) = http_core::listener::bind_group_or_exit(PROGRAM, cli.addr, threads);
-    let mut signals = Signals::new([SIGINT, SIGTERM])
-        .unwrap_or_else(|e| exit_startup_error(PROGRAM, format!("cannot handle signals: {e}")));
+    let (listeners, local) =
+        server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());
     let settings = Settings::from(&cli.common);
-
-    let (ready_sender, ready) = mpsc::channel();
-    let workers: Vec<_> = listeners
-        .into_iter()
-        .enumerate()
-        .map(|(index, listener)| {
-            let (settings, ready_sender) = (settings.clone(), ready_sender.clone());
-            std::thread::Builder::new()
-                .name(format!("tokio-uring-{index}"))
-                .spawn(move || worker::run(listener, settings, ready_sender))
-                .unwrap_or_else(|e| exit_startup_error(PROGRAM, format!("cannot start a worker thread: {e}")))
-        })
-        .collect();
-    drop(ready_sender);
-    for _ in 0..threads {
-        match ready.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => exit_startup_error(PROGRAM, explain_io_uring_error(&error)),
-            Err(_) => exit_startup_error(PROGRAM, "a worker thread stopped during startup"),
-        }
-    }
-    println!(
-        "{}",
-        ready_line(local, &format!("engine=tokio-uring, threads={threads}"))
-    );
-
-    signals.forever().next();
-    settings.shutdown.cancel();
-    for worker in workers {
-        let _ = worker.join();
-    }
+    let (workers, _) = Workers::start("tokio-uring", listeners, |listener, ready| {
+        let settings = settings.clone();
+        move || worker::run(listener, settings, ready)
+    })
+    .unwrap_or_else(|e| e.exit());
+    server_kit::ready::announce(local, &format!("engine=tokio-uring, threads={threads}"));
+    workers.serve_until_signal(|| settings.shutdown.cancel());
 }

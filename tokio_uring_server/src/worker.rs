@@ -1,21 +1,19 @@
 //! One thread: a tokio-uring runtime accepting from its own listener until shutdown, then
 //! letting its connections finish for at most the shutdown grace.
 
-use std::io;
 use std::net::TcpListener;
-use std::sync::mpsc::Sender;
 
-use tokio_server::accept::AcceptBackoff;
-use tokio_server::settings::Settings;
+use server_kit::workers::Ready;
+use server_kit::{AcceptBackoff, Settings, StartupError};
 use tokio_util::task::TaskTracker;
 
 use crate::connection;
 
-pub fn run(listener: TcpListener, settings: Settings, ready: Sender<io::Result<()>>) {
+pub fn run(listener: TcpListener, settings: Settings, ready: Ready<(), StartupError>) {
     let runtime = match tokio_uring::Runtime::new(&tokio_uring::builder()) {
         Ok(runtime) => runtime,
         Err(error) => {
-            let _ = ready.send(Err(error));
+            let _ = ready.send(Err(StartupError::IoUring(error)));
             return;
         }
     };
@@ -23,7 +21,7 @@ pub fn run(listener: TcpListener, settings: Settings, ready: Sender<io::Result<(
         let listener = tokio_uring::net::TcpListener::from_std(listener);
         let _ = ready.send(Ok(()));
         let connections = TaskTracker::new();
-        let mut backoff = AcceptBackoff::new("tokio_uring_server");
+        let mut backoff = AcceptBackoff::default();
         loop {
             tokio::select! {
                 _ = settings.shutdown.cancelled() => break,

@@ -1,145 +1,127 @@
 //! `scripts/ablation.sh`: io_uring_server with its features added one at a time (and
 //! tokio's engines for reference), all started pinned side by side and measured in
 //! interleaved rounds. Writes `results/ablation.md`, `results/ablation.json` and the
-//! ablation section of BENCHMARKS.md.
-//!
-//! `ablation --render` only re-renders the markdown from `results/ablation.json` (after a
-//! change to the rendering; the figures stay those of the recorded run).
-//!
-//! `ABLATION_SECONDS` per point (default 5), `ABLATION_ROUNDS` (default 5) and
-//! `ABLATION_RATE`, the open loop's fixed rate (default 40000 req/s). Pinning works as for
-//! `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`).
+//! ablation section of BENCHMARKS.md. Pinning works as for `cargo bench`
+//! (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`).
 
+use std::path::Path;
 use std::time::Duration;
 
-use benches::ablation::{AblationReport, STEPS, Sample, StepResult, render_markdown};
+use benches::ablation::render::render_markdown;
+use benches::ablation::{AblationReport, STEPS, Sample, StepResult};
+use benches::cargo_bench::output::replace_between;
+use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
-use benches::output::replace_between;
 use benches::perf::SyscallCounter;
-use benches::servers::{Contender, Server, build_binaries, workspace_root};
-use benches::settings::Pinning;
-use benches::sweep::{self, Load};
+use benches::servers::{Contender, Lineup, workspace_root};
+use benches::sweep::{DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, PIPELINE_DEPTH};
+use clap::Parser;
 
 const BEGIN: &str = "<!-- BEGIN ABLATION: scripts/ablation.sh rewrites this section -->";
 const END: &str = "<!-- END ABLATION -->";
 
+/// The io_uring feature ablation: each feature's worth, measured round by round.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Cli {
+    /// Seconds per point.
+    #[arg(long, env = "ABLATION_SECONDS", default_value_t = 5.0)]
+    seconds: f64,
+    /// Interleaved rounds.
+    #[arg(long, env = "ABLATION_ROUNDS", default_value_t = 5)]
+    rounds: usize,
+    /// The open loop's fixed rate, requests/s.
+    #[arg(long, env = "ABLATION_RATE", default_value_t = 40_000.0)]
+    rate: f64,
+    /// Only re-render the markdown from `results/ablation.json` (after a change to the
+    /// rendering; the figures stay those of the recorded run).
+    #[arg(long)]
+    render: bool,
+}
+
 fn main() {
-    if let Err(message) = run() {
-        eprintln!("ablation: error: {message}");
-        std::process::exit(1);
-    }
+    benches::tool::main("ablation", run);
 }
 
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn run() -> Result<(), String> {
-    let workspace = workspace_root();
-    if std::env::args().any(|a| a == "--render") {
+fn run(cli: Cli) -> Result<(), String> {
+    if cli.render {
+        let workspace = workspace_root();
         let path = workspace.join("results/ablation.json");
         let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let report: AblationReport =
             serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))?;
         return write(&workspace, &report, false);
     }
-    let seconds: f64 = env_or("ABLATION_SECONDS", 5.0);
-    let rounds: usize = env_or("ABLATION_ROUNDS", 5);
-    let rate: f64 = env_or("ABLATION_RATE", 40_000.0);
-    let pinning = Pinning::from_env()?;
-    if let Some(client) = &pinning.client {
-        client
-            .pin_current_thread()
-            .map_err(|e| format!("cannot pin the client to CPU {client}: {e}"))?;
-    }
-    let binaries = build_binaries(&workspace)?;
-    let servers = STEPS
-        .iter()
-        .map(|step| {
-            let contender = Contender {
-                id: step.name,
-                label: step.name,
-                package: step.package,
-                args: step.args,
-                url_env: "ABLATION_STARTS_ITS_OWN_SERVERS",
-            };
-            Server::start(contender, &binaries, pinning.server.as_ref())
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let (seconds, rounds, rate) = (cli.seconds, cli.rounds, cli.rate);
+    let contenders: Vec<Contender> = STEPS.iter().map(|step| step.contender).collect();
+    let lineup = Lineup::start(&contenders)?;
     let duration = Duration::from_secs_f64(seconds);
-    let load =
-        |kind, connections, depth, rate| Load::new(kind, (connections, depth), rate, duration, &pinning);
-    let closed = load("closed", sweep::PIPELINE_CONNECTIONS, 1, None);
-    let pipelined = load(
-        "pipelined",
-        sweep::PIPELINE_CONNECTIONS,
-        sweep::PIPELINE_DEPTH,
-        None,
-    );
-    let open = load("open", sweep::OPEN_LOOP_CONNECTIONS, 1, Some(rate));
+    let load = |kind, connections, depth, rate| {
+        Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
+    };
+    let closed = load(LoadKind::Closed, DETAIL_CONNECTIONS, 1, None);
+    let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
+    let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, Some(rate));
 
-    let mut samples = vec![Vec::<Sample>::new(); servers.len()];
+    let mut samples = vec![Vec::<Sample>::new(); lineup.servers.len()];
     for round in 1..=rounds {
-        let mut this_round = vec![Sample::default(); servers.len()];
-        for (i, server) in servers.iter().enumerate() {
+        let mut this_round = vec![Sample::default(); lineup.servers.len()];
+        for (i, server) in lineup.servers.iter().enumerate() {
             eprintln!(
                 "ablation: round {round}/{rounds} closed: {}",
                 server.contender.label
             );
             let counter = server.pid().and_then(SyscallCounter::start);
-            let point = sweep::run_point(server, closed)?;
+            let point = load::run_point(server, closed)?;
             let syscalls = counter.and_then(SyscallCounter::stop);
             this_round[i].closed_rps = point.requests_per_sec;
             this_round[i].closed_cpu_us = point.server_cpu_us_per_request;
             this_round[i].syscalls_per_request = syscalls.map(|n| n as f64 / point.requests.max(1) as f64);
             settle();
         }
-        for (i, server) in servers.iter().enumerate() {
+        for (i, server) in lineup.servers.iter().enumerate() {
             eprintln!(
                 "ablation: round {round}/{rounds} pipelined: {}",
                 server.contender.label
             );
-            let point = sweep::run_point(server, pipelined)?;
+            let point = load::run_point(server, pipelined)?;
             this_round[i].pipelined_rps = point.requests_per_sec;
             this_round[i].pipelined_cpu_us = point.server_cpu_us_per_request;
             settle();
         }
-        for (i, server) in servers.iter().enumerate() {
+        for (i, server) in lineup.servers.iter().enumerate() {
             eprintln!(
                 "ablation: round {round}/{rounds} open loop: {}",
                 server.contender.label
             );
-            this_round[i].p99_us = sweep::run_point(server, open)?.latency_us.p99 as f64;
+            this_round[i].p99_us = load::run_point(server, open)?.latency_us.p99 as f64;
             settle();
         }
         for (all, sample) in samples.iter_mut().zip(this_round) {
             all.push(sample);
         }
     }
-    drop(servers);
+    drop(lineup.servers);
 
     let report = AblationReport {
         machine: Machine::detect(),
-        pinning: pinning.describe(),
+        pinning: lineup.pinning.describe(),
         seconds_per_point: seconds,
-        connections: sweep::PIPELINE_CONNECTIONS,
-        depth: sweep::PIPELINE_DEPTH,
-        open_loop_connections: sweep::OPEN_LOOP_CONNECTIONS,
+        connections: DETAIL_CONNECTIONS,
+        depth: PIPELINE_DEPTH,
+        open_loop_connections: OPEN_LOOP_CONNECTIONS,
         open_loop_rate: rate,
         steps: STEPS
             .iter()
             .zip(samples)
             .map(|(step, samples)| StepResult {
-                name: step.name.into(),
-                args: step.args.iter().map(|a| a.to_string()).collect(),
+                name: step.contender.label.into(),
+                args: step.contender.args.iter().map(|a| a.to_string()).collect(),
                 samples,
             })
             .collect(),
     };
-    write(&workspace, &report, true)?;
+    write(&lineup.workspace, &report, true)?;
     println!("ablation written: results/ablation.md, results/ablation.json, BENCHMARKS.md");
     Ok(())
 }
@@ -151,7 +133,7 @@ fn settle() {
 }
 
 /// Writes the markdown, the BENCHMARKS.md section and (for a fresh run) the json.
-fn write(workspace: &std::path::Path, report: &AblationReport, json: bool) -> Result<(), String> {
+fn write(workspace: &Path, report: &AblationReport, json: bool) -> Result<(), String> {
     let results = workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
     let markdown = render_markdown(report);

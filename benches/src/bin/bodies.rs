@@ -5,10 +5,9 @@
 use std::time::Duration;
 
 use benches::bodies::{BodiesReport, Sample, WORKLOADS};
+use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
-use benches::servers::{start_contenders, workspace_root};
-use benches::settings::Pinning;
-use benches::sweep::{self, Load};
+use benches::servers::{CONTENDERS, Lineup};
 use clap::Parser;
 
 /// The large-body study: server CPU per request for 64 KiB and 1 MiB echoes.
@@ -24,23 +23,17 @@ struct Cli {
 }
 
 fn main() {
-    let cli = Cli::parse();
-    if let Err(message) = run(&cli) {
-        eprintln!("bodies: error: {message}");
-        std::process::exit(1);
-    }
+    benches::tool::main("bodies", run);
 }
 
-fn run(cli: &Cli) -> Result<(), String> {
-    let workspace = workspace_root();
-    let pinning = Pinning::from_env()?;
-    let servers = start_contenders(&workspace, &pinning)?;
+fn run(cli: Cli) -> Result<(), String> {
+    let lineup = Lineup::start(&CONTENDERS)?;
     let duration = Duration::from_secs_f64(cli.seconds);
     let mut samples = Vec::new();
     for round in 0..cli.rounds {
         for workload in WORKLOADS {
-            for turn in 0..servers.len() {
-                let server = &servers[(turn + round) % servers.len()];
+            for turn in 0..lineup.servers.len() {
+                let server = &lineup.servers[(turn + round) % lineup.servers.len()];
                 eprintln!(
                     "bodies: round {} {} {}",
                     round + 1,
@@ -49,9 +42,15 @@ fn run(cli: &Cli) -> Result<(), String> {
                 );
                 let load = Load {
                     post: Some(workload.post),
-                    ..Load::new("echo", (workload.connections, 1), None, duration, &pinning)
+                    ..Load::new(
+                        LoadKind::Echo,
+                        (workload.connections, 1),
+                        None,
+                        duration,
+                        &lineup.pinning,
+                    )
                 };
-                let point = sweep::run_point(server, load)?;
+                let point = load::run_point(server, load)?;
                 samples.push(Sample {
                     workload: workload.name,
                     contender: point.contender,
@@ -64,15 +63,15 @@ fn run(cli: &Cli) -> Result<(), String> {
             }
         }
     }
-    drop(servers);
+    drop(lineup.servers);
     let report = BodiesReport {
         machine: Machine::detect(),
-        pinning: pinning.describe(),
+        pinning: lineup.pinning.describe(),
         rounds: cli.rounds,
         seconds_per_point: cli.seconds,
         samples,
     };
-    benches::bodies_report::write_all(&workspace, &report)?;
+    benches::bodies::report::write_all(&lineup.workspace, &report)?;
     println!("bodies written: results/bodies.md, results/bodies.json, BENCHMARKS.md");
     Ok(())
 }

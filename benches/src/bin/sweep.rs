@@ -1,99 +1,97 @@
 //! `scripts/sweep.sh`: the sustained-load sweep over every contender. Writes
-//! `results/sweep.json`, `results/sweep.md` and three SVG plots.
-//!
-//! `SWEEP_SECONDS` sets each point's length (default 5). Pinning and external servers
-//! work as for `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`, `BENCH_*_URL`).
+//! `results/sweep.json`, `results/sweep.md` and three SVG plots. Pinning and external
+//! servers work as for `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`,
+//! `BENCH_*_URL`).
 
 use std::time::Duration;
 
+use benches::load::{self, Load, LoadKind, Point};
 use benches::machine::Machine;
-use benches::servers::{start_contenders, workspace_root};
-use benches::settings::Pinning;
-use benches::sweep::{self, Load, Point};
-use benches::sweep_report::{SweepReport, write_all};
+use benches::servers::{CONTENDERS, Lineup, Server};
+use benches::sweep::{
+    self, CONNECTIONS, DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, OPEN_LOOP_SHARES, PIPELINE_DEPTH,
+    SweepReport,
+};
+use clap::Parser;
 
-fn main() {
-    if let Err(message) = run() {
-        eprintln!("sweep: error: {message}");
-        std::process::exit(1);
-    }
+/// The sustained-load sweep: closed loops over a range of connections, pipelining, and
+/// an open loop at fixed rates, for every contender, interleaved point by point.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Cli {
+    /// Seconds per point.
+    #[arg(long, env = "SWEEP_SECONDS", default_value_t = 5.0)]
+    seconds: f64,
 }
 
-fn run() -> Result<(), String> {
-    let workspace = workspace_root();
-    let seconds: f64 = std::env::var("SWEEP_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5.0);
-    let pinning = Pinning::from_env()?;
-    let servers = start_contenders(&workspace, &pinning)?;
-    let duration = Duration::from_secs_f64(seconds);
-    let load =
-        |kind, connections, depth, rate| Load::new(kind, (connections, depth), rate, duration, &pinning);
+fn main() {
+    benches::tool::main("sweep", run);
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    let lineup = Lineup::start(&CONTENDERS)?;
+    let duration = Duration::from_secs_f64(cli.seconds);
+    let load = |kind, connections, depth, rate| {
+        Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
+    };
 
     let mut points: Vec<Point> = Vec::new();
-    let run_all = |load: Load, points: &mut Vec<Point>, syscalls: bool| -> Result<(), String> {
-        for server in &servers {
-            eprintln!(
-                "sweep: {} {} c={} d={} rate={:?}",
-                server.contender.label, load.kind, load.connections, load.depth, load.rate
-            );
-            let mut point = sweep::run_point(server, load)?;
-            if syscalls {
-                point.syscalls_per_request = sweep::syscalls_per_request(server, load);
-            }
-            points.push(point);
-        }
-        Ok(())
-    };
-    for connections in sweep::CONNECTIONS {
+    for connections in CONNECTIONS {
+        let closed = load(LoadKind::Closed, connections, 1, None);
         run_all(
-            load("closed", connections, 1, None),
+            &lineup.servers,
+            closed,
             &mut points,
-            connections == 1 || connections == 256,
+            connections == DETAIL_CONNECTIONS,
         )?;
     }
-    run_all(
-        load(
-            "pipelined",
-            sweep::PIPELINE_CONNECTIONS,
-            sweep::PIPELINE_DEPTH,
-            None,
-        ),
-        &mut points,
-        true,
-    )?;
-    let slowest_peak = servers
+    let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
+    run_all(&lineup.servers, pipelined, &mut points, true)?;
+    let slowest_peak = lineup
+        .servers
         .iter()
         .map(|s| {
             points
                 .iter()
-                .filter(|p| p.contender == s.contender.id && p.kind == "closed")
+                .filter(|p| p.contender == s.contender.id && p.kind == LoadKind::Closed)
                 .map(|p| p.requests_per_sec)
                 .fold(0.0, f64::max)
         })
         .fold(f64::INFINITY, f64::min);
-    for share in sweep::OPEN_LOOP_SHARES {
-        run_all(
-            load(
-                "open",
-                sweep::OPEN_LOOP_CONNECTIONS,
-                1,
-                Some((slowest_peak * share).round()),
-            ),
-            &mut points,
-            false,
-        )?;
+    for share in OPEN_LOOP_SHARES {
+        let rate = Some((slowest_peak * share).round());
+        let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, rate);
+        run_all(&lineup.servers, open, &mut points, false)?;
     }
-    drop(servers);
+    drop(lineup.servers);
     let report = SweepReport {
         machine: Machine::detect(),
-        pinning: pinning.describe(),
-        seconds_per_point: seconds,
+        pinning: lineup.pinning.describe(),
+        seconds_per_point: cli.seconds,
         slowest_peak,
         points,
     };
-    write_all(&workspace.join("results"), &report)?;
+    sweep::report::write_all(&lineup.workspace.join("results"), &report)?;
     println!("sweep written: results/sweep.md, results/sweep.json, results/sweep_*.svg");
+    Ok(())
+}
+
+/// Runs `load` against every server in turn, with syscall counts if `syscalls`.
+fn run_all(servers: &[Server], load: Load, points: &mut Vec<Point>, syscalls: bool) -> Result<(), String> {
+    for server in servers {
+        eprintln!(
+            "sweep: {} {} c={} d={} rate={:?}",
+            server.contender.label,
+            load.kind.name(),
+            load.connections,
+            load.depth,
+            load.rate
+        );
+        let mut point = load::run_point(server, load)?;
+        if syscalls {
+            point.syscalls_per_request = load::syscalls_per_request(server, load);
+        }
+        points.push(point);
+    }
     Ok(())
 }

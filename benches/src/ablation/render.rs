@@ -2,8 +2,8 @@
 //! sentence per step saying what it changes and what changed measurably, and the default
 //! server's ratios to tokio's engines per round.
 
-use super::{AblationReport, STEPS, Sample, StepResult, adds_a_feature, default_step, spread};
-use crate::report::group_thousands;
+use crate::ablation::{AblationReport, STEPS, Sample, StepResult, adds_a_feature, default_step, spread};
+use crate::format::group_thousands;
 
 type Metric = fn(&Sample) -> Option<f64>;
 
@@ -60,10 +60,13 @@ pub fn render_markdown(report: &AblationReport) -> String {
         };
         out += &format!("- **{}**: {mechanism} {verdict}\n", step.name);
     }
-    out += "\nRows are compared round by round (each round measures every row within a few minutes, so \
-            the VM's drift between rounds cancels); a change is reported only when every round moves the same \
-            way and the median change is at least 10% (smaller changes came out with either sign in repeated runs), \
-            with the median of the per-round changes, and otherwise as \"no difference\" on this machine.\n";
+    out += &format!(
+        "\nRows are compared round by round (each round measures every row within a few minutes, so \
+         the VM's drift between rounds cancels); a change is reported only when every round moves the same \
+         way and the median change is at least {:.0}% (smaller changes came out with either sign in repeated runs), \
+         with the median of the per-round changes, and otherwise as \"no difference\" on this machine.\n",
+        NOISE_FLOOR * 100.0
+    );
     out
 }
 
@@ -76,7 +79,7 @@ fn cell(step: &StepResult, metric: Metric, show: impl Fn(f64) -> String) -> Stri
 
 /// Changes smaller than this (as a fraction) are not claimed even when every round agrees:
 /// on this VM a feature that cannot matter (multishot accept on kept-alive connections)
-/// came out -6% in one 5-round run and +5% in the next.
+/// came out with either sign, every round agreeing, in repeated runs.
 const NOISE_FLOOR: f64 = 0.10;
 
 /// One clause per metric, comparing the two rows round by round (they ran seconds apart
@@ -101,9 +104,10 @@ fn changes(before: &StepResult, after: &StepResult) -> String {
                 .collect();
             let (median, low, high) = spread(ratios.iter().map(|&r| Some(r)))?;
             let agree = ratios.len() > 1 && (high < 1.0 || low > 1.0) && (median - 1.0).abs() >= NOISE_FLOOR;
-            Some(match agree {
-                true => format!("{name} {}", percent_change(1.0, median)),
-                false => format!("{name} no difference"),
+            Some(if agree {
+                format!("{name} {}", percent_change(1.0, median))
+            } else {
+                format!("{name} no difference")
             })
         })
         .collect();
@@ -113,10 +117,12 @@ fn changes(before: &StepResult, after: &StepResult) -> String {
 /// "+12%" or "-3%"; a change that rounds to zero is "<1%" in its direction.
 fn percent_change(before: f64, after: f64) -> String {
     let change = (after / before - 1.0) * 100.0;
-    match change.abs() < 0.5 {
-        true if change < 0.0 => "-<1%".into(),
-        true => "+<1%".into(),
-        false => format!("{change:+.0}%"),
+    if change.abs() >= 0.5 {
+        format!("{change:+.0}%")
+    } else if change < 0.0 {
+        "-<1%".into()
+    } else {
+        "+<1%".into()
     }
 }
 

@@ -1,67 +1,78 @@
 //! The sweep's bottom line: io_uring_server's figures divided by tokio_server's engines
-//! (server CPU per request and syscalls at 256 connections, pipelined requests/s, and
-//! open-loop p99 at 50% of the slowest peak), all from one interleaved run.
+//! (server CPU per request and syscalls in the closed loop and pipelined requests/s at
+//! [`DETAIL_CONNECTIONS`], and open-loop p99 at [`COMPARED_SHARE`] of the slowest peak),
+//! all from one interleaved run.
 
-use crate::report::group_thousands;
-use crate::sweep::{PIPELINE_CONNECTIONS, Point};
-use crate::sweep_report::SweepReport;
+use crate::format::group_thousands;
+use crate::load::{LoadKind, Point};
+use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+use crate::sweep::{DETAIL_CONNECTIONS, PIPELINE_DEPTH, SweepReport};
 
-const SUBJECT: &str = "io_uring";
-const REFERENCES: [&str; 2] = ["tokio_codec", "tokio_hyper"];
+const SUBJECT: Contender = IO_URING;
+const REFERENCES: [Contender; 2] = [TOKIO_CODEC, TOKIO_HYPER];
+
+/// The open-loop rate compared, as a share of the slowest contender's peak (one of
+/// [`crate::sweep::OPEN_LOOP_SHARES`]).
+pub const COMPARED_SHARE: f64 = 0.5;
 
 /// One measure: how to pick its point, read its value, and show it.
 struct Measure {
-    name: &'static str,
-    kind: &'static str,
+    name: String,
+    kind: LoadKind,
     value: fn(&Point) -> Option<f64>,
     show: fn(f64) -> String,
 }
 
 /// The markdown section, or nothing if the run lacks io_uring_server or a reference.
 pub fn ratios_section(report: &SweepReport) -> String {
-    let half_peak = (report.slowest_peak * 0.5).round();
+    let compared_rate = (report.slowest_peak * COMPARED_SHARE).round();
+    let percent = COMPARED_SHARE * 100.0;
     let measures = [
         Measure {
-            name: "server CPU per request, 256 connections (lower is better)",
-            kind: "closed",
+            name: format!("server CPU per request, {DETAIL_CONNECTIONS} connections (lower is better)"),
+            kind: LoadKind::Closed,
             value: |p| p.server_cpu_us_per_request,
             show: |v| format!("{v:.2} µs"),
         },
         Measure {
-            name: "syscalls per request, 256 connections (lower is better)",
-            kind: "closed",
+            name: format!("syscalls per request, {DETAIL_CONNECTIONS} connections (lower is better)"),
+            kind: LoadKind::Closed,
             value: |p| p.syscalls_per_request,
             show: |v| format!("{v:.2}"),
         },
         Measure {
-            name: "16-deep pipelined requests/s, 256 connections (higher is better)",
-            kind: "pipelined",
+            name: format!(
+                "{PIPELINE_DEPTH}-deep pipelined requests/s, {DETAIL_CONNECTIONS} connections (higher is better)"
+            ),
+            kind: LoadKind::Pipelined,
             value: |p| Some(p.requests_per_sec),
             show: group_thousands,
         },
         Measure {
-            name: "open-loop p99 at 50% of the slowest peak (lower is better)",
-            kind: "open",
+            name: format!("open-loop p99 at {percent:.0}% of the slowest peak (lower is better)"),
+            kind: LoadKind::Open,
             value: |p| Some(p.latency_us.p99 as f64),
             show: |v| format!("{} µs", group_thousands(v)),
         },
     ];
-    let find = |contender: &str, m: &Measure| -> Option<f64> {
-        let point = report.points.iter().find(|p| {
-            p.contender == contender
-                && p.kind == m.kind
-                && match m.kind {
-                    "open" => p.rate == Some(half_peak),
-                    _ => p.connections == PIPELINE_CONNECTIONS,
-                }
+    let find = |contender: &Contender, m: &Measure| -> Option<f64> {
+        let point = report.points_of(contender.id, m.kind).find(|p| match m.kind {
+            LoadKind::Open => p.rate == Some(compared_rate),
+            _ => p.connections == DETAIL_CONNECTIONS,
         })?;
         (m.value)(point)
     };
-    let mut out = "\n## io_uring_server relative to tokio_server\n\n\
-                   | measure | io_uring_server | ÷ tokio codec | ÷ tokio hyper |\n|---|---|---|---|\n"
-        .to_string();
+    let columns: Vec<String> = REFERENCES.iter().map(|r| format!("÷ {}", r.label)).collect();
+    let mut out = format!(
+        "\n## {subject} relative to tokio_server\n\n| measure | {subject} | {} |\n|---|---|{}\n",
+        columns.join(" | "),
+        "---|".repeat(REFERENCES.len()),
+        subject = SUBJECT.label,
+    );
     for m in &measures {
-        let Some(subject) = find(SUBJECT, m) else { continue };
+        let Some(subject) = find(&SUBJECT, m) else {
+            continue;
+        };
         let ratios: Vec<String> = REFERENCES
             .iter()
             .map(|r| find(r, m).map_or_else(|| "n/a".into(), |v| format!("{:.2}", subject / v)))
@@ -82,12 +93,12 @@ mod tests {
     use crate::machine::Machine;
     use loadgen::run::Percentiles;
 
-    fn point(contender: &str, kind: &'static str, rate: Option<f64>, value: f64) -> Point {
+    fn point(contender: &str, kind: LoadKind, rate: Option<f64>, value: f64) -> Point {
         Point {
             contender: contender.into(),
             label: contender.into(),
             kind,
-            connections: if kind == "open" { 64 } else { 256 },
+            connections: if kind == LoadKind::Open { 64 } else { 256 },
             depth: 1,
             rate,
             requests: 1000,
@@ -112,10 +123,10 @@ mod tests {
     fn ratios_divide_io_uring_by_each_engine_at_the_right_points() {
         let mut points = Vec::new();
         for (contender, value) in [("io_uring", 8.0), ("tokio_codec", 10.0), ("tokio_hyper", 16.0)] {
-            points.push(point(contender, "closed", None, value));
-            points.push(point(contender, "pipelined", None, value));
-            points.push(point(contender, "open", Some(25.0), 1.0));
-            points.push(point(contender, "open", Some(50.0), value));
+            points.push(point(contender, LoadKind::Closed, None, value));
+            points.push(point(contender, LoadKind::Pipelined, None, value));
+            points.push(point(contender, LoadKind::Open, Some(25.0), 1.0));
+            points.push(point(contender, LoadKind::Open, Some(50.0), value));
         }
         let report = SweepReport {
             machine: Machine {

@@ -110,13 +110,3 @@ fn bottleneck_names_the_saturated_side() {
     assert!(usage(Some(1.0), 2.0).bottleneck().starts_with("neither"));
     assert!(usage(None, 2.0).bottleneck().starts_with("unknown"));
 }
-
-#[test]
-fn numbers_are_formatted_for_people() {
-    assert_eq!(duration(850.0), "850 ns");
-    assert_eq!(duration(45_210.0), "45.2 µs");
-    assert_eq!(duration(12_345_678.0), "12.35 ms");
-    assert_eq!(duration(1.5e9), "1.50 s");
-    assert_eq!(group_thousands(123_456.7), "123,457");
-    assert_eq!(group_thousands(999.0), "999");
-}

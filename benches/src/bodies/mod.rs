@@ -6,8 +6,11 @@
 
 use serde::Serialize;
 
+use crate::load::Post;
 use crate::machine::Machine;
-use crate::sweep::Post;
+use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+
+pub mod report;
 
 /// Bytes per chunk of the chunked workloads.
 pub const CHUNK: usize = 512;
@@ -56,8 +59,8 @@ pub const WORKLOADS: [Workload; 4] = [
 ];
 
 /// The contender whose ratios the study reports, and those it is compared with.
-pub const SUBJECT: &str = "io_uring";
-pub const BASELINES: [&str; 2] = ["tokio_hyper", "tokio_codec"];
+pub const SUBJECT: Contender = IO_URING;
+pub const BASELINES: [Contender; 2] = [TOKIO_HYPER, TOKIO_CODEC];
 
 /// One contender's figures for one workload in one round.
 #[derive(Debug, Clone, Serialize)]
@@ -138,19 +141,44 @@ pub const CLAIM_FLOOR: f64 = 0.10;
 
 /// What the per-round ratios of the subject to a baseline say: a win or a loss only when
 /// every round agrees and by at least [`CLAIM_FLOOR`].
-pub fn verdict(ratios: &[f64]) -> &'static str {
+pub fn verdict(ratios: &[f64]) -> String {
     let (Some(low), Some(high)) = (
         ratios.iter().copied().reduce(f64::min),
         ratios.iter().copied().reduce(f64::max),
     ) else {
-        return "not measured";
+        return "not measured".into();
     };
     if high <= 1.0 - CLAIM_FLOOR {
-        "io_uring_server wins in every round"
+        format!("{} wins in every round", SUBJECT.label)
     } else if low >= 1.0 + CLAIM_FLOOR {
-        "io_uring_server loses in every round"
+        format!("{} loses in every round", SUBJECT.label)
     } else {
-        "no difference of 10% that every round shows"
+        format!(
+            "no difference of {:.0}% that every round shows",
+            CLAIM_FLOOR * 100.0
+        )
+    }
+}
+
+/// Each workload sent with Content-Length, paired with the same body sent chunked.
+pub fn chunked_pairs() -> impl Iterator<Item = (Workload, Workload)> {
+    WORKLOADS
+        .into_iter()
+        .filter(|w| w.post.chunk.is_none())
+        .filter_map(|plain| {
+            WORKLOADS
+                .into_iter()
+                .find(|w| w.post.chunk.is_some() && w.post.bytes == plain.post.bytes)
+                .map(|chunked| (plain, chunked))
+        })
+}
+
+/// `64 KiB`, `1 MiB`: a body size for headings.
+pub fn size_text(bytes: usize) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} B"),
     }
 }
 
@@ -167,5 +195,13 @@ mod tests {
         assert_eq!(verdict(&[1.15, 1.2]), "io_uring_server loses in every round");
         assert_eq!(verdict(&[]), "not measured");
         assert_eq!(spread(&[1.0, 0.5, 2.0]), "1.00 (0.50-2.00)");
+    }
+
+    #[test]
+    fn every_plain_body_has_its_chunked_twin() {
+        let sizes: Vec<String> = chunked_pairs()
+            .map(|(plain, _)| size_text(plain.post.bytes))
+            .collect();
+        assert_eq!(sizes, ["64 KiB", "1 MiB"]);
     }
 }

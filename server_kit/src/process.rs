@@ -1,5 +1,6 @@
-//! A server binary started for a test: on port 0, its real address read from its ready
-//! line, stopped (SIGKILL) when dropped so no process outlives the test.
+//! The other end of the ready line: a server binary started by a test or a benchmark,
+//! on port 0, its real address read from its ready line, stopped (SIGKILL) when dropped
+//! so no process outlives its harness.
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
@@ -10,6 +11,7 @@ use std::time::Duration;
 /// How long a server may take to print its ready line.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// A running server binary and the address it listens on.
 pub struct ServerProcess {
     child: Child,
     addr: SocketAddr,
@@ -105,7 +107,7 @@ fn read_ready_line(stdout: ChildStdout) -> Option<SocketAddr> {
         let mut reader = BufReader::new(stdout);
         let mut line = String::new();
         while reader.read_line(&mut line).unwrap_or(0) > 0 {
-            if let Some(addr) = http_core::args::parse_ready_line(line.trim_end()) {
+            if let Some(addr) = crate::ready::parse_ready_line(line.trim_end()) {
                 let _ = sender.send(addr);
                 break;
             }

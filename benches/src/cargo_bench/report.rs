@@ -3,8 +3,11 @@
 
 use serde::Serialize;
 
-use crate::estimates::Estimates;
+use crate::cargo_bench::estimates::Estimates;
+use crate::format::{duration, group_thousands};
 use crate::machine::Machine;
+use crate::servers::TOKIO_HYPER;
+use crate::usage::Usage;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -39,54 +42,6 @@ pub struct Row {
     pub label: String,
     pub estimates: Estimates,
     pub usage: Usage,
-}
-
-/// Work done inside criterion's timed routine for one contender's scenario (warm-up
-/// included, criterion's own analysis excluded).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Usage {
-    pub requests: u64,
-    pub wall_s: f64,
-    /// `None` for a server the bench did not start.
-    pub server_cpu_s: Option<f64>,
-    pub client_cpu_s: f64,
-    pub server_cpus: usize,
-    pub client_cpus: usize,
-}
-
-/// A side counts as the bottleneck when its CPUs are at least this busy.
-const SATURATED: f64 = 0.8;
-
-impl Usage {
-    pub fn server_us_per_request(&self) -> Option<f64> {
-        self.server_cpu_s
-            .map(|cpu| cpu * 1e6 / self.requests.max(1) as f64)
-    }
-
-    pub fn client_us_per_request(&self) -> f64 {
-        self.client_cpu_s * 1e6 / self.requests.max(1) as f64
-    }
-
-    /// Which side limited the run, from how busy each side's CPUs were.
-    pub fn bottleneck(&self) -> String {
-        let busy = |cpu: f64, cpus: usize| cpu / (self.wall_s * cpus.max(1) as f64);
-        let client = busy(self.client_cpu_s, self.client_cpus);
-        let Some(server) = self.server_cpu_s.map(|cpu| busy(cpu, self.server_cpus)) else {
-            return format!("unknown (external server; client {:.0}% busy)", client * 100.0);
-        };
-        let both = format!(
-            "server {:.0}%, client {:.0}% busy",
-            server * 100.0,
-            client * 100.0
-        );
-        match (server >= SATURATED, client >= SATURATED) {
-            (true, false) => format!("server ({both})"),
-            (false, true) => format!("client ({both})"),
-            (true, true) if server >= client => format!("server ({both})"),
-            (true, true) => format!("client ({both})"),
-            (false, false) => format!("neither: round trips ({both})"),
-        }
-    }
 }
 
 pub fn render_markdown(report: &Report) -> String {
@@ -138,13 +93,14 @@ fn render_scenario(scenario: &ScenarioReport) -> String {
     let baseline = scenario
         .rows
         .iter()
-        .find(|row| row.contender == "tokio_hyper")
+        .find(|row| row.contender == TOKIO_HYPER.id)
         .map(|row| row.estimates.mean_ns);
     for row in &scenario.rows {
         let e = &row.estimates;
-        let rate = match scenario.throughput {
-            true => group_thousands(scenario.requests_per_iteration as f64 * 1e9 / e.mean_ns),
-            false => "—".into(),
+        let rate = if scenario.throughput {
+            group_thousands(scenario.requests_per_iteration as f64 * 1e9 / e.mean_ns)
+        } else {
+            "—".into()
         };
         let ratio = baseline.map_or_else(|| "—".into(), |base| format!("{:.2}×", e.mean_ns / base));
         let server_cpu = row
@@ -164,29 +120,6 @@ fn render_scenario(scenario: &ScenarioReport) -> String {
             row.usage.client_us_per_request(),
             row.usage.bottleneck(),
         ));
-    }
-    out
-}
-
-/// `850 ns`, `45.2 µs`, `12.3 ms`, `1.23 s`.
-pub fn duration(ns: f64) -> String {
-    match ns {
-        n if n < 1e3 => format!("{n:.0} ns"),
-        n if n < 1e6 => format!("{:.1} µs", n / 1e3),
-        n if n < 1e9 => format!("{:.2} ms", n / 1e6),
-        n => format!("{:.2} s", n / 1e9),
-    }
-}
-
-/// `123456.7` -> `123,457`.
-pub fn group_thousands(value: f64) -> String {
-    let digits = format!("{:.0}", value);
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
     }
     out
 }

@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use http_core::Limits;
-use http_core::args::CommonArgs;
 use tokio_util::sync::CancellationToken;
+
+use crate::CommonArgs;
 
 /// What every connection needs to know.
 #[derive(Debug, Clone)]

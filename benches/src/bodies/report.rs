@@ -1,10 +1,14 @@
-//! `results/bodies.md`: the large-body study as tables, generated from its samples.
+//! `results/bodies.md`, `results/bodies.json` and the large-body section of BENCHMARKS.md:
+//! the large-body study as tables, generated from its samples.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::bodies::{BASELINES, BodiesReport, CHUNK, SUBJECT, WORKLOADS, median, spread, verdict};
-use crate::output::replace_between;
+use crate::cargo_bench::output::replace_between;
+
+use crate::bodies::{
+    BASELINES, BodiesReport, CHUNK, SUBJECT, WORKLOADS, chunked_pairs, median, size_text, spread, verdict,
+};
 
 pub const BEGIN: &str = "<!-- BEGIN BODIES: scripts/bodies.sh rewrites this section -->";
 pub const END: &str = "<!-- END BODIES -->";
@@ -57,20 +61,21 @@ pub fn render(report: &BodiesReport) -> String {
 }
 
 fn verdicts(out: &mut String, report: &BodiesReport) {
-    let _ = writeln!(out, "## io_uring_server against tokio's engines\n");
+    let subject = SUBJECT.label;
+    let _ = writeln!(out, "## {subject} against tokio's engines\n");
     let _ = writeln!(
         out,
-        "| workload | baseline | io_uring_server CPU/request ÷ baseline's | verdict |"
+        "| workload | baseline | {subject} CPU/request ÷ baseline's | verdict |"
     );
     let _ = writeln!(out, "|---|---|---|---|");
     for workload in WORKLOADS {
         for baseline in BASELINES {
-            let ratios = report.ratios((workload.name, SUBJECT), (workload.name, baseline));
+            let ratios = report.ratios((workload.name, SUBJECT.id), (workload.name, baseline.id));
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} |",
                 workload.name,
-                label(report, baseline),
+                baseline.label,
                 spread(&ratios),
                 verdict(&ratios)
             );
@@ -85,15 +90,16 @@ fn chunked_cost(out: &mut String, report: &BodiesReport) {
         out,
         "CPU per request of the body sent in {CHUNK}-byte chunks ÷ the same body with Content-Length.\n"
     );
-    let _ = writeln!(out, "| server | 64 KiB | 1 MiB |");
-    let _ = writeln!(out, "|---|---|---|");
+    let sizes: Vec<String> = chunked_pairs()
+        .map(|(plain, _)| size_text(plain.post.bytes))
+        .collect();
+    let _ = writeln!(out, "| server | {} |", sizes.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---|".repeat(sizes.len()));
     for (id, name) in report.contenders() {
-        let cost = |size: &str| {
-            let chunked = format!("{size} echo, chunked");
-            let plain = format!("{size} echo");
-            spread(&report.ratios((&chunked, &id), (&plain, &id)))
-        };
-        let _ = writeln!(out, "| {name} | {} | {} |", cost("64 KiB"), cost("1 MiB"));
+        let costs: Vec<String> = chunked_pairs()
+            .map(|(plain, chunked)| spread(&report.ratios((chunked.name, &id), (plain.name, &id))))
+            .collect();
+        let _ = writeln!(out, "| {name} | {} |", costs.join(" | "));
     }
     out.push('\n');
 }
@@ -128,12 +134,4 @@ fn per_round(out: &mut String, report: &BodiesReport, workload: &str, connection
         );
     }
     out.push('\n');
-}
-
-fn label(report: &BodiesReport, id: &str) -> String {
-    report
-        .contenders()
-        .into_iter()
-        .find(|(c, _)| c == id)
-        .map_or_else(|| id.to_string(), |(_, label)| label)
 }

@@ -22,11 +22,14 @@ pub enum Scenario {
     Payload1M,
 }
 
+/// Warm connections shared by the concurrent scenarios.
+pub const CONNECTIONS: usize = 50;
+
 /// Bytes per chunk of the chunked scenario.
 const CHUNK: usize = 512;
 
-/// Warm connections shared by the concurrent scenarios.
-pub const CONNECTIONS: usize = 50;
+/// Requests in one iteration of the throughput scenario.
+pub const BATCH: usize = 1000;
 
 /// The client drops pooled connections idle this long, well before the servers' 60 s idle
 /// timeout closes them, so it never sends on a connection the server has just closed.
@@ -57,29 +60,32 @@ impl Scenario {
         }
     }
 
-    pub fn describe(self) -> &'static str {
+    pub fn describe(self) -> String {
         match self {
-            Scenario::Single => "one `GET /` on a warm keep-alive connection: round-trip latency",
-            Scenario::SingleCold => "connect, one `GET /`, close: what a new client pays",
-            Scenario::Concurrent50 => {
-                "50 `GET /` in flight at once on 50 warm connections; time is the whole batch (makespan)"
-            }
-            Scenario::Throughput1000 => {
-                "1000 `GET /` over 50 warm connections (20 each, back to back); time is the whole batch"
-            }
-            Scenario::Payload1K => "`POST /payload` of 1 KiB echoed on a warm connection",
-            Scenario::Payload64K => "`POST /payload` of 64 KiB echoed on a warm connection",
-            Scenario::Payload64KChunked => {
-                "`POST /payload` of 64 KiB sent chunked in 512-byte chunks, echoed on a warm connection"
-            }
-            Scenario::Payload1M => "`POST /payload` of 1 MiB echoed on a warm connection",
+            Scenario::Single => "one `GET /` on a warm keep-alive connection: round-trip latency".into(),
+            Scenario::SingleCold => "connect, one `GET /`, close: what a new client pays".into(),
+            Scenario::Concurrent50 => format!(
+                "{CONNECTIONS} `GET /` in flight at once on {CONNECTIONS} warm connections; time is the whole batch (makespan)"
+            ),
+            Scenario::Throughput1000 => format!(
+                "{BATCH} `GET /` over {CONNECTIONS} warm connections ({} each, back to back); time is the whole batch",
+                BATCH / CONNECTIONS
+            ),
+            Scenario::Payload1K | Scenario::Payload64K | Scenario::Payload1M => format!(
+                "`POST /payload` of {} KiB echoed on a warm connection",
+                self.payload_size() >> 10
+            ),
+            Scenario::Payload64KChunked => format!(
+                "`POST /payload` of {} KiB sent in {CHUNK}-byte chunks, echoed on a warm connection",
+                self.payload_size() >> 10
+            ),
         }
     }
 
     pub fn requests_per_iteration(self) -> u64 {
         match self {
-            Scenario::Concurrent50 => 50,
-            Scenario::Throughput1000 => 1000,
+            Scenario::Concurrent50 => CONNECTIONS as u64,
+            Scenario::Throughput1000 => BATCH as u64,
             _ => 1,
         }
     }
@@ -89,15 +95,18 @@ impl Scenario {
         self.requests_per_iteration() > 1
     }
 
-    /// The echoed body: its size and, when sent chunked, the chunk size.
-    fn payload(self) -> Option<(usize, Option<usize>)> {
+    fn payload_size(self) -> usize {
         match self {
-            Scenario::Payload1K => Some((1 << 10, None)),
-            Scenario::Payload64K => Some((64 << 10, None)),
-            Scenario::Payload64KChunked => Some((64 << 10, Some(CHUNK))),
-            Scenario::Payload1M => Some((1 << 20, None)),
-            _ => None,
+            Scenario::Payload1K => 1 << 10,
+            Scenario::Payload64K | Scenario::Payload64KChunked => 64 << 10,
+            Scenario::Payload1M => 1 << 20,
+            _ => 0,
         }
+    }
+
+    /// The chunk size an echo scenario's body is sent in; `None` for Content-Length.
+    fn chunk_size(self) -> Option<usize> {
+        (self == Scenario::Payload64KChunked).then_some(CHUNK)
     }
 }
 
@@ -106,7 +115,7 @@ pub struct Clients {
     warm: Client,
     cold: Client,
     base_url: String,
-    /// The echo scenarios' bodies, by size.
+    /// The echo scenarios' bodies, one per size.
     payloads: Vec<Vec<u8>>,
     /// Requests completed (and checked), for CPU time per request.
     pub completed: AtomicU64,
@@ -124,16 +133,14 @@ impl Clients {
             .pool_max_idle_per_host(0)
             .build()
             .map_err(|e| e.to_string())?;
-        let payloads = Scenario::ALL
-            .iter()
-            .filter_map(|s| s.payload())
-            .map(|(size, _)| (0..size).map(|i| (i % 251) as u8).collect())
-            .collect();
+        let payload = |size: usize| (0..size).map(|i| (i % 251) as u8).collect();
         Ok(Clients {
             warm,
             cold,
             base_url: base_url.to_string(),
-            payloads,
+            payloads: [Scenario::Payload1K, Scenario::Payload64K, Scenario::Payload1M]
+                .map(|s| payload(s.payload_size()))
+                .into(),
             completed: AtomicU64::new(0),
         })
     }
@@ -156,7 +163,7 @@ impl Clients {
                 .await
                 .map(drop),
             Scenario::Throughput1000 => {
-                let per_connection = 1000 / CONNECTIONS;
+                let per_connection = BATCH / CONNECTIONS;
                 let lanes = (0..CONNECTIONS).map(|_| async move {
                     for _ in 0..per_connection {
                         self.get(&self.warm).await?;
@@ -168,10 +175,7 @@ impl Clients {
             Scenario::Payload1K
             | Scenario::Payload64K
             | Scenario::Payload64KChunked
-            | Scenario::Payload1M => {
-                let (size, chunk) = scenario.payload().expect("an echo scenario has a payload");
-                self.echo(size, chunk).await
-            }
+            | Scenario::Payload1M => self.echo(scenario.payload_size(), scenario.chunk_size()).await,
         }
     }
 

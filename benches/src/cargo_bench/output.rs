@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::report::{Report, render_markdown};
+use crate::cargo_bench::report::{Report, render_markdown};
 
 pub const BEGIN: &str = "<!-- BEGIN GENERATED: cargo bench rewrites this section -->";
 pub const END: &str = "<!-- END GENERATED -->";

@@ -1,6 +1,6 @@
-//! Connection timeouts, identical for both engines: a connection that has sent part of a
-//! request and then nothing for the request timeout is closed, and so is one idle for the
-//! idle timeout.
+//! Connection timeouts, identical for every tokio-based server (tokio_server's two engines
+//! and tokio_uring_server): a connection that has sent part of a request and then nothing
+//! for the request timeout is closed, and so is one idle for the idle timeout.
 //!
 //! Each connection records its last read and whether a request is partly received; a
 //! watchdog future sleeps until the deadline that follows from them. This costs one

@@ -7,32 +7,24 @@ use std::time::Duration;
 /// Wait between accept attempts while they fail. Default is 50 ms.
 pub const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
+/// Whether accepting is in a streak of failures, to log each streak once.
+#[derive(Debug, Default)]
 pub struct AcceptBackoff {
-    program: &'static str,
     failing: bool,
 }
 
 impl AcceptBackoff {
-    pub fn new(program: &'static str) -> AcceptBackoff {
-        AcceptBackoff {
-            program,
-            failing: false,
-        }
-    }
-
     pub fn succeeded(&mut self) {
         if self.failing {
-            eprintln!("{}: accepting again", self.program);
+            crate::log!("accepting again");
             self.failing = false;
         }
     }
 
+    /// Logs the first failure of a streak, then waits [`ACCEPT_RETRY`].
     pub async fn failed(&mut self, error: std::io::Error) {
         if !self.failing {
-            eprintln!(
-                "{}: accept failed: {error}; retrying every {ACCEPT_RETRY:?}",
-                self.program
-            );
+            crate::log!("accept failed: {error}; retrying every {ACCEPT_RETRY:?}");
             self.failing = true;
         }
         tokio::time::sleep(ACCEPT_RETRY).await;

@@ -1,31 +1,49 @@
-//! The sustained-load sweep: every contender at 1, 16, 64, 256 and 1024 connections
-//! (closed loop), 16-deep pipelining at 256, and an open loop at 25/50/75% of the slowest
-//! contender's peak, with server CPU, peak RSS and syscalls per request beside each point.
-//! Contenders are interleaved point by point so that drift hits all of them alike.
+//! One measured point of the long-running studies (the sweep, the ablation, the
+//! large-body study): a [`Load`] of some [`LoadKind`] run by loadgen against one server,
+//! with server CPU, peak RSS and the bottleneck beside its requests/s and latency.
 
 use std::time::Duration;
 
 use loadgen::run::{Config, Percentiles};
 use serde::Serialize;
 
-use crate::affinity::CpuSet;
 use crate::cpu::measure;
 use crate::perf::SyscallCounter;
-use crate::report::Usage;
 use crate::servers::Server;
 use crate::settings::Pinning;
+use crate::usage::Usage;
 
-pub const CONNECTIONS: [usize; 5] = [1, 16, 64, 256, 1024];
-pub const PIPELINE_DEPTH: usize = 16;
-pub const PIPELINE_CONNECTIONS: usize = 256;
-pub const OPEN_LOOP_CONNECTIONS: usize = 64;
-pub const OPEN_LOOP_SHARES: [f64; 3] = [0.25, 0.5, 0.75];
+/// How the client drives a point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadKind {
+    /// Each connection sends its next request when the answer arrives.
+    Closed,
+    /// Each connection keeps several requests in flight.
+    Pipelined,
+    /// Requests leave at a fixed rate, late ones measured from their intended send time.
+    Open,
+    /// A closed loop of `POST /payload` echoes.
+    Echo,
+}
 
+impl LoadKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            LoadKind::Closed => "closed",
+            LoadKind::Pipelined => "pipelined",
+            LoadKind::Open => "open",
+            LoadKind::Echo => "echo",
+        }
+    }
+}
+
+/// One load on one server, measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct Point {
     pub contender: String,
     pub label: String,
-    pub kind: &'static str,
+    pub kind: LoadKind,
     pub connections: usize,
     pub depth: usize,
     pub rate: Option<f64>,
@@ -49,7 +67,7 @@ pub struct Post {
 /// How one point loads a server.
 #[derive(Debug, Clone, Copy)]
 pub struct Load {
-    pub kind: &'static str,
+    pub kind: LoadKind,
     /// `None`: `GET /`.
     pub post: Option<Post>,
     pub connections: usize,
@@ -63,16 +81,12 @@ pub struct Load {
 impl Load {
     /// A load with the client threads and server CPUs that `pinning` gives.
     pub fn new(
-        kind: &'static str,
+        kind: LoadKind,
         (connections, depth): (usize, usize),
         rate: Option<f64>,
         duration: Duration,
         pinning: &Pinning,
     ) -> Load {
-        let client_cpus = pinning
-            .client
-            .as_ref()
-            .map_or_else(|| CpuSet::current().0.len(), |s| s.0.len());
         Load {
             kind,
             post: None,
@@ -80,8 +94,8 @@ impl Load {
             depth,
             rate,
             duration,
-            client_threads: client_cpus.max(1),
-            server_cpus: pinning.server.as_ref().map_or(1, |s| s.0.len()),
+            client_threads: pinning.client_cpus().max(1),
+            server_cpus: pinning.server_cpus(),
         }
     }
 }

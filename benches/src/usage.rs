@@ -1,0 +1,52 @@
+//! What one measured run cost each side: requests, wall time and CPU time of the server
+//! and of the client, and from them CPU per request and which side was the bottleneck.
+
+use serde::Serialize;
+
+/// Work done by both sides over one run (for `cargo bench`, inside criterion's timed
+/// routine, warm-up included, criterion's own analysis excluded).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Usage {
+    pub requests: u64,
+    pub wall_s: f64,
+    /// `None` for a server the bench did not start.
+    pub server_cpu_s: Option<f64>,
+    pub client_cpu_s: f64,
+    pub server_cpus: usize,
+    pub client_cpus: usize,
+}
+
+/// A side counts as the bottleneck when its CPUs are at least this busy.
+const SATURATED: f64 = 0.8;
+
+impl Usage {
+    pub fn server_us_per_request(&self) -> Option<f64> {
+        self.server_cpu_s
+            .map(|cpu| cpu * 1e6 / self.requests.max(1) as f64)
+    }
+
+    pub fn client_us_per_request(&self) -> f64 {
+        self.client_cpu_s * 1e6 / self.requests.max(1) as f64
+    }
+
+    /// Which side limited the run, from how busy each side's CPUs were.
+    pub fn bottleneck(&self) -> String {
+        let busy = |cpu: f64, cpus: usize| cpu / (self.wall_s * cpus.max(1) as f64);
+        let client = busy(self.client_cpu_s, self.client_cpus);
+        let Some(server) = self.server_cpu_s.map(|cpu| busy(cpu, self.server_cpus)) else {
+            return format!("unknown (external server; client {:.0}% busy)", client * 100.0);
+        };
+        let both = format!(
+            "server {:.0}%, client {:.0}% busy",
+            server * 100.0,
+            client * 100.0
+        );
+        match (server >= SATURATED, client >= SATURATED) {
+            (true, false) => format!("server ({both})"),
+            (false, true) => format!("client ({both})"),
+            (true, true) if server >= client => format!("server ({both})"),
+            (true, true) => format!("client ({both})"),
+            (false, false) => format!("neither: round trips ({both})"),
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Command-line flags every server shares: threads, limits and timeouts. Each server
+//! flattens [`CommonArgs`] into its own parser beside its `--addr`.
+
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+use clap::Parser;
+use http_core::limits::{self, Limits};
+
+use crate::StartupError;
+
+/// Names the program for log lines, parses its flags (clap exits with status 2 on a bad
+/// one), and exits with status 2 naming the flag if `validate` rejects them.
+pub fn parse<C: Parser>(program: &'static str, validate: impl FnOnce(&C) -> Result<(), String>) -> C {
+    crate::log::set_program(program);
+    let cli = C::parse();
+    if let Err(message) = validate(&cli) {
+        StartupError::from(message).exit();
+    }
+    cli
+}
+
+/// Flags common to all servers; each server flattens this into its own parser.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// Worker threads. Default is the number of CPUs this process may run on
+    /// (its affinity mask, so `taskset -c 0` gives 1).
+    #[arg(long)]
+    pub threads: Option<NonZeroUsize>,
+
+    /// Largest request head in bytes (431 or 414 above it).
+    #[arg(long, default_value_t = limits::MAX_HEAD_BYTES)]
+    pub max_head_bytes: usize,
+
+    /// Most header fields in one request (431 above it).
+    #[arg(long, default_value_t = limits::MAX_HEADERS)]
+    pub max_headers: usize,
+
+    /// Largest request body in bytes (413 above it).
+    #[arg(long, default_value_t = limits::MAX_BODY_BYTES)]
+    pub max_body_bytes: usize,
+
+    /// Seconds a partly sent request may stay silent before the connection is closed.
+    #[arg(long, default_value_t = limits::REQUEST_TIMEOUT.as_secs())]
+    pub request_timeout_secs: u64,
+
+    /// Seconds an idle keep-alive connection is kept open.
+    #[arg(long, default_value_t = limits::IDLE_TIMEOUT.as_secs())]
+    pub idle_timeout_secs: u64,
+}
+
+impl CommonArgs {
+    /// The worker count: `--threads`, else the CPUs in this process's affinity mask.
+    pub fn threads(&self) -> usize {
+        self.threads
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, NonZeroUsize::get)
+    }
+
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_head_bytes: self.max_head_bytes,
+            max_headers: self.max_headers,
+            max_body_bytes: self.max_body_bytes,
+        }
+    }
+
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(self.request_timeout_secs)
+    }
+
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_secs(self.idle_timeout_secs)
+    }
+
+    /// Rejects limits the servers cannot honour, with the flag to fix.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_head_bytes < 1024 {
+            return Err("--max-head-bytes must be at least 1024".into());
+        }
+        if self.max_headers == 0 {
+            return Err("--max-headers must be at least 1".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,108 @@
+//! The one connection loop of the codec-driven tokio servers (tokio_server's `codec`
+//! engine on epoll, tokio_uring_server on io_uring): read into a buffer, hand it to
+//! http_core's codec, write every response it produced in one write, and close with a
+//! lingering drain. Each server supplies its socket's I/O as a [`Transport`], so the HTTP
+//! work and the timeouts are the same code on both I/O layers.
+
+use std::future::Future;
+use std::io;
+use std::time::Duration;
+
+use http_core::Codec;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::{Activity, Settings};
+
+/// Bytes reserved for each read. Default is 16 KiB.
+pub const READ_CHUNK: usize = 16 * 1024;
+
+/// After the last response of a connection the server closes, it reads and discards what
+/// the client still sends for at most this long, so the client sees the response and a
+/// FIN rather than a reset (RFC 9112 section 9.6). Default is 1 second.
+pub const LINGER: Duration = Duration::from_secs(1);
+
+/// A connected socket's I/O as the loop needs it. A future dropped before it completes
+/// (shutdown, timeout) is never followed by another call on the same transport.
+pub trait Transport {
+    /// Appends what the peer sent next to `input`; `Ok(0)` at end of stream.
+    fn receive(&mut self, input: &mut Vec<u8>) -> impl Future<Output = io::Result<usize>>;
+    /// Writes all of `output`, and leaves it as it was given.
+    fn send_all(&mut self, output: &mut Vec<u8>) -> impl Future<Output = io::Result<()>>;
+    /// Sends FIN.
+    fn finish(&mut self) -> impl Future<Output = io::Result<()>>;
+    /// Reads and throws away what the peer sent next; `Ok(0)` at end of stream.
+    fn discard(&mut self) -> impl Future<Output = io::Result<usize>>;
+}
+
+/// Serves one connection until either side closes, the codec says to close, the server
+/// shuts down between requests, or the connection times out.
+pub async fn serve<T: Transport>(transport: &mut T, settings: &Settings) {
+    let activity = Activity::new();
+    let watchdog = activity.clone();
+    tokio::select! {
+        _ = exchange(transport, settings, &activity) => {}
+        _ = watchdog.expired(settings.request_timeout, settings.idle_timeout) => {}
+    }
+}
+
+/// Reads, answers and writes until either side closes or the codec says to close.
+async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity: &Activity) {
+    let mut codec = Codec::new(settings.limits);
+    let mut input: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    let mut output: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    loop {
+        let read = tokio::select! {
+            read = transport.receive(&mut input) => read,
+            _ = settings.shutdown.cancelled(), if input.is_empty() => return,
+        };
+        match read {
+            Ok(0) | Err(_) => return,
+            Ok(_) => activity.touch(true),
+        }
+        let outcome = codec.serve(&input, &mut output);
+        input.drain(..outcome.consumed);
+        if !output.is_empty() {
+            if transport.send_all(&mut output).await.is_err() {
+                return;
+            }
+            output.clear();
+        }
+        activity.touch(!input.is_empty());
+        if outcome.close {
+            return linger_close(transport).await;
+        }
+        if settings.shutdown.is_cancelled() && input.is_empty() {
+            return;
+        }
+    }
+}
+
+/// Sends FIN, then drains the client's remaining bytes briefly before closing.
+async fn linger_close<T: Transport>(transport: &mut T) {
+    if transport.finish().await.is_err() {
+        return;
+    }
+    let _ = tokio::time::timeout(LINGER, async { while let Ok(1..) = transport.discard().await {} }).await;
+}
+
+/// tokio's epoll-driven stream: reads land straight in the input's spare capacity.
+impl Transport for TcpStream {
+    async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
+        input.reserve(READ_CHUNK);
+        self.read_buf(input).await
+    }
+
+    async fn send_all(&mut self, output: &mut Vec<u8>) -> io::Result<()> {
+        self.write_all(output).await
+    }
+
+    async fn finish(&mut self) -> io::Result<()> {
+        self.shutdown().await
+    }
+
+    async fn discard(&mut self) -> io::Result<usize> {
+        let mut sink = [0u8; 4096];
+        self.read(&mut sink).await
+    }
+}

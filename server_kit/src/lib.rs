@@ -1,0 +1,38 @@
+//! What every server in this workspace shares at startup and at its edges, so that no
+//! server leans on another: the common flags, the ready line (and [`ServerProcess`], the
+//! harness that reads it), startup errors that name their fix, the SO_REUSEPORT listener
+//! group, one worker thread per listener with signal handling, and the program name on
+//! every log line.
+//!
+//! With the `tokio` feature, what the tokio-based servers share per connection: the
+//! [`Settings`], the [`Activity`] watchdog, the [`AcceptBackoff`] and the one read →
+//! codec → write loop with lingering close ([`exchange`]).
+
+pub mod args;
+pub mod listener;
+pub mod log;
+pub mod process;
+pub mod ready;
+pub mod startup;
+pub mod workers;
+
+#[cfg(feature = "tokio")]
+pub mod accept;
+#[cfg(feature = "tokio")]
+pub mod activity;
+#[cfg(feature = "tokio")]
+pub mod exchange;
+#[cfg(feature = "tokio")]
+pub mod settings;
+
+pub use args::CommonArgs;
+pub use process::ServerProcess;
+pub use startup::StartupError;
+pub use workers::Workers;
+
+#[cfg(feature = "tokio")]
+pub use accept::AcceptBackoff;
+#[cfg(feature = "tokio")]
+pub use activity::Activity;
+#[cfg(feature = "tokio")]
+pub use settings::Settings;
