@@ -5,8 +5,8 @@
 //! Uses `IORING_ENTER_EXT_ARG` with `min_wait_usec` (Linux 6.12, `IORING_FEAT_MIN_TIMEOUT`):
 //! the kernel waits up to `min_wait` for `want` completions, then returns as soon as it
 //! has at least one. It only engages above a measured arrival rate, because arming the
-//! min-wait timer costs more than it saves when it mostly expires (on this VM a light load
-//! paid about 2x CPU per request with it always on).
+//! min-wait timer costs more than it saves when it mostly expires (measure it with
+//! `--batch-wait-us` and the ablation).
 //!
 //! Below that rate, a turn whose sends all leave their connections simply waiting for the
 //! next request (keep-alive, nothing more to send) asks for those sends' completions plus
@@ -18,10 +18,11 @@
 //!
 //! The rate counts answered requests, not receive completions (a large body arrives in
 //! many), and the expected batch is capped by the connections that sent data in the
-//! window: one client doing round trips can never fill a batch, so it never waits. The
-//! default wait, 100 µs, engages from 3 requests per 100 µs (30k requests/s) per thread
-//! spread over at least 3 connections. The price is up to that wait of added latency per
-//! request while engaged, which is why `--batch-wait-us` exists and `0` turns it off.
+//! window: one client doing round trips can never fill a batch, so it never waits. It
+//! engages once a window's answered requests and active connections both reach the least
+//! batch worth waiting for (the constants below). The price is up to the wait of added
+//! latency per request while engaged, which is why `--batch-wait-us` exists and `0` turns
+//! it off.
 
 use std::time::{Duration, Instant};
 

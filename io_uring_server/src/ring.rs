@@ -105,7 +105,7 @@ pub fn enter_error(error: &std::io::Error) -> EnterError {
 /// Ends the process with one line and status 70: the loop cannot go on safely, and
 /// unwinding could free memory the kernel still owns (exit does not).
 pub fn fatal(why: &str) -> ! {
-    eprintln!("io_uring_server: fatal: {why}");
+    server_kit::log!("fatal: {why}");
     std::process::exit(70);
 }
 
