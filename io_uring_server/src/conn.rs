@@ -286,11 +286,7 @@ impl Conn {
         } else {
             self.input.extend(data);
         }
-        let answered = answered + self.answer_within_cap();
-        // A partial request this large so far (a chunked body, or one past the ring's
-        // buffers): let its rest and what follows come straight into the input.
-        self.bulk |= self.input.len() >= DIRECT_BODY_MIN;
-        answered
+        answered + self.answer_within_cap()
     }
 
     /// Input grew: close if it passed the cap, else answer what it can.
@@ -331,7 +327,9 @@ impl Conn {
         let outcome = self.codec.serve_within(input, &mut self.pending, room);
         let rest = input.len() - outcome.consumed;
         self.input_needed = rest + outcome.needed;
-        self.bulk |= outcome.needed >= DIRECT_BODY_MIN;
+        // A request this large still unfinished (a body to come, or a chunked one that has
+        // grown): let its rest and what follows come straight into the input.
+        self.bulk |= self.input_needed >= DIRECT_BODY_MIN;
         if outcome.close || (self.shutting_down && rest == 0) {
             self.phase = Phase::Draining;
         }

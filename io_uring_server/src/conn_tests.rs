@@ -54,6 +54,13 @@ fn flush(conn: &mut Conn) -> Vec<u8> {
     }
 }
 
+/// Completes a cancelled recv: the cancel's completion, then the recv's final one.
+fn cancel_recv(conn: &mut Conn, now: u64) {
+    conn.completed(Kind::Cancel, false);
+    conn.completed(Kind::Recv, false);
+    assert_eq!(conn.on_recv(-libc::ECANCELED, None, now), 0);
+}
+
 /// A `POST /payload` of `body` with Content-Length.
 fn post(body: &[u8]) -> Vec<u8> {
     let mut request = format!(
@@ -374,9 +381,7 @@ fn a_large_body_still_to_come_is_received_straight_into_the_input() {
         [Op::CancelRecv],
         "the rest of the body bypasses the ring"
     );
-    c.completed(Kind::Cancel, false);
-    c.completed(Kind::Recv, false);
-    assert_eq!(c.on_recv(-libc::ECANCELED, None, 1), 0);
+    cancel_recv(&mut c, 1);
     assert_eq!(ops(&mut c), [Op::RecvInto]);
 
     // The kernel fills each lent room; the room grows with what has arrived.
@@ -413,9 +418,7 @@ fn a_large_body_still_to_come_is_received_straight_into_the_input() {
         [Op::CancelRecv],
         "silent for a tick: back to the ring"
     );
-    c.completed(Kind::Cancel, false);
-    c.completed(Kind::Recv, false);
-    c.on_recv(-libc::ECANCELED, None, 3);
+    cancel_recv(&mut c, 3);
     assert_eq!(ops(&mut c), [Op::Recv]);
     c.on_tick(4, TIMEOUTS);
     assert_eq!(c.input.allocated(), 0, "the large input buffer is freed");
@@ -451,9 +454,7 @@ fn a_head_alone_does_not_make_the_server_allocate_its_body() {
         1 << 20
     );
     c.on_data(head.as_bytes(), 1);
-    c.completed(Kind::Cancel, false);
-    c.completed(Kind::Recv, false);
-    c.on_recv(-libc::ECANCELED, None, 1);
+    cancel_recv(&mut c, 1);
     assert!(ops(&mut c).contains(&Op::RecvInto));
     assert!(
         c.input.allocated() < 256 << 10,

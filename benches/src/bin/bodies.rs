@@ -15,7 +15,7 @@ use clap::Parser;
 #[command(version)]
 struct Cli {
     /// Rounds; the contender order rotates each round.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 5)]
     rounds: usize,
     /// Seconds per point.
     #[arg(long, default_value_t = 4.0)]
