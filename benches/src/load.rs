@@ -107,16 +107,13 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         None => loadgen::target::parse(&format!("{}/", server.base_url))?,
     };
     let config = Config {
-        addr: target.addr,
-        request: target.request,
         connections: load.connections,
         threads: load.client_threads,
         depth: load.depth,
         duration: load.duration,
-        max_requests: None,
         rate: load.rate,
-        expect_status: 200,
         expect_body_len: Some(load.post.map_or(http_core::routes::HELLO.len(), |p| p.bytes)),
+        ..Config::new(target.addr, target.request)
     };
     let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
     let summary = summary?;

@@ -6,12 +6,15 @@
 //! loadgen http://127.0.0.1:8081/ --connections 64 --rate 50000 --duration-secs 10 # open loop
 //! loadgen http://127.0.0.1:8081/payload --connections 16 --post-bytes 65536 \
 //!     --expect-body-len 65536                                                     # echo
+//! loadgen http://127.0.0.1:8081/ --connections 32 --churn server-closes          # churn
+//! loadgen http://127.0.0.1:8081/ --connections 8 --churn client-closes --rate 5000
 //! ```
 //! Exits 1 if any response was wrong or missing.
 
 use std::time::Duration;
 
 use clap::Parser;
+use loadgen::churn::Churn;
 use loadgen::run::{Config, run};
 
 #[derive(Parser, Debug)]
@@ -22,7 +25,7 @@ use loadgen::run::{Config, run};
 struct Cli {
     /// Target, e.g. http://127.0.0.1:8081/
     url: String,
-    /// Connections, spread over the threads.
+    /// Connections, spread over the threads (with --churn: concurrent clients).
     #[arg(short, long, default_value_t = 64)]
     connections: usize,
     /// Threads, each running one single-threaded event loop.
@@ -34,10 +37,11 @@ struct Cli {
     /// Run length in seconds.
     #[arg(long, default_value_t = 10.0)]
     duration_secs: f64,
-    /// Stop after this many requests.
+    /// Stop after this many requests (with --churn: connections).
     #[arg(long)]
     requests: Option<u64>,
-    /// Open loop: total requests per second, latency measured from intended send times.
+    /// Open loop: total requests (with --churn: connections) per second, latency measured
+    /// from intended send times.
     #[arg(long)]
     rate: Option<f64>,
     /// Status every response must have.
@@ -52,6 +56,14 @@ struct Cli {
     /// With `--post-bytes`, send the body chunked in pieces of this many bytes.
     #[arg(long, requires = "post_bytes")]
     chunk_bytes: Option<usize>,
+    /// A new connection per request, closed by the server (the request says `Connection:
+    /// close`; the client reads to EOF) or by the client (once it has the answer).
+    #[arg(long, value_enum)]
+    churn: Option<Churn>,
+    /// With --churn, connect from 127.0.0.1 (the kernel's choice) instead of spreading the
+    /// connections over 127.0.0.2-127.0.0.9.
+    #[arg(long, requires = "churn")]
+    no_spread_sources: bool,
 }
 
 fn main() {
@@ -62,8 +74,6 @@ fn main() {
     }
     .unwrap_or_else(|e| fail(&e));
     let config = Config {
-        addr: target.addr,
-        request: target.request,
         connections: cli.connections.max(1),
         threads: cli.threads,
         depth: cli.depth.max(1),
@@ -72,6 +82,9 @@ fn main() {
         rate: cli.rate,
         expect_status: cli.expect_status,
         expect_body_len: cli.expect_body_len,
+        churn: cli.churn,
+        spread_sources: !cli.no_spread_sources,
+        ..Config::new(target.addr, target.request)
     };
     let summary = run(config).unwrap_or_else(|e| fail(&e));
     println!(
@@ -79,7 +92,7 @@ fn main() {
         serde_json::to_string_pretty(&summary).expect("a summary serializes")
     );
     if let Some(error) = &summary.first_error {
-        fail(&format!("a response failed validation: {error}"));
+        fail(&format!("{} error(s), the first: {error}", summary.errors));
     }
 }
 
