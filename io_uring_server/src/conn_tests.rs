@@ -142,6 +142,28 @@ fn connection_close_drains_then_shuts_down_then_lingers() {
     assert_eq!(c.phase(), Phase::Closing);
 }
 
+/// The event loop carries a shutdown out at once (a syscall, not a submission) and reports
+/// it completed: the connection lingers with its recv still armed, and the peer's EOF
+/// closes it with nothing left in flight.
+#[test]
+fn a_shutdown_done_at_once_lingers_until_the_peers_eof() {
+    let mut c = conn();
+    assert_eq!(ops(&mut c), [Op::Recv]);
+    c.completed(Kind::Recv, true);
+    c.on_data(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", 0);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    complete_send(&mut c, usize::MAX);
+    assert_eq!(c.next_op(), Some(Op::Shutdown));
+    c.submitted(Op::Shutdown, 0);
+    c.completed(Kind::Shutdown, false);
+    assert!(matches!(c.phase(), Phase::Lingering { .. }));
+    assert_eq!(c.in_flight(), 1, "only the armed recv");
+    assert_eq!(ops(&mut c), [], "nothing more until the peer closes");
+    c.completed(Kind::Recv, false);
+    c.on_recv(0, None, 0);
+    assert_eq!(ops(&mut c), [Op::Close]);
+}
+
 #[test]
 fn eof_closes_after_pending_output() {
     let mut c = conn();

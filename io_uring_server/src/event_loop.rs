@@ -235,7 +235,13 @@ impl Worker {
         };
         while let Some(op) = conn.next_op() {
             conn.submitted(op, self.now);
-            ops::submit(&mut self.ring, conn, op, id.token(op.kind()), self.config.recv);
+            let carried = ops::submit(&mut self.ring, conn, op, id.token(op.kind()), self.config.recv);
+            if let ops::Carried::Done(result) = carried {
+                conn.completed(op.kind(), false);
+                if result < 0 {
+                    conn.fail();
+                }
+            }
             if op == Op::Send {
                 self.batcher.on_send(conn.quiet_after_send());
             }

@@ -2,7 +2,10 @@
 //! safe; pushing it is `unsafe` because the kernel may then read or write the memory it
 //! names until the operation's final completion. Each push states which memory that is
 //! and why it stays valid. What to submit is decided elsewhere (`Conn::next_op`, the
-//! worker's accept and timer states); this module only carries it out.
+//! worker's accept and timer states); this module only carries it out. One operation is
+//! not submitted at all where it can be: a shutdown on a regular descriptor is the
+//! `shutdown(2)` syscall, because io_uring always hands `IORING_OP_SHUTDOWN` to an io-wq
+//! worker thread, and that thread hand-off per connection cost more than the syscall.
 
 use std::os::fd::RawFd;
 
@@ -22,10 +25,25 @@ pub enum RecvMode {
     OwnBuffer { size: usize },
 }
 
+/// What became of an operation handed to [`submit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carried {
+    /// Pushed to the submission queue; its completion will follow.
+    Submitted,
+    /// Done already, with this result (as a completion would carry it).
+    Done(i32),
+}
+
 /// Submits `op` for `conn`, which has just been told it was submitted
 /// ([`Conn::submitted`]); `token` names the connection and the op's kind.
-pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: RecvMode) {
+pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: RecvMode) -> Carried {
     let (fd, fixed) = (conn.fd, conn.direct);
+    if op == Op::Shutdown && !fixed {
+        // SAFETY: shutdown(2) on the connection's own descriptor, open until its Close
+        // completes; it names no memory.
+        let result = unsafe { libc::shutdown(fd, libc::SHUT_WR) };
+        return Carried::Done(if result < 0 { -errno() } else { 0 });
+    }
     let on_file = |entry: squeue::Entry| {
         if fixed {
             entry.flags(squeue::Flags::FIXED_FILE)
@@ -39,7 +57,8 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             let entry = on_file(opcode::RecvMulti::new(types::Fd(fd), group).build());
             // SAFETY: the kernel writes only provided buffers, which `BufRing` keeps
             // allocated for the ring's lifetime.
-            return unsafe { ring.push(entry.user_data(user_data)) };
+            unsafe { ring.push(entry.user_data(user_data)) };
+            return Carried::Submitted;
         }
         (Op::Recv, RecvMode::OwnBuffer { .. }) => unreachable!("a plain-recv connection asks for RecvInto"),
         (Op::RecvInto, _) => {
@@ -54,7 +73,8 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             // recv's completion is reported (`Conn::on_recv`); until then `Input` neither
             // grows, shrinks nor moves it (each such call asserts), and the connection is
             // not freed while the recv is in flight.
-            return unsafe { ring.push(on_file(entry).user_data(user_data)) };
+            unsafe { ring.push(on_file(entry).user_data(user_data)) };
+            return Carried::Submitted;
         }
         (Op::Send, _) => {
             let bytes = conn.unsent();
@@ -64,7 +84,8 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             // SAFETY: `unsent` is the connection's `sending` buffer, which `Conn` leaves
             // untouched until this send's completion, and the connection is not freed
             // while the send is in flight.
-            return unsafe { ring.push(on_file(entry).user_data(user_data)) };
+            unsafe { ring.push(on_file(entry).user_data(user_data)) };
+            return Carried::Submitted;
         }
         (Op::Shutdown, _) => on_file(opcode::Shutdown::new(types::Fd(fd), libc::SHUT_WR).build()),
         (Op::CancelRecv, _) => opcode::AsyncCancel::new(
@@ -88,6 +109,13 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
     };
     // SAFETY: shutdown, cancel and close name no memory of ours.
     unsafe { ring.push(entry.user_data(user_data)) };
+    Carried::Submitted
+}
+
+fn errno() -> i32 {
+    std::io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO)
 }
 
 /// Accepts connections on `listener`: one multishot accept, or a single accept. With
