@@ -64,12 +64,39 @@ pub struct Post {
     pub chunk: Option<usize>,
 }
 
+/// What each request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Ask {
+    /// `GET /`: the 13-byte hello.
+    Hello,
+    /// `POST /payload`, echoed back.
+    Echo(Post),
+    /// `GET /bytes/{n}`: a response body of `n` bytes.
+    Bytes(usize),
+}
+
+impl Ask {
+    /// The request for a server at `base_url`, and the body length its answer must have.
+    fn target(self, base_url: &str) -> Result<(loadgen::target::Target, usize), String> {
+        Ok(match self {
+            Ask::Hello => (
+                loadgen::target::parse(&format!("{base_url}/"))?,
+                http_core::routes::HELLO.len(),
+            ),
+            Ask::Echo(post) => (
+                loadgen::target::post(&format!("{base_url}/payload"), post.bytes, post.chunk)?,
+                post.bytes,
+            ),
+            Ask::Bytes(n) => (loadgen::target::parse(&format!("{base_url}/bytes/{n}"))?, n),
+        })
+    }
+}
+
 /// How one point loads a server.
 #[derive(Debug, Clone, Copy)]
 pub struct Load {
     pub kind: LoadKind,
-    /// `None`: `GET /`.
-    pub post: Option<Post>,
+    pub ask: Ask,
     pub connections: usize,
     pub depth: usize,
     pub rate: Option<f64>,
@@ -89,7 +116,7 @@ impl Load {
     ) -> Load {
         Load {
             kind,
-            post: None,
+            ask: Ask::Hello,
             connections,
             depth,
             rate,
@@ -102,10 +129,7 @@ impl Load {
 
 /// Runs one point against one server; any wrong response fails the sweep.
 pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
-    let target = match load.post {
-        Some(post) => loadgen::target::post(&format!("{}/payload", server.base_url), post.bytes, post.chunk)?,
-        None => loadgen::target::parse(&format!("{}/", server.base_url))?,
-    };
+    let (target, body_len) = load.ask.target(&server.base_url)?;
     let config = Config {
         addr: target.addr,
         request: target.request,
@@ -116,7 +140,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         max_requests: None,
         rate: load.rate,
         expect_status: 200,
-        expect_body_len: Some(load.post.map_or(http_core::routes::HELLO.len(), |p| p.bytes)),
+        expect_body_len: Some(body_len),
     };
     let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
     let summary = summary?;

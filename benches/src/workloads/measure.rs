@@ -1,0 +1,75 @@
+//! Runs one workload against one server and turns what loadgen and the CPU counters saw
+//! into a [`Sample`].
+
+use std::time::Duration;
+
+use crate::load::{self, Ask, Load, LoadKind, Point, Post};
+use crate::servers::Server;
+use crate::settings::Pinning;
+use crate::workloads::{Sample, Shape, Unit, Workload};
+
+/// Where a sample sits in the study.
+#[derive(Debug, Clone, Copy)]
+pub struct Slot {
+    pub round: usize,
+    pub duration: Duration,
+    /// Count syscalls in a separate run (first round only, and where the workload asks).
+    pub count_syscalls: bool,
+}
+
+/// Measures `workload` on `server`; any wrong answer fails the study.
+pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) -> Result<Sample, String> {
+    let load = load_of(workload.shape, slot.duration, pinning);
+    let point = load::run_point(server, load)?;
+    let syscalls = if slot.count_syscalls && workload.counts_syscalls() {
+        load::syscalls_per_request(server, load)
+    } else {
+        None
+    };
+    let value = match workload.unit() {
+        Unit::CpuPerRequest => point.server_cpu_us_per_request,
+        Unit::LatencyP50 => Some(point.latency_us.p50 as f64),
+    };
+    Ok(sample(workload, slot.round, value, syscalls, point))
+}
+
+/// The loadgen load a shape stands for.
+fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
+    let closed = |connections, ask| Load {
+        ask,
+        ..Load::new(LoadKind::Closed, (connections, 1), None, duration, pinning)
+    };
+    match shape {
+        Shape::KeepAlive { connections } => closed(connections, Ask::Hello),
+        Shape::Pipelined { connections, depth } => {
+            Load::new(LoadKind::Pipelined, (connections, depth), None, duration, pinning)
+        }
+        Shape::OneConnection => closed(1, Ask::Hello),
+        Shape::Echo { bytes, connections } => Load {
+            ask: Ask::Echo(Post { bytes, chunk: None }),
+            ..Load::new(LoadKind::Echo, (connections, 1), None, duration, pinning)
+        },
+        Shape::Response { bytes, connections } => closed(connections, Ask::Bytes(bytes)),
+    }
+}
+
+fn sample(
+    workload: &Workload,
+    round: usize,
+    value: Option<f64>,
+    syscalls: Option<f64>,
+    point: Point,
+) -> Sample {
+    Sample {
+        workload: workload.name.into(),
+        contender: point.contender,
+        label: point.label,
+        round,
+        value,
+        server_cpu_us: point.server_cpu_us_per_request,
+        requests_per_sec: point.requests_per_sec,
+        p99_us: point.latency_us.p99,
+        syscalls_per_request: syscalls,
+        bottleneck: point.bottleneck,
+    }
+}

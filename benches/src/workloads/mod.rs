@@ -1,0 +1,191 @@
+//! The workloads study (`scripts/workloads.sh`): for which workload is io_uring worth it?
+//! Every contender runs each workload shape (small requests on kept-alive connections,
+//! pipelining, one connection, a large echo, large responses, connection churn in both
+//! who-closes patterns, idle connections) over interleaved rounds; the verdict at the top
+//! of BENCHMARKS.md is generated from these rounds. This module names the workloads and
+//! holds the samples; `measure` runs one, `report` renders them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::machine::Machine;
+use crate::rounds;
+use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+
+pub mod measure;
+pub mod plot;
+pub mod report;
+
+/// How a workload loads a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Shape {
+    /// `GET /` in a closed loop on kept-alive connections.
+    KeepAlive { connections: usize },
+    /// `GET /` with `depth` requests in flight per connection.
+    Pipelined { connections: usize, depth: usize },
+    /// `GET /` on one kept-alive connection: the round trip.
+    OneConnection,
+    /// `POST /payload` of `bytes`, echoed, in a closed loop.
+    Echo { bytes: usize, connections: usize },
+    /// `GET /bytes/{bytes}` in a closed loop.
+    Response { bytes: usize, connections: usize },
+}
+
+/// What is compared, lower is better for all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Unit {
+    CpuPerRequest,
+    LatencyP50,
+}
+
+impl Unit {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Unit::CpuPerRequest => "server CPU µs per request",
+            Unit::LatencyP50 => "median round trip, µs",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Workload {
+    pub name: &'static str,
+    pub shape: Shape,
+}
+
+impl Workload {
+    pub fn unit(&self) -> Unit {
+        match self.shape {
+            Shape::OneConnection => Unit::LatencyP50,
+            _ => Unit::CpuPerRequest,
+        }
+    }
+
+    /// Whether syscalls per request are counted for it (in a separate run, first round only).
+    pub fn counts_syscalls(&self) -> bool {
+        matches!(self.shape, Shape::KeepAlive { .. } | Shape::OneConnection)
+    }
+}
+
+pub const WORKLOADS: [Workload; 7] = [
+    Workload {
+        name: "keep-alive, small requests",
+        shape: Shape::KeepAlive { connections: 256 },
+    },
+    Workload {
+        name: "pipelined 16 deep",
+        shape: Shape::Pipelined {
+            connections: 64,
+            depth: 16,
+        },
+    },
+    Workload {
+        name: "one connection",
+        shape: Shape::OneConnection,
+    },
+    Workload {
+        name: "64 KiB echo",
+        shape: Shape::Echo {
+            bytes: 64 << 10,
+            connections: 16,
+        },
+    },
+    Workload {
+        name: "16 KiB responses",
+        shape: Shape::Response {
+            bytes: 16 << 10,
+            connections: 16,
+        },
+    },
+    Workload {
+        name: "256 KiB responses",
+        shape: Shape::Response {
+            bytes: 256 << 10,
+            connections: 16,
+        },
+    },
+    Workload {
+        name: "1 MiB responses",
+        shape: Shape::Response {
+            bytes: 1 << 20,
+            connections: 4,
+        },
+    },
+];
+
+/// The contender the study judges, and the baselines it is judged against.
+pub const SUBJECT: Contender = IO_URING;
+pub const BASELINES: [Contender; 2] = [TOKIO_CODEC, TOKIO_HYPER];
+
+/// One contender's figures for one workload in one round.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Sample {
+    pub workload: String,
+    pub contender: String,
+    pub label: String,
+    pub round: usize,
+    /// The compared figure, in the workload's [`Unit`].
+    pub value: Option<f64>,
+    pub server_cpu_us: Option<f64>,
+    pub requests_per_sec: f64,
+    pub p99_us: u64,
+    pub syscalls_per_request: Option<f64>,
+    pub bottleneck: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WorkloadsReport {
+    pub machine: Machine,
+    pub pinning: String,
+    pub rounds: usize,
+    pub seconds_per_point: f64,
+    pub samples: Vec<Sample>,
+}
+
+impl WorkloadsReport {
+    /// The samples of `contender` at `workload`, in round order.
+    pub fn of<'a>(&'a self, workload: &'a str, contender: &'a str) -> impl Iterator<Item = &'a Sample> {
+        self.samples
+            .iter()
+            .filter(move |s| s.workload == workload && s.contender == contender)
+    }
+
+    /// The compared figure of `contender` at `workload`, by round.
+    pub fn values(&self, workload: &str, contender: &str) -> Vec<Option<f64>> {
+        (0..self.rounds)
+            .map(|round| self.of(workload, contender).find(|s| s.round == round)?.value)
+            .collect()
+    }
+
+    /// Subject ÷ `baseline` at `workload`, per round.
+    pub fn ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
+        rounds::ratios(
+            &self.values(workload, SUBJECT.id),
+            &self.values(workload, baseline),
+        )
+    }
+
+    /// The workloads measured, in the order first measured.
+    pub fn workloads(&self) -> Vec<String> {
+        first_seen(self.samples.iter().map(|s| s.workload.clone()))
+    }
+
+    /// The contenders measured at `workload`, as (id, label), in the order first measured.
+    pub fn contenders(&self, workload: &str) -> Vec<(String, String)> {
+        first_seen(
+            self.samples
+                .iter()
+                .filter(|s| s.workload == workload)
+                .map(|s| (s.contender.clone(), s.label.clone())),
+        )
+    }
+}
+
+fn first_seen<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}
