@@ -6,12 +6,16 @@
 //! loadgen http://127.0.0.1:8081/ --connections 64 --rate 50000 --duration-secs 10 # open loop
 //! loadgen http://127.0.0.1:8081/payload --connections 16 --post-bytes 65536 \
 //!     --expect-body-len 65536                                                     # echo
+//! loadgen http://127.0.0.1:8081/ --hold-idle 5000 --connections 64 --duration-secs 5
+//!                                       # the closed loop while 5,000 idle connections wait
 //! ```
 //! Exits 1 if any response was wrong or missing.
 
 use std::time::Duration;
 
 use clap::Parser;
+use loadgen::idle::IdleConnections;
+use loadgen::response::Expect;
 use loadgen::run::{Config, run};
 
 #[derive(Parser, Debug)]
@@ -52,6 +56,10 @@ struct Cli {
     /// With `--post-bytes`, send the body chunked in pieces of this many bytes.
     #[arg(long, requires = "post_bytes")]
     chunk_bytes: Option<usize>,
+    /// Before the run, open this many more connections that each make one request, then
+    /// stay open and idle until the run ends (from 127.0.0.2-9 when the target is 127.0.0.1).
+    #[arg(long, default_value_t = 0)]
+    hold_idle: usize,
 }
 
 fn main() {
@@ -73,7 +81,26 @@ fn main() {
         expect_status: cli.expect_status,
         expect_body_len: cli.expect_body_len,
     };
+    let idle = (cli.hold_idle > 0).then(|| {
+        let expect = Expect {
+            status: config.expect_status,
+            body_len: config.expect_body_len,
+        };
+        let idle = IdleConnections::open(config.addr, cli.hold_idle, &config.request, expect)
+            .unwrap_or_else(|e| fail(&e));
+        eprintln!("loadgen: holding {} idle connections", idle.len());
+        idle
+    });
     let summary = run(config).unwrap_or_else(|e| fail(&e));
+    if let Some(idle) = &idle
+        && idle.closed() > 0
+    {
+        eprintln!(
+            "loadgen: the server closed {} of the {} idle connections during the run",
+            idle.closed(),
+            idle.len()
+        );
+    }
     println!(
         "{}",
         serde_json::to_string_pretty(&summary).expect("a summary serializes")

@@ -64,6 +64,26 @@ pub fn frame(buf: &[u8]) -> Result<Frame, String> {
     Err("response without Content-Length or chunked framing".into())
 }
 
+/// What every response must be: this status, and a body of this length if given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expect {
+    pub status: u16,
+    pub body_len: Option<usize>,
+}
+
+impl Expect {
+    /// Checks a complete response's status and body length.
+    pub fn check(&self, status: u16, body_len: usize) -> Result<(), String> {
+        if status != self.status {
+            return Err(format!("status {status}, expected {}", self.status));
+        }
+        if self.body_len.is_some_and(|want| want != body_len) {
+            return Err(format!("body of {body_len} bytes, expected {:?}", self.body_len));
+        }
+        Ok(())
+    }
+}
+
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }

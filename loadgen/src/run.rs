@@ -16,7 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-use crate::response::{Frame, frame};
+use crate::response::{Expect, Frame, frame};
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -263,15 +263,11 @@ async fn read_response(
             body_len,
         } = frame(buffer)?
         {
-            if status != config.expect_status {
-                return Err(format!("status {status}, expected {}", config.expect_status));
-            }
-            if config.expect_body_len.is_some_and(|want| want != body_len) {
-                return Err(format!(
-                    "body of {body_len} bytes, expected {:?}",
-                    config.expect_body_len
-                ));
-            }
+            let expect = Expect {
+                status: config.expect_status,
+                body_len: config.expect_body_len,
+            };
+            expect.check(status, body_len)?;
             buffer.drain(..len);
             return Ok(());
         }

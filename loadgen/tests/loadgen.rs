@@ -1,11 +1,14 @@
 //! loadgen against small scripted servers: coordinated-omission correction makes a stall
-//! visible, wrong responses fail the run, and request bounds hold.
+//! visible, wrong responses fail the run, request bounds hold, and idle connections are
+//! held open beside a load.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use loadgen::idle::IdleConnections;
+use loadgen::response::Expect;
 use loadgen::run::{Config, Summary, run};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -127,4 +130,52 @@ fn request_bounds_and_pipelining_hold() {
         .is_err(),
         "open loop refuses pipelining"
     );
+}
+
+#[test]
+fn idle_connections_are_answered_once_and_stay_open_beside_a_load() {
+    let addr = scripted_server(OK, 0, Duration::ZERO);
+    let expect = Expect {
+        status: 200,
+        body_len: Some(2),
+    };
+    let request = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+    let idle = IdleConnections::open(addr, 200, request, expect).unwrap();
+    assert_eq!((idle.len(), idle.closed()), (200, 0));
+    let active = load(Config {
+        max_requests: Some(200),
+        ..config(addr)
+    });
+    assert_eq!((active.first_error, active.requests), (None, 200));
+    assert_eq!(idle.closed(), 0, "idle connections stay open during the load");
+
+    let wrong = Expect {
+        status: 404,
+        body_len: None,
+    };
+    let refused = IdleConnections::open(addr, 3, request, wrong).unwrap_err();
+    assert!(refused.contains("status 200, expected 404"), "{refused}");
+    let too_many = IdleConnections::open(addr, usize::MAX / 2, request, expect).unwrap_err();
+    assert!(too_many.contains("do not fit"), "{too_many}");
+}
+
+#[test]
+fn idle_connections_the_server_closed_are_counted() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(3) {
+            let mut stream = stream.unwrap();
+            let mut request = [0u8; 256];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            let _ = std::io::Write::write_all(&mut stream, OK.as_bytes());
+        }
+    });
+    let expect = Expect {
+        status: 200,
+        body_len: Some(2),
+    };
+    let idle = IdleConnections::open(addr, 3, b"GET / HTTP/1.1\r\n\r\n", expect).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(idle.closed(), 3);
 }
