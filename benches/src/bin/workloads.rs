@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use benches::machine::Machine;
-use benches::servers::{CONTENDERS, Lineup};
+use benches::servers::Lineup;
 use benches::workloads::measure::{self, Slot};
-use benches::workloads::{WORKLOADS, WorkloadsReport};
+use benches::workloads::{IDLE_CONTENDERS, WORKLOADS, WorkloadsReport};
 use clap::Parser;
 
 /// For which workload is io_uring worth it: every workload shape, every contender.
@@ -31,7 +31,7 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let lineup = Lineup::start(&CONTENDERS)?;
+    let lineup = Lineup::start(&IDLE_CONTENDERS)?;
     let duration = Duration::from_secs_f64(cli.seconds);
     let chosen: Vec<_> = WORKLOADS
         .iter()
@@ -44,8 +44,21 @@ fn run(cli: Cli) -> Result<(), String> {
     let mut samples = Vec::new();
     for round in 0..cli.rounds {
         for workload in &chosen {
-            for turn in 0..lineup.servers.len() {
-                let server = &lineup.servers[(turn + round) % lineup.servers.len()];
+            let contenders = workload.contenders();
+            for turn in 0..contenders.len() {
+                let contender = contenders[(turn + round) % contenders.len()];
+                let fresh = match workload.needs_fresh_server() {
+                    true => Some(lineup.start_fresh(contender)?),
+                    false => None,
+                };
+                let server = match &fresh {
+                    Some(server) => server,
+                    None => lineup
+                        .servers
+                        .iter()
+                        .find(|s| s.contender == contender)
+                        .ok_or_else(|| format!("{} was not started", contender.label))?,
+                };
                 eprintln!(
                     "workloads: round {}/{} {}: {}",
                     round + 1,

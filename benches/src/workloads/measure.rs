@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+use loadgen::idle::IdleConnections;
+use loadgen::response::Expect;
+
 use crate::load::{self, Ask, Load, LoadKind, Point, Post};
 use crate::servers::Server;
 use crate::settings::Pinning;
@@ -19,6 +22,9 @@ pub struct Slot {
 
 /// Measures `workload` on `server`; any wrong answer fails the study.
 pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) -> Result<Sample, String> {
+    if let Shape::Idle { count, active } = workload.shape {
+        return idle(server, workload, slot, pinning, (count, active));
+    }
     let load = load_of(workload.shape, slot.duration, pinning);
     let point = load::run_point(server, load)?;
     let syscalls = if slot.count_syscalls && workload.counts_syscalls() {
@@ -29,6 +35,7 @@ pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) 
     let value = match workload.unit() {
         Unit::CpuPerRequest => point.server_cpu_us_per_request,
         Unit::LatencyP50 => Some(point.latency_us.p50 as f64),
+        Unit::BytesPerIdleConnection => unreachable!("idle workloads return above"),
     };
     Ok(sample(workload, slot.round, value, syscalls, point))
 }
@@ -50,7 +57,57 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
             ..Load::new(LoadKind::Echo, (connections, 1), None, duration, pinning)
         },
         Shape::Response { bytes, connections } => closed(connections, Ask::Bytes(bytes)),
+        Shape::Idle { active, .. } => closed(active, Ask::Hello),
     }
+}
+
+/// Holds `count` idle connections on a fresh `server`, reads how much its resident memory
+/// grew, then runs the `active` closed loop beside them.
+fn idle(
+    server: &Server,
+    workload: &Workload,
+    slot: Slot,
+    pinning: &Pinning,
+    (count, active): (usize, usize),
+) -> Result<Sample, String> {
+    let target = loadgen::target::parse(&format!("{}/", server.base_url))?;
+    let expect = Expect {
+        status: 200,
+        body_len: Some(http_core::routes::HELLO.len()),
+    };
+    let before = server.pid().map(rss_kib).transpose()?;
+    let held = IdleConnections::open(target.addr, count, &target.request, expect)?;
+    std::thread::sleep(SETTLE);
+    let after = server.pid().map(rss_kib).transpose()?;
+    let grown = before
+        .zip(after)
+        .map(|(before, after)| after.saturating_sub(before) as f64 * 1024.0 / count as f64);
+    let point = load::run_point(
+        server,
+        load_of(Shape::Idle { count, active }, slot.duration, pinning),
+    )?;
+    if held.closed() > 0 {
+        return Err(format!(
+            "{}: {} of {count} idle connections were closed during the load",
+            server.contender.label,
+            held.closed()
+        ));
+    }
+    Ok(sample(workload, slot.round, grown, None, point))
+}
+
+/// How long the server may take to finish setting up the connections it accepted.
+const SETTLE: Duration = Duration::from_millis(300);
+
+/// The resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> Result<u64, String> {
+    let path = format!("/proc/{pid}/status");
+    let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| format!("{path}: no VmRSS line"))
 }
 
 fn sample(

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
 use crate::rounds;
-use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+use crate::servers::{CONTENDERS, Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod measure;
 pub mod plot;
@@ -28,6 +28,9 @@ pub enum Shape {
     Echo { bytes: usize, connections: usize },
     /// `GET /bytes/{bytes}` in a closed loop.
     Response { bytes: usize, connections: usize },
+    /// `count` kept-alive connections that each made one request and now wait, held by a
+    /// freshly started server while `active` connections run a closed loop of `GET /`.
+    Idle { count: usize, active: usize },
 }
 
 /// What is compared, lower is better for all.
@@ -35,13 +38,23 @@ pub enum Shape {
 pub enum Unit {
     CpuPerRequest,
     LatencyP50,
+    BytesPerIdleConnection,
 }
 
 impl Unit {
+    /// A figure in this unit as a table shows it.
+    pub fn show(self, value: f64) -> String {
+        match self {
+            Unit::BytesPerIdleConnection => format!("{value:.0}"),
+            _ => format!("{value:.1}"),
+        }
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             Unit::CpuPerRequest => "server CPU µs per request",
             Unit::LatencyP50 => "median round trip, µs",
+            Unit::BytesPerIdleConnection => "server memory (RSS) bytes per idle connection",
         }
     }
 }
@@ -56,7 +69,22 @@ impl Workload {
     pub fn unit(&self) -> Unit {
         match self.shape {
             Shape::OneConnection => Unit::LatencyP50,
+            Shape::Idle { .. } => Unit::BytesPerIdleConnection,
             _ => Unit::CpuPerRequest,
+        }
+    }
+
+    /// Whether each measurement starts its own server (so memory grown by earlier
+    /// workloads does not hide what this one costs).
+    pub fn needs_fresh_server(&self) -> bool {
+        matches!(self.shape, Shape::Idle { .. })
+    }
+
+    /// The contenders that run it.
+    pub fn contenders(&self) -> &'static [Contender] {
+        match self.shape {
+            Shape::Idle { .. } => &IDLE_CONTENDERS,
+            _ => &CONTENDERS,
         }
     }
 
@@ -66,7 +94,14 @@ impl Workload {
     }
 }
 
-pub const WORKLOADS: [Workload; 7] = [
+/// Idle connections held in the idle workloads; the largest stays under the 20,000
+/// descriptors a process may hold here (client and server are each one process).
+const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 15_000];
+
+/// The closed loop run beside the idle connections.
+const IDLE_ACTIVE: usize = 64;
+
+pub const WORKLOADS: [Workload; 10] = [
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -110,7 +145,32 @@ pub const WORKLOADS: [Workload; 7] = [
             connections: 4,
         },
     },
+    Workload {
+        name: "1k idle connections",
+        shape: Shape::Idle {
+            count: IDLE_COUNTS[0],
+            active: IDLE_ACTIVE,
+        },
+    },
+    Workload {
+        name: "5k idle connections",
+        shape: Shape::Idle {
+            count: IDLE_COUNTS[1],
+            active: IDLE_ACTIVE,
+        },
+    },
+    Workload {
+        name: "15k idle connections",
+        shape: Shape::Idle {
+            count: IDLE_COUNTS[2],
+            active: IDLE_ACTIVE,
+        },
+    },
 ];
+
+/// Every contender of the other studies, and for idle connections also the tokio engine
+/// that reads into one shared buffer, so the table separates the I/O model from design.
+pub const IDLE_CONTENDERS: [Contender; 4] = CONTENDERS;
 
 /// The contender the study judges, and the baselines it is judged against.
 pub const SUBJECT: Contender = IO_URING;

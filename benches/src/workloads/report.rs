@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::cargo_bench::output::replace_between;
 use crate::rounds::{Word, median, spread};
-use crate::workloads::{BASELINES, SUBJECT, WORKLOADS, WorkloadsReport, plot};
+use crate::workloads::{BASELINES, SUBJECT, Unit, WORKLOADS, WorkloadsReport, plot};
 
 pub const BEGIN: &str = "<!-- BEGIN VERDICT: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END VERDICT -->";
@@ -89,7 +89,7 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     let unit = WORKLOADS
         .iter()
         .find(|w| w.name == workload)
-        .map_or("value", |w| w.unit().describe());
+        .map_or(Unit::CpuPerRequest, |w| w.unit());
     let _ = writeln!(out, "## {workload}\n");
     let _ = writeln!(
         out,
@@ -98,7 +98,8 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     );
     let _ = writeln!(
         out,
-        "| server | {unit}, by round | median | req/s (median) | p99 µs (median) | syscalls/req | bottleneck (last round) |"
+        "| server | {}, by round | median | req/s (median) | p99 µs (median) | syscalls/req | bottleneck (last round) |",
+        unit.describe()
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|");
     for (id, label) in report.contenders(workload) {
@@ -106,7 +107,7 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         let values: Vec<f64> = samples.iter().filter_map(|s| s.value).collect();
         let by_round: Vec<String> = samples
             .iter()
-            .map(|s| s.value.map_or("n/a".into(), |v| format!("{v:.1}")))
+            .map(|s| s.value.map_or("n/a".into(), |v| unit.show(v)))
             .collect();
         let rps: Vec<f64> = samples.iter().map(|s| s.requests_per_sec).collect();
         let p99: Vec<f64> = samples.iter().map(|s| s.p99_us as f64).collect();
@@ -115,7 +116,7 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
             out,
             "| {label} | {} | {} | {} | {} | {} | {} |",
             by_round.join(" "),
-            median(&values).map_or("n/a".into(), |v| format!("{v:.1}")),
+            median(&values).map_or("n/a".into(), |v| unit.show(v)),
             median(&rps).map_or("n/a".into(), |v| format!("{v:.0}")),
             median(&p99).map_or("n/a".into(), |v| format!("{v:.0}")),
             syscalls.map_or("not counted".into(), |v| format!("{v:.2}")),
