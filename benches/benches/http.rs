@@ -34,6 +34,7 @@ fn run() -> Result<(), String> {
         workspace,
         pinning,
         servers,
+        ..
     } = Lineup::start(&CONTENDERS)?;
     let client_cpus = pinning.client_cpus();
     // On one client CPU a current-thread runtime runs the requests and their connection
