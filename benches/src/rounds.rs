@@ -21,17 +21,23 @@ pub enum Word {
 
 impl Word {
     pub fn judge(ratios: &[f64]) -> Word {
+        Word::judge_with(ratios, CLAIM_FLOOR)
+    }
+
+    /// As [`Word::judge`], with `floor` in place of [`CLAIM_FLOOR`] (a floor an A/A
+    /// control measured, say).
+    pub fn judge_with(ratios: &[f64], floor: f64) -> Word {
         let (Some(low), Some(high)) = (
             ratios.iter().copied().reduce(f64::min),
             ratios.iter().copied().reduce(f64::max),
         ) else {
             return Word::NotMeasured;
         };
-        if high <= 1.0 - CLAIM_FLOOR {
+        if high <= 1.0 - floor {
             Word::Wins
-        } else if low >= 1.0 + CLAIM_FLOOR {
+        } else if low >= 1.0 + floor {
             Word::Loses
-        } else if low > 1.0 - CLAIM_FLOOR && high < 1.0 + CLAIM_FLOOR {
+        } else if low > 1.0 - floor && high < 1.0 + floor {
             Word::Ties
         } else {
             Word::Inconclusive
@@ -88,6 +94,7 @@ mod tests {
         assert_eq!(Word::judge(&[0.8, 1.2]), Word::Inconclusive);
         assert_eq!(Word::judge(&[1.15, 1.2]), Word::Loses);
         assert_eq!(Word::judge(&[]), Word::NotMeasured);
+        assert_eq!(Word::judge_with(&[0.8, 0.85], 0.25), Word::Ties);
     }
 
     #[test]
