@@ -131,16 +131,13 @@ impl Load {
 pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
     let (target, body_len) = load.ask.target(&server.base_url)?;
     let config = Config {
-        addr: target.addr,
-        request: target.request,
         connections: load.connections,
         threads: load.client_threads,
         depth: load.depth,
         duration: load.duration,
-        max_requests: None,
         rate: load.rate,
-        expect_status: 200,
         expect_body_len: Some(body_len),
+        ..Config::new(target.addr, target.request)
     };
     let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
     let summary = summary?;

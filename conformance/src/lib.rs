@@ -4,6 +4,7 @@
 
 pub mod behaviour;
 pub mod cases;
+pub mod churn;
 pub mod large_bodies;
 pub mod robust;
 pub mod stress;
@@ -51,7 +52,7 @@ fn report(label: &str, failures: Vec<String>) {
     );
 }
 
-/// The load-shaped checks of [`stress`] against `binary args` (one thread, so that the
+/// The load-shaped checks of [`stress`] and [`churn`] against `binary args` (one thread, so that the
 /// memory bound is per server, not per core): panics with the list of failures.
 pub fn check_stress(binary: &str, args: &[&str]) {
     let (server, _) = start_single_threaded(binary, args);
@@ -59,6 +60,7 @@ pub fn check_stress(binary: &str, args: &[&str]) {
     let mut failures: Vec<String> = Vec::new();
     failures.extend(stress::simultaneous_connections(addr, 2000).err());
     failures.extend(stress::churn_without_fd_leak(&server, 20_000).err());
+    failures.extend(churn::loadgen_churn(&server, 2000).err());
     failures.extend(stress::large_echo_to_slow_reader(addr, 1 << 20).err());
     failures.extend(stress::never_reading_client(&server, 32 * 1024).err());
     failures.extend(stress::reset_mid_request(addr).err());

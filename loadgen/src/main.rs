@@ -8,6 +8,8 @@
 //!     --expect-body-len 65536                                                     # echo
 //! loadgen http://127.0.0.1:8081/ --hold-idle 5000 --connections 64 --duration-secs 5
 //!                                       # the closed loop while 5,000 idle connections wait
+//! loadgen http://127.0.0.1:8081/ --connections 32 --churn server-closes          # churn
+//! loadgen http://127.0.0.1:8081/ --connections 8 --churn client-closes --rate 5000
 //! ```
 //! Exits 1 if any response was wrong or missing.
 
@@ -16,6 +18,7 @@ use std::time::Duration;
 use clap::Parser;
 use loadgen::idle::IdleConnections;
 use loadgen::response::Expect;
+use loadgen::churn::Churn;
 use loadgen::run::{Config, run};
 
 #[derive(Parser, Debug)]
@@ -26,7 +29,7 @@ use loadgen::run::{Config, run};
 struct Cli {
     /// Target, e.g. http://127.0.0.1:8081/
     url: String,
-    /// Connections, spread over the threads.
+    /// Connections, spread over the threads (with --churn: concurrent clients).
     #[arg(short, long, default_value_t = 64)]
     connections: usize,
     /// Threads, each running one single-threaded event loop.
@@ -38,10 +41,11 @@ struct Cli {
     /// Run length in seconds.
     #[arg(long, default_value_t = 10.0)]
     duration_secs: f64,
-    /// Stop after this many requests.
+    /// Stop after this many requests (with --churn: connections).
     #[arg(long)]
     requests: Option<u64>,
-    /// Open loop: total requests per second, latency measured from intended send times.
+    /// Open loop: total requests (with --churn: connections) per second, latency measured
+    /// from intended send times.
     #[arg(long)]
     rate: Option<f64>,
     /// Status every response must have.
@@ -60,6 +64,14 @@ struct Cli {
     /// stay open and idle until the run ends (from 127.0.0.2-9 when the target is 127.0.0.1).
     #[arg(long, default_value_t = 0)]
     hold_idle: usize,
+    /// A new connection per request, closed by the server (the request says `Connection:
+    /// close`; the client reads to EOF) or by the client (once it has the answer).
+    #[arg(long, value_enum)]
+    churn: Option<Churn>,
+    /// With --churn, connect from 127.0.0.1 (the kernel's choice) instead of spreading the
+    /// connections over 127.0.0.2-127.0.0.9.
+    #[arg(long, requires = "churn")]
+    no_spread_sources: bool,
 }
 
 fn main() {
@@ -70,8 +82,6 @@ fn main() {
     }
     .unwrap_or_else(|e| fail(&e));
     let config = Config {
-        addr: target.addr,
-        request: target.request,
         connections: cli.connections.max(1),
         threads: cli.threads,
         depth: cli.depth.max(1),
@@ -80,6 +90,9 @@ fn main() {
         rate: cli.rate,
         expect_status: cli.expect_status,
         expect_body_len: cli.expect_body_len,
+        churn: cli.churn,
+        spread_sources: !cli.no_spread_sources,
+        ..Config::new(target.addr, target.request)
     };
     let idle = (cli.hold_idle > 0).then(|| {
         let expect = Expect {
@@ -106,7 +119,7 @@ fn main() {
         serde_json::to_string_pretty(&summary).expect("a summary serializes")
     );
     if let Some(error) = &summary.first_error {
-        fail(&format!("a response failed validation: {error}"));
+        fail(&format!("{} error(s), the first: {error}", summary.errors));
     }
 }
 

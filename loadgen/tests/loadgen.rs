@@ -1,6 +1,8 @@
 //! loadgen against small scripted servers: coordinated-omission correction makes a stall
-//! visible, wrong responses fail the run, request bounds hold, and idle connections are
-//! held open beside a load.
+//! visible, wrong responses fail the run, request bounds hold, idle connections are
+//! held open beside a load, and churn makes one connection per request in both
+//! who-closes patterns. (Churn against the workspace's servers is part of
+//! `conformance::check_stress`.)
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -9,11 +11,14 @@ use std::time::Duration;
 
 use loadgen::idle::IdleConnections;
 use loadgen::response::Expect;
+use loadgen::churn::Churn;
+use loadgen::errors::ErrorsByKind;
 use loadgen::run::{Config, Summary, run};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// A server answering every request head with `response`; request number `stall_at`
-/// (counted over all connections) is held for `stall` first.
+/// A server answering every request head with `response`, and closing after it when the
+/// head says `Connection: close`; request number `stall_at` (counted over all connections)
+/// is held for `stall` first.
 fn scripted_server(response: &'static str, stall_at: u64, stall: Duration) -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -36,11 +41,12 @@ fn scripted_server(response: &'static str, stall_at: u64, stall: Duration) -> So
                     while let Ok(n @ 1..) = stream.read(&mut buffer).await {
                         pending.extend_from_slice(&buffer[..n]);
                         while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
-                            pending.drain(..end + 4);
+                            let head: Vec<u8> = pending.drain(..end + 4).collect();
+                            let close = head.windows(17).any(|w| w == b"Connection: close");
                             if served.fetch_add(1, Ordering::Relaxed) + 1 == stall_at {
                                 tokio::time::sleep(stall).await;
                             }
-                            if stream.write_all(response.as_bytes()).await.is_err() {
+                            if stream.write_all(response.as_bytes()).await.is_err() || close {
                                 return;
                             }
                         }
@@ -56,16 +62,8 @@ const OK: &str = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
 fn config(addr: SocketAddr) -> Config {
     Config {
-        addr,
-        request: b"GET / HTTP/1.1\r\nHost: t\r\n\r\n".to_vec(),
-        connections: 1,
-        threads: 1,
-        depth: 1,
-        duration: Duration::from_secs(1),
-        max_requests: None,
-        rate: None,
-        expect_status: 200,
         expect_body_len: Some(2),
+        ..Config::new(addr, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n".to_vec())
     }
 }
 
@@ -178,4 +176,52 @@ fn idle_connections_the_server_closed_are_counted() {
     let idle = IdleConnections::open(addr, 3, b"GET / HTTP/1.1\r\n\r\n", expect).unwrap();
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(idle.closed(), 3);
+}
+
+#[test]
+fn churn_makes_one_connection_per_request_whoever_closes() {
+    let addr = scripted_server(OK, 0, Duration::ZERO);
+    for churn in [Churn::ServerCloses, Churn::ClientCloses] {
+        let closed = load(Config {
+            churn: Some(churn),
+            connections: 4,
+            max_requests: Some(300),
+            duration: Duration::from_secs(10),
+            ..config(addr)
+        });
+        assert_eq!((closed.requests, closed.errors), (300, 0), "{closed:?}");
+        assert_eq!(closed.errors_by_kind, ErrorsByKind::default());
+        assert_eq!(closed.source_addrs.len(), 8, "spread over 127.0.0.2-9");
+        assert_eq!(closed.churn, Some(churn));
+
+        let open = load(Config {
+            churn: Some(churn),
+            connections: 4,
+            rate: Some(400.0),
+            spread_sources: false,
+            ..config(addr)
+        });
+        assert_eq!(open.errors, 0, "{open:?}");
+        assert!((300..=400).contains(&open.requests), "{open:?}");
+        assert!(open.source_addrs.is_empty());
+    }
+}
+
+#[test]
+fn churn_counts_wrong_answers_by_kind_and_fails_the_run() {
+    let addr = scripted_server(
+        "HTTP/1.1 503 Busy\r\nContent-Length: 2\r\n\r\nok",
+        0,
+        Duration::ZERO,
+    );
+    let failed = load(Config {
+        churn: Some(Churn::ServerCloses),
+        connections: 2,
+        max_requests: Some(20),
+        ..config(addr)
+    });
+    assert_eq!(failed.requests, 0);
+    assert_eq!(failed.errors_by_kind.status, 20, "{failed:?}");
+    assert_eq!(failed.errors, 20);
+    assert!(failed.first_error.unwrap().contains("status 503"));
 }

@@ -1,0 +1,164 @@
+//! Churn: a new connection per request. Each client connects (bound to the next source
+//! address when they are spread), sends one request, reads and validates the answer, and
+//! closes, then starts over; the latency runs from the connect (or its intended time in the
+//! open loop) to the answer's last byte. Two patterns, by who closes:
+//! - [`Churn::ServerCloses`]: the request carries `Connection: close`; the client reads to
+//!   the end of the stream (the server's FIN) and then closes. Bytes after the answer, or a
+//!   reset, fail the connection.
+//! - [`Churn::ClientCloses`]: a plain keep-alive request; the client closes as soon as it
+//!   has read the whole answer.
+//!
+//! A failed connection is counted by kind and the client goes on with the next one; any
+//! failure fails the run.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use serde::Serialize;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpSocket, TcpStream};
+use tokio::time::Instant;
+
+use crate::errors::{ErrorKind, Failure};
+use crate::pace::{Limits, Pacer};
+use crate::run::{Config, read_response, read_some};
+use crate::summary::Tally;
+
+/// Who closes each connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Churn {
+    /// The request says `Connection: close`; the client reads to EOF, then closes.
+    ServerCloses,
+    /// A keep-alive request; the client closes once it has the whole answer.
+    ClientCloses,
+}
+
+/// The source addresses connections to `target` are bound to, in turn:
+/// 127.0.0.2..=127.0.0.9 when `spread` and the target is 127.0.0.1 (each address has its
+/// own ephemeral ports, so eight times as many connections fit in TIME_WAIT); otherwise
+/// none, and the kernel chooses.
+pub fn source_addrs(target: SocketAddr, spread: bool) -> Vec<IpAddr> {
+    if spread && target.ip() == IpAddr::V4(Ipv4Addr::LOCALHOST) {
+        (2..=9)
+            .map(|last| IpAddr::V4(Ipv4Addr::new(127, 0, 0, last)))
+            .collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// `config` with its request as churn sends it: with `Connection: close` added after the
+/// request line when the server closes.
+pub(crate) fn prepare(mut config: Config) -> Config {
+    if config.churn == Some(Churn::ServerCloses) {
+        config.request = closing(&config.request);
+    }
+    config
+}
+
+/// `request` with a `Connection: close` header after its request line.
+pub fn closing(request: &[u8]) -> Vec<u8> {
+    let line_end = request
+        .windows(2)
+        .position(|w| w == b"\r\n")
+        .map_or(request.len(), |i| i + 2);
+    let mut closing = request[..line_end].to_vec();
+    closing.extend_from_slice(b"Connection: close\r\n");
+    closing.extend_from_slice(&request[line_end..]);
+    closing
+}
+
+/// Client `index`'s connections, one after another, until the run ends; `sources` are the
+/// addresses to bind to in turn (starting at the client's own offset).
+pub(crate) async fn connections(
+    config: &Config,
+    limits: &Limits,
+    mut pacer: Pacer,
+    (sources, index): (&[IpAddr], usize),
+    tally: &mut Tally,
+) {
+    let mut source = (!sources.is_empty()).then(|| index % sources.len());
+    while limits.take(1) {
+        let Some(started) = pacer.next(limits.deadline).await else {
+            return;
+        };
+        match one_connection(config, source.map(|i| sources[i]), limits.patience()).await {
+            Ok(()) => tally.record(started, limits),
+            Err(failure) => tally.fail(failure),
+        }
+        source = source.map(|i| (i + 1) % sources.len());
+    }
+}
+
+/// Connect, send, read and validate the answer, close.
+async fn one_connection(config: &Config, source: Option<IpAddr>, patience: Instant) -> Result<(), Failure> {
+    let mut stream = tokio::time::timeout_at(patience, connect(config.addr, source))
+        .await
+        .map_err(|_| {
+            Failure::new(
+                ErrorKind::Timeout,
+                "connect: no connection within 5 s after the run's end",
+            )
+        })??;
+    stream
+        .write_all(&config.request)
+        .await
+        .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
+    let mut buffer = Vec::new();
+    read_response(&mut stream, &mut buffer, config, patience).await?;
+    if config.churn == Some(Churn::ServerCloses) {
+        while buffer.is_empty() {
+            if read_some(&mut stream, &mut buffer, patience).await? == 0 {
+                return Ok(());
+            }
+        }
+        let message = format!("{} bytes after an answer to `Connection: close`", buffer.len());
+        return Err(Failure::new(ErrorKind::Body, message));
+    }
+    Ok(())
+}
+
+/// A connection to `addr` with TCP_NODELAY, from `source` (any port) if given.
+pub async fn connect(addr: SocketAddr, source: Option<IpAddr>) -> Result<TcpStream, Failure> {
+    let fail = |e: std::io::Error| Failure::new(ErrorKind::Connect, format!("connect: {e}"));
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()
+    } else {
+        TcpSocket::new_v6()
+    }
+    .map_err(fail)?;
+    if let Some(ip) = source {
+        // Lets the port be one whose earlier connection still waits in TIME_WAIT (the
+        // kernel reuses such 4-tuples on loopback, net.ipv4.tcp_tw_reuse).
+        socket.set_reuseaddr(true).map_err(fail)?;
+        socket.bind(SocketAddr::new(ip, 0)).map_err(fail)?;
+    }
+    socket.set_nodelay(true).map_err(fail)?;
+    socket.connect(addr).await.map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_closing_request_says_so_after_its_request_line() {
+        assert_eq!(
+            closing(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n"),
+            b"GET / HTTP/1.1\r\nConnection: close\r\nHost: t\r\n\r\n"
+        );
+        let post = b"POST /payload HTTP/1.1\r\nContent-Length: 2\r\n\r\nab";
+        assert!(closing(post).ends_with(b"Connection: close\r\nContent-Length: 2\r\n\r\nab"));
+    }
+
+    #[test]
+    fn sources_are_spread_only_from_127_0_0_1() {
+        let local: SocketAddr = "127.0.0.1:80".parse().unwrap();
+        let spread = source_addrs(local, true);
+        assert_eq!(spread.len(), 8);
+        assert_eq!(spread[0], IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)));
+        assert_eq!(spread[7], IpAddr::V4(Ipv4Addr::new(127, 0, 0, 9)));
+        assert!(source_addrs(local, false).is_empty());
+        assert!(source_addrs("127.0.0.5:80".parse().unwrap(), true).is_empty());
+    }
+}
