@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use loadgen::churn::Churn;
 use loadgen::run::{Config, Percentiles};
 use serde::Serialize;
 
@@ -25,6 +26,8 @@ pub enum LoadKind {
     Open,
     /// A closed loop of `POST /payload` echoes.
     Echo,
+    /// A new connection per request.
+    Churn,
 }
 
 impl LoadKind {
@@ -34,6 +37,7 @@ impl LoadKind {
             LoadKind::Pipelined => "pipelined",
             LoadKind::Open => "open",
             LoadKind::Echo => "echo",
+            LoadKind::Churn => "churn",
         }
     }
 }
@@ -97,6 +101,8 @@ impl Ask {
 pub struct Load {
     pub kind: LoadKind,
     pub ask: Ask,
+    /// A new connection per request, closed by whom; `None`: kept-alive connections.
+    pub churn: Option<Churn>,
     pub connections: usize,
     pub depth: usize,
     pub rate: Option<f64>,
@@ -117,6 +123,7 @@ impl Load {
         Load {
             kind,
             ask: Ask::Hello,
+            churn: None,
             connections,
             depth,
             rate,
@@ -137,6 +144,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         duration: load.duration,
         rate: load.rate,
         expect_body_len: Some(body_len),
+        churn: load.churn,
         ..Config::new(target.addr, target.request)
     };
     let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));

@@ -16,9 +16,9 @@
 use std::time::Duration;
 
 use clap::Parser;
+use loadgen::churn::Churn;
 use loadgen::idle::IdleConnections;
 use loadgen::response::Expect;
-use loadgen::churn::Churn;
 use loadgen::run::{Config, run};
 
 #[derive(Parser, Debug)]

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use loadgen::idle::IdleConnections;
-use loadgen::response::Expect;
 use loadgen::churn::Churn;
 use loadgen::errors::ErrorsByKind;
+use loadgen::idle::IdleConnections;
+use loadgen::response::Expect;
 use loadgen::run::{Config, Summary, run};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

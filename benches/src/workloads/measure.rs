@@ -33,7 +33,7 @@ pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) 
         None
     };
     let value = match workload.unit() {
-        Unit::CpuPerRequest => point.server_cpu_us_per_request,
+        Unit::CpuPerRequest | Unit::CpuPerConnection => point.server_cpu_us_per_request,
         Unit::LatencyP50 => Some(point.latency_us.p50 as f64),
         Unit::BytesPerIdleConnection => unreachable!("idle workloads return above"),
     };
@@ -57,6 +57,10 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
             ..Load::new(LoadKind::Echo, (connections, 1), None, duration, pinning)
         },
         Shape::Response { bytes, connections } => closed(connections, Ask::Bytes(bytes)),
+        Shape::Churn { closes, clients } => Load {
+            churn: Some(closes),
+            ..Load::new(LoadKind::Churn, (clients, 1), None, duration, pinning)
+        },
         Shape::Idle { active, .. } => closed(active, Ask::Hello),
     }
 }

@@ -5,6 +5,7 @@
 //! of BENCHMARKS.md is generated from these rounds. This module names the workloads and
 //! holds the samples; `measure` runs one, `report` renders them.
 
+use loadgen::churn::Churn;
 use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
@@ -28,6 +29,8 @@ pub enum Shape {
     Echo { bytes: usize, connections: usize },
     /// `GET /bytes/{bytes}` in a closed loop.
     Response { bytes: usize, connections: usize },
+    /// `GET /` on a new connection each time, `clients` at once, closed by whom `closes` says.
+    Churn { closes: Churn, clients: usize },
     /// `count` kept-alive connections that each made one request and now wait, held by a
     /// freshly started server while `active` connections run a closed loop of `GET /`.
     Idle { count: usize, active: usize },
@@ -37,6 +40,7 @@ pub enum Shape {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Unit {
     CpuPerRequest,
+    CpuPerConnection,
     LatencyP50,
     BytesPerIdleConnection,
 }
@@ -53,6 +57,7 @@ impl Unit {
     pub fn describe(self) -> &'static str {
         match self {
             Unit::CpuPerRequest => "server CPU µs per request",
+            Unit::CpuPerConnection => "server CPU µs per connection",
             Unit::LatencyP50 => "median round trip, µs",
             Unit::BytesPerIdleConnection => "server memory (RSS) bytes per idle connection",
         }
@@ -69,6 +74,7 @@ impl Workload {
     pub fn unit(&self) -> Unit {
         match self.shape {
             Shape::OneConnection => Unit::LatencyP50,
+            Shape::Churn { .. } => Unit::CpuPerConnection,
             Shape::Idle { .. } => Unit::BytesPerIdleConnection,
             _ => Unit::CpuPerRequest,
         }
@@ -90,9 +96,15 @@ impl Workload {
 
     /// Whether syscalls per request are counted for it (in a separate run, first round only).
     pub fn counts_syscalls(&self) -> bool {
-        matches!(self.shape, Shape::KeepAlive { .. } | Shape::OneConnection)
+        matches!(
+            self.shape,
+            Shape::KeepAlive { .. } | Shape::OneConnection | Shape::Churn { .. }
+        )
     }
 }
+
+/// Clients opening connections at once in the churn workloads.
+const CHURN_CLIENTS: usize = 32;
 
 /// Idle connections held in the idle workloads; the largest stays under the 20,000
 /// descriptors a process may hold here (client and server are each one process).
@@ -101,7 +113,7 @@ const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 15_000];
 /// The closed loop run beside the idle connections.
 const IDLE_ACTIVE: usize = 64;
 
-pub const WORKLOADS: [Workload; 10] = [
+pub const WORKLOADS: [Workload; 12] = [
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -143,6 +155,20 @@ pub const WORKLOADS: [Workload; 10] = [
         shape: Shape::Response {
             bytes: 1 << 20,
             connections: 4,
+        },
+    },
+    Workload {
+        name: "churn, server closes",
+        shape: Shape::Churn {
+            closes: Churn::ServerCloses,
+            clients: CHURN_CLIENTS,
+        },
+    },
+    Workload {
+        name: "churn, client closes",
+        shape: Shape::Churn {
+            closes: Churn::ClientCloses,
+            clients: CHURN_CLIENTS,
         },
     },
     Workload {
