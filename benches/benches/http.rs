@@ -83,7 +83,7 @@ fn run() -> Result<(), String> {
                     let (timed, cost) = measure(server.pid(), || {
                         runtime.block_on(time_iterations(clients, scenario, iterations))
                     });
-                    spent.add(cost);
+                    spent.add(cost.unwrap_or_else(|error| panic!("benchmark aborted: {error}")));
                     timed.unwrap_or_else(|error| {
                         panic!(
                             "benchmark aborted: {} / {}: {error}",

@@ -147,8 +147,11 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         churn: load.churn,
         ..Config::new(target.addr, target.request)
     };
+    if let Some(pid) = server.pid() {
+        reset_peak_rss(pid)?;
+    }
     let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
-    let summary = summary?;
+    let (summary, spent) = (summary?, spent?);
     if let Some(error) = summary.first_error {
         return Err(format!(
             "{} at {} connections: {error}",
@@ -176,7 +179,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         server_cpu_us_per_request: usage.server_us_per_request(),
         client_cpu_us_per_request: usage.client_us_per_request(),
         syscalls_per_request: None,
-        peak_rss_kib: server.pid().and_then(peak_rss_kib),
+        peak_rss_kib: server.pid().map(|pid| status_kib(pid, "VmHWM")).transpose()?,
         bottleneck: usage.bottleneck(),
     })
 }
@@ -194,10 +197,20 @@ pub fn syscalls_per_request(server: &Server, load: Load) -> Option<f64> {
     point.map(|p| syscalls as f64 / p.requests.max(1) as f64)
 }
 
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+/// Resets the peak resident memory (VmHWM) of `pid` to its current size, so each point
+/// reports its own peak rather than the largest of every point before it.
+fn reset_peak_rss(pid: u32) -> Result<(), String> {
+    let path = format!("/proc/{pid}/clear_refs");
+    std::fs::write(&path, "5").map_err(|e| format!("{path}: {e}"))
+}
+
+/// A memory figure of `/proc/PID/status` in KiB: `VmRSS` (resident now), `VmHWM` (peak).
+pub fn status_kib(pid: u32, field: &str) -> Result<u64, String> {
+    let path = format!("/proc/{pid}/status");
+    let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| format!("{path}: no {field} line"))
 }

@@ -79,10 +79,16 @@ fn idle(
         status: 200,
         body_len: Some(http_core::routes::HELLO.len()),
     };
-    let before = server.pid().map(rss_kib).transpose()?;
+    let before = server
+        .pid()
+        .map(|pid| load::status_kib(pid, "VmRSS"))
+        .transpose()?;
     let held = IdleConnections::open(target.addr, count, &target.request, expect)?;
     std::thread::sleep(SETTLE);
-    let after = server.pid().map(rss_kib).transpose()?;
+    let after = server
+        .pid()
+        .map(|pid| load::status_kib(pid, "VmRSS"))
+        .transpose()?;
     let grown = before
         .zip(after)
         .map(|(before, after)| after.saturating_sub(before) as f64 * 1024.0 / count as f64);
@@ -102,35 +108,3 @@ fn idle(
 
 /// How long the server may take to finish setting up the connections it accepted.
 const SETTLE: Duration = Duration::from_millis(300);
-
-/// The resident memory of process `pid`, in KiB.
-fn rss_kib(pid: u32) -> Result<u64, String> {
-    let path = format!("/proc/{pid}/status");
-    let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| format!("{path}: no VmRSS line"))
-}
-
-fn sample(
-    workload: &Workload,
-    round: usize,
-    value: Option<f64>,
-    syscalls: Option<f64>,
-    point: Point,
-) -> Sample {
-    Sample {
-        workload: workload.name.into(),
-        contender: point.contender,
-        label: point.label,
-        round,
-        value,
-        server_cpu_us: point.server_cpu_us_per_request,
-        requests_per_sec: point.requests_per_sec,
-        p99_us: point.latency_us.p99,
-        syscalls_per_request: syscalls,
-        bottleneck: point.bottleneck,
-    }
-}
