@@ -108,3 +108,24 @@ fn idle(
 
 /// How long the server may take to finish setting up the connections it accepted.
 const SETTLE: Duration = Duration::from_millis(300);
+
+fn sample(
+    workload: &Workload,
+    round: usize,
+    value: Option<f64>,
+    syscalls: Option<f64>,
+    point: Point,
+) -> Sample {
+    Sample {
+        workload: workload.name.into(),
+        contender: point.contender,
+        label: point.label,
+        round,
+        value,
+        server_cpu_us: point.server_cpu_us_per_request,
+        requests_per_sec: point.requests_per_sec,
+        p99_us: point.latency_us.p99,
+        syscalls_per_request: syscalls,
+        bottleneck: point.bottleneck,
+    }
+}
