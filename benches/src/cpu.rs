@@ -141,10 +141,17 @@ pub fn measure<T>(server_pid: Option<u32>, work: impl FnOnce() -> T) -> (T, Resu
 mod tests {
     use super::*;
 
+    /// Works until this thread has had `time` on a CPU, however busy the machine is.
     fn spin(time: Duration) {
-        let start = std::time::Instant::now();
-        while start.elapsed() < time {
-            std::hint::black_box(0u64);
+        let on_cpu = || {
+            let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+            Duration::from_nanos(stat.split_whitespace().next().unwrap().parse().unwrap())
+        };
+        let start = on_cpu();
+        while on_cpu() - start < time {
+            for _ in 0..10_000 {
+                std::hint::black_box(0u64);
+            }
         }
     }
 
