@@ -1,8 +1,8 @@
 //! CPU time of a process. For a server: the nanoseconds each of its threads spent on a
 //! CPU (`/proc/PID/task/*/schedstat`, user and system alike, precise enough to bracket
 //! each criterion sample); when a thread exits between two readings, the process's own
-//! counters (`/proc/PID/stat`, which keep exited threads, in 10 ms ticks) decide instead,
-//! so that thread's work is never lost. A failed read is an error, never zero. For this
+//! counters (`/proc/PID/stat`, which keep exited threads, in 10 ms ticks) show more than
+//! the live threads can explain, and decide instead, so that thread's work is never lost. A failed read is an error, never zero. For this
 //! process: `getrusage`, which also counts threads that have exited.
 
 use std::collections::HashMap;
@@ -63,8 +63,10 @@ impl Snapshot {
         Ok(Snapshot { threads, process })
     }
 
-    /// CPU consumed between `earlier` and this snapshot: to the nanosecond when the same
-    /// threads lived throughout (or only new ones came), to the tick when one exited.
+    /// CPU consumed between `earlier` and this snapshot: to the nanosecond from the live
+    /// threads, unless threads that exited in between (seen before and gone, or born and
+    /// gone between the readings) leave the process's own counters ahead of that by more
+    /// than their ticks' rounding; then the process's counters, to the tick.
     pub fn since(&self, earlier: &Snapshot) -> Duration {
         let live: u64 = self
             .threads
@@ -72,14 +74,18 @@ impl Snapshot {
             .map(|(tid, ns)| ns.saturating_sub(earlier.threads.get(tid).copied().unwrap_or(0)))
             .sum();
         let live = Duration::from_nanos(live);
-        let exited = earlier.threads.keys().any(|tid| !self.threads.contains_key(tid));
-        if exited {
-            live.max(self.process.saturating_sub(earlier.process))
+        let process = self.process.saturating_sub(earlier.process);
+        if process > live + ROUNDING {
+            process
         } else {
             live
         }
     }
 }
+
+/// How far the process's tick counters may run ahead of its threads' nanoseconds from
+/// rounding alone: a tick at each end.
+const ROUNDING: Duration = Duration::from_millis(20);
 
 /// User + system time of process `pid`, exited threads included (`/proc/PID/stat`).
 fn process_time(pid: u32) -> Result<Duration, String> {
@@ -201,9 +207,9 @@ mod tests {
         assert_eq!(later.since(&earlier), Duration::from_nanos(1_200));
         let one_gone = Snapshot {
             threads: HashMap::from([(1, 1_500)]),
-            process: Duration::from_millis(30),
+            process: Duration::from_millis(60),
         };
-        assert_eq!(one_gone.since(&earlier), Duration::from_millis(20));
+        assert_eq!(one_gone.since(&earlier), Duration::from_millis(50));
     }
 
     #[test]
