@@ -2,8 +2,9 @@
 //! CPU (`/proc/PID/task/*/schedstat`, user and system alike, precise enough to bracket
 //! each criterion sample); when a thread exits between two readings, the process's own
 //! counters (`/proc/PID/stat`, which keep exited threads, in 10 ms ticks) show more than
-//! the live threads can explain, and decide instead, so that thread's work is never lost. A failed read is an error, never zero. For this
-//! process: `getrusage`, which also counts threads that have exited.
+//! the live threads can explain, and decide instead, so that thread's work is never lost.
+//! A failed read is an error, never zero. For this process: `getrusage`, which also counts
+//! threads that have exited.
 
 use std::collections::HashMap;
 use std::time::Duration;
