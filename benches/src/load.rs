@@ -117,6 +117,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         rate: load.rate,
         expect_status: 200,
         expect_body_len: Some(load.post.map_or(http_core::routes::HELLO.len(), |p| p.bytes)),
+        expect_body: None,
     };
     let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
     let summary = summary?;

@@ -6,6 +6,7 @@
 //! loadgen http://127.0.0.1:8081/ --connections 64 --rate 50000 --duration-secs 10 # open loop
 //! loadgen http://127.0.0.1:8081/payload --connections 16 --post-bytes 65536 \
 //!     --expect-body-len 65536                                                     # echo
+//! loadgen http://127.0.0.1:8081/bytes/65536 --connections 16 --check-body         # pattern
 //! ```
 //! Exits 1 if any response was wrong or missing.
 
@@ -46,6 +47,10 @@ struct Cli {
     /// Body length every response must have (e.g. 13 for `GET /`).
     #[arg(long)]
     expect_body_len: Option<usize>,
+    /// Check every response body byte for byte against the body this workspace's contract
+    /// (http_core's routes) answers the request with, e.g. the pattern of `/bytes/{n}`.
+    #[arg(long)]
+    check_body: bool,
     /// Send `POST` with a body of this many bytes instead of `GET` (`/payload` echoes it).
     #[arg(long)]
     post_bytes: Option<usize>,
@@ -72,6 +77,7 @@ fn main() {
         rate: cli.rate,
         expect_status: cli.expect_status,
         expect_body_len: cli.expect_body_len,
+        expect_body: cli.check_body.then_some(target.contract_body),
     };
     let summary = run(config).unwrap_or_else(|e| fail(&e));
     println!(

@@ -32,6 +32,8 @@ pub struct Config {
     pub rate: Option<f64>,
     pub expect_status: u16,
     pub expect_body_len: Option<usize>,
+    /// The body every response must carry, byte for byte (`--check-body`).
+    pub expect_body: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -249,6 +251,21 @@ async fn exchange(
     }
 }
 
+/// A Content-Length body must equal `expected`; a chunked one is checked by length only.
+fn check_body(body: &[u8], expected: Option<&[u8]>) -> Result<(), String> {
+    match expected {
+        Some(expected) if body != expected => {
+            let at = body.iter().zip(expected).position(|(a, b)| a != b);
+            Err(format!(
+                "body differs from the expected {} bytes (got {}; first difference at {at:?})",
+                expected.len(),
+                body.len()
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Reads until one complete, valid response is at the front of `buffer`, and drops it.
 async fn read_response(
     stream: &mut TcpStream,
@@ -261,6 +278,7 @@ async fn read_response(
             status,
             len,
             body_len,
+            chunked,
         } = frame(buffer)?
         {
             if status != config.expect_status {
@@ -271,6 +289,9 @@ async fn read_response(
                     "body of {body_len} bytes, expected {:?}",
                     config.expect_body_len
                 ));
+            }
+            if !chunked {
+                check_body(&buffer[len - body_len..len], config.expect_body.as_deref())?;
             }
             buffer.drain(..len);
             return Ok(());
