@@ -5,14 +5,16 @@
 //! Output uses two buffers so the kernel never reads memory we change: `sending` belongs
 //! to the kernel while a send is in flight and is only touched after its completion;
 //! responses rendered meanwhile go to `pending`, and the two swap when `sending` is done.
+//! Both are `http_core::Output`s: a large static body (`GET /bytes/{n}`) stays in its
+//! shared buffer, and sends go out one segment at a time (a head, then that body).
 //!
 //! Ending a connection never waits on the peer: `Closing` cancels every operation still
 //! on the socket, and the descriptor is closed once the last of them has completed.
 
 use std::os::fd::RawFd;
 
-use http_core::Codec;
 use http_core::limits::OUTPUT_LIMIT;
+use http_core::{Codec, Output};
 
 use crate::input::Input;
 use crate::op_state::{Op, OpStates, Stage};
@@ -75,8 +77,9 @@ pub struct Conn {
     input: Input,
     /// Input length below which the codec cannot progress (what it said it needs).
     input_needed: usize,
-    pending: Vec<u8>,
-    sending: Vec<u8>,
+    pending: Output,
+    sending: Output,
+    /// Bytes of `sending` the kernel has acknowledged.
     sent: usize,
     /// The peer shut its write side: no more input will come.
     read_closed: bool,
@@ -101,8 +104,8 @@ impl Conn {
             bulk: false,
             input: Input::default(),
             input_needed: 0,
-            pending: Vec::new(),
-            sending: Vec::new(),
+            pending: Output::default(),
+            sending: Output::default(),
             sent: 0,
             read_closed: false,
             last_progress: now,
@@ -183,15 +186,18 @@ impl Conn {
     }
 
     /// Once the send in flight completes in full, this connection will only wait for its
-    /// next request: it is open, nothing else is rendered and output is not backed up.
+    /// next request: it is open, the send holds the last of the output (no segment or
+    /// rendered response follows) and output is not backed up.
     pub fn quiet_after_send(&self) -> bool {
-        self.phase == Phase::Open && self.pending.is_empty() && !self.paused()
+        let last_segment = self.sent + self.unsent().len() == self.sending.len();
+        self.phase == Phase::Open && self.pending.is_empty() && last_segment && !self.paused()
     }
 
-    /// The output of the send in flight. It stays allocated and unchanged until that
-    /// send's completion is reported ([`Conn::completed`] then [`Conn::on_sent`]).
+    /// The output of the send in flight: the unsent rest of the segment it is in. It stays
+    /// allocated and unchanged until that send's completion is reported
+    /// ([`Conn::completed`] then [`Conn::on_sent`]).
     pub fn unsent(&self) -> &[u8] {
-        &self.sending[self.sent..]
+        self.sending.rest_of_segment(self.sent).0
     }
 
     /// The final (or, with `more`, an intermediate) completion of an operation of `kind`.

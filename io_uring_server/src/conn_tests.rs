@@ -462,3 +462,48 @@ fn a_head_alone_does_not_make_the_server_allocate_its_body() {
         c.input.allocated()
     );
 }
+
+#[test]
+fn a_large_static_body_is_sent_from_the_shared_pattern_between_the_heads() {
+    let get = |n: usize| format!("GET /bytes/{n} HTTP/1.1\r\nHost: t\r\n\r\n").into_bytes();
+    let batch = [get(65536), GET.to_vec(), get(20000)].concat();
+    let mut rendered = Vec::new();
+    Codec::new(Limits::default()).serve(&batch, &mut rendered);
+
+    let mut c = conn();
+    ops(&mut c);
+    assert_eq!(c.on_data(&batch, 0), 3);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    assert!(c.unsent().starts_with(b"HTTP/1.1 200 OK") && c.unsent().ends_with(b"\r\n\r\n"));
+    assert!(!c.quiet_after_send(), "the body follows the head");
+    let mut sent = complete_send(&mut c, usize::MAX);
+    ops(&mut c);
+    let pattern = http_core::routes::pattern(65536).unwrap();
+    assert_eq!(
+        (c.unsent().as_ptr(), c.unsent().len()),
+        (pattern.as_ptr(), 65536),
+        "the body goes out from the shared buffer, not a copy"
+    );
+    sent.extend(complete_send(&mut c, 1000));
+    ops(&mut c);
+    assert_eq!(
+        c.unsent().as_ptr(),
+        pattern[1000..].as_ptr(),
+        "a short send resumes in place"
+    );
+    sent.extend(flush(&mut c));
+    assert_eq!(without_dates(&sent), without_dates(&rendered));
+    assert_eq!(c.backlog(), 0);
+}
+
+#[test]
+fn only_the_last_segment_of_a_keep_alive_answer_is_a_quiet_send() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(b"GET /bytes/5000 HTTP/1.1\r\nHost: t\r\n\r\n", 0);
+    ops(&mut c);
+    assert!(!c.quiet_after_send(), "the head: the body follows");
+    complete_send(&mut c, usize::MAX);
+    ops(&mut c);
+    assert!(c.quiet_after_send(), "the body: only the next request can follow");
+}
