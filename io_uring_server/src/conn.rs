@@ -32,6 +32,11 @@ pub const LINGER_TICKS: u64 = 1;
 /// whole, not in provided buffers that must be copied).
 pub const DIRECT_BODY_MIN: usize = 64 << 10;
 
+/// With `--zero-copy-send`, a static body (its unsent rest) at least this large is sent
+/// with SEND_ZC; below it, pinning the pages and the extra notification cost more than
+/// the copy they save. Default is 16 KiB.
+pub const ZERO_COPY_MIN: usize = 16 << 10;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     /// Reading and answering requests.
@@ -198,6 +203,13 @@ impl Conn {
     /// ([`Conn::completed`] then [`Conn::on_sent`]).
     pub fn unsent(&self) -> &[u8] {
         self.sending.rest_of_segment(self.sent).0
+    }
+
+    /// The send to submit next is of a static body of at least [`ZERO_COPY_MIN`] bytes:
+    /// memory that outlives any send, as a zero-copy send needs.
+    pub fn zero_copy_worthy(&self) -> bool {
+        let (bytes, is_static) = self.sending.rest_of_segment(self.sent);
+        is_static && bytes.len() >= ZERO_COPY_MIN
     }
 
     /// The final (or, with `more`, an intermediate) completion of an operation of `kind`.
@@ -376,6 +388,14 @@ impl Conn {
             self.sending.clear();
             self.sent = 0;
         }
+        self.answer()
+    }
+
+    /// A zero-copy send's notification (its final completion, reported first): the
+    /// kernel no longer reads its body, so the next send or the shutdown may follow.
+    /// Returns the responses rendered.
+    pub fn on_send_released(&mut self, now: u64) -> usize {
+        self.last_progress = now;
         self.answer()
     }
 

@@ -507,3 +507,55 @@ fn only_the_last_segment_of_a_keep_alive_answer_is_a_quiet_send() {
     ops(&mut c);
     assert!(c.quiet_after_send(), "the body: only the next request can follow");
 }
+
+#[test]
+fn only_a_large_static_body_is_worth_a_zero_copy_send() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(
+        b"GET /bytes/16383 HTTP/1.1\r\nHost: t\r\n\r\nGET /bytes/70000 HTTP/1.1\r\nHost: t\r\n\r\n",
+        0,
+    );
+    let mut worthy = Vec::new();
+    while ops(&mut c).contains(&Op::Send) || !c.ops.send.is_idle() {
+        worthy.push((c.unsent().len(), c.zero_copy_worthy()));
+        complete_send(&mut c, 60_000);
+    }
+    let heads: Vec<bool> = worthy.iter().filter(|(len, _)| *len < 200).map(|w| w.1).collect();
+    assert_eq!(heads, [false, false], "heads are owned bytes");
+    let bodies: Vec<_> = worthy.into_iter().filter(|(len, _)| *len >= 200).collect();
+    assert_eq!(
+        bodies,
+        [(16383, false), (70000, true), (10000, false)],
+        "below the threshold, and a short rest, are copied"
+    );
+}
+
+#[test]
+fn a_zero_copy_send_holds_the_next_send_and_the_close_until_its_notification() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(
+        b"GET /bytes/65536 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+        0,
+    );
+    ops(&mut c);
+    complete_send(&mut c, usize::MAX);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    assert!(c.zero_copy_worthy());
+    c.completed(Kind::Send, true);
+    c.on_sent(65536, 0);
+    assert_eq!(
+        (c.backlog(), ops(&mut c)),
+        (0, vec![]),
+        "no shutdown before the notification"
+    );
+    c.fail();
+    assert_eq!(ops(&mut c), [Op::CancelAll], "the send still names the socket");
+    c.completed(Kind::Cancel, false);
+    assert_eq!(ops(&mut c), [], "no close before the notification");
+    c.completed(Kind::Send, false);
+    c.on_send_released(0);
+    cancel_recv(&mut c, 0);
+    assert_eq!(ops(&mut c), [Op::Close]);
+}
