@@ -76,11 +76,7 @@ impl Snapshot {
             .sum();
         let live = Duration::from_nanos(live);
         let process = self.process.saturating_sub(earlier.process);
-        if process > live + ROUNDING {
-            process
-        } else {
-            live
-        }
+        if process > live + ROUNDING { process } else { live }
     }
 }
 

@@ -144,6 +144,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         duration: load.duration,
         rate: load.rate,
         expect_body_len: Some(body_len),
+        expect_body: Some(target.contract_body),
         churn: load.churn,
         ..Config::new(target.addr, target.request)
     };

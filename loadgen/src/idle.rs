@@ -135,6 +135,7 @@ fn read_answer(mut stream: &TcpStream, expect: Expect) -> Result<(), String> {
             status,
             len,
             body_len,
+            ..
         } = frame(&received)?
         {
             expect.check(status, body_len)?;

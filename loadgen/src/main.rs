@@ -10,6 +10,7 @@
 //!                                       # the closed loop while 5,000 idle connections wait
 //! loadgen http://127.0.0.1:8081/ --connections 32 --churn server-closes          # churn
 //! loadgen http://127.0.0.1:8081/ --connections 8 --churn client-closes --rate 5000
+//! loadgen http://127.0.0.1:8081/bytes/65536 --connections 16 --check-body         # pattern
 //! ```
 //! Exits 1 if any response was wrong or missing.
 
@@ -54,6 +55,10 @@ struct Cli {
     /// Body length every response must have (e.g. 13 for `GET /`).
     #[arg(long)]
     expect_body_len: Option<usize>,
+    /// Check every response body byte for byte against the body this workspace's contract
+    /// (http_core's routes) answers the request with, e.g. the pattern of `/bytes/{n}`.
+    #[arg(long)]
+    check_body: bool,
     /// Send `POST` with a body of this many bytes instead of `GET` (`/payload` echoes it).
     #[arg(long)]
     post_bytes: Option<usize>,
@@ -90,6 +95,7 @@ fn main() {
         rate: cli.rate,
         expect_status: cli.expect_status,
         expect_body_len: cli.expect_body_len,
+        expect_body: cli.check_body.then_some(target.contract_body),
         churn: cli.churn,
         spread_sources: !cli.no_spread_sources,
         ..Config::new(target.addr, target.request)

@@ -10,6 +10,8 @@ pub enum Frame {
         status: u16,
         len: usize,
         body_len: usize,
+        /// The body is chunked; otherwise it is the last `body_len` bytes of `len`.
+        chunked: bool,
     },
     /// More bytes are needed.
     Partial,
@@ -46,6 +48,7 @@ pub fn frame(buf: &[u8]) -> Result<Frame, String> {
                 status,
                 len: body_start + body_len,
                 body_len,
+                chunked: false,
             }
         } else {
             Frame::Partial
@@ -57,6 +60,7 @@ pub fn frame(buf: &[u8]) -> Result<Frame, String> {
                 status,
                 len,
                 body_len,
+                chunked: true,
             },
             None => Frame::Partial,
         });
@@ -140,7 +144,8 @@ mod tests {
             Ok(Frame::Complete {
                 status: 200,
                 len: response.len(),
-                body_len: 5
+                body_len: 5,
+                chunked: false,
             })
         );
         for cut in 0..response.len() {
@@ -156,7 +161,8 @@ mod tests {
             Ok(Frame::Complete {
                 status: 200,
                 len: response.len() - 4,
-                body_len: 5
+                body_len: 5,
+                chunked: true,
             })
         );
         assert_eq!(frame(&response[..response.len() - 6]), Ok(Frame::Partial));

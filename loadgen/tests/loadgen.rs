@@ -106,6 +106,54 @@ fn wrong_status_or_body_fails_the_run() {
     assert!(short.first_error.unwrap().contains("body of 1 bytes"));
 }
 
+/// A server answering through http_core's codec, as every server of the workspace does.
+fn codec_server() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let mut codec = http_core::Codec::default();
+                let (mut input, mut out, mut chunk) = (Vec::new(), Vec::new(), vec![0u8; 4096]);
+                while let Ok(n @ 1..) = stream.read(&mut chunk) {
+                    input.extend_from_slice(&chunk[..n]);
+                    let outcome = codec.serve(&input, &mut out);
+                    input.drain(..outcome.consumed);
+                    if stream.write_all(&out).is_err() || outcome.close {
+                        return;
+                    }
+                    out.clear();
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn bytes_bodies_are_checked_by_length_and_content() {
+    let addr = codec_server();
+    let target = loadgen::target::parse(&format!("http://{addr}/bytes/65536")).unwrap();
+    let checked = load(Config {
+        request: target.request,
+        connections: 2,
+        max_requests: Some(40),
+        expect_body_len: Some(65536),
+        expect_body: Some(target.contract_body),
+        ..config(addr)
+    });
+    assert_eq!((checked.first_error, checked.requests), (None, 40));
+
+    let wrong = load(Config {
+        expect_body_len: None,
+        expect_body: Some(b"ko".to_vec()),
+        ..config(scripted_server(OK, 0, Duration::ZERO))
+    });
+    assert!(wrong.first_error.unwrap().contains("first difference at Some(0)"));
+}
+
 #[test]
 fn request_bounds_and_pipelining_hold() {
     let addr = scripted_server(OK, 0, Duration::ZERO);
