@@ -34,6 +34,7 @@ fn run() -> Result<(), String> {
         workspace,
         pinning,
         servers,
+        ..
     } = Lineup::start(&CONTENDERS)?;
     let client_cpus = pinning.client_cpus();
     // On one client CPU a current-thread runtime runs the requests and their connection
@@ -82,7 +83,7 @@ fn run() -> Result<(), String> {
                     let (timed, cost) = measure(server.pid(), || {
                         runtime.block_on(time_iterations(clients, scenario, iterations))
                     });
-                    spent.add(cost);
+                    spent.add(cost.unwrap_or_else(|error| panic!("benchmark aborted: {error}")));
                     timed.unwrap_or_else(|error| {
                         panic!(
                             "benchmark aborted: {} / {}: {error}",

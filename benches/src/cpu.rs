@@ -1,8 +1,12 @@
-//! CPU time of a process: for a server, the sum over its threads of the nanoseconds each
-//! spent on a CPU (`/proc/PID/task/*/schedstat`, user and system alike; unlike
-//! `/proc/PID/stat`, which counts in 10 ms ticks, precise enough to bracket each criterion
-//! sample); for this process, `getrusage`, which also counts threads that have exited.
+//! CPU time of a process. For a server: the nanoseconds each of its threads spent on a
+//! CPU (`/proc/PID/task/*/schedstat`, user and system alike, precise enough to bracket
+//! each criterion sample); when a thread exits between two readings, the process's own
+//! counters (`/proc/PID/stat`, which keep exited threads, in 10 ms ticks) show more than
+//! the live threads can explain, and decide instead, so that thread's work is never lost.
+//! A failed read is an error, never zero. For this process: `getrusage`, which also counts
+//! threads that have exited.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// CPU time of this process so far, threads that have already exited included
@@ -18,21 +22,83 @@ pub fn own_cpu_time() -> Duration {
     Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
 }
 
-/// CPU time consumed so far by the live threads of process `pid`.
-pub fn cpu_time(pid: &str) -> Option<Duration> {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    let mut total = 0u64;
-    for task in tasks.flatten() {
-        let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
-            continue;
-        };
-        total += stat
-            .split_whitespace()
-            .next()
-            .and_then(|ns| ns.parse::<u64>().ok())
-            .unwrap_or(0);
+/// `/proc` reports user and system time in these units (USER_HZ, 100 on Linux).
+const TICK: Duration = Duration::from_millis(10);
+
+/// What process `pid` had consumed at one moment: per live thread, and in total.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// Thread id -> nanoseconds on a CPU.
+    threads: HashMap<u32, u64>,
+    /// User + system time of the whole process, exited threads included.
+    process: Duration,
+}
+
+impl Snapshot {
+    pub fn take(pid: u32) -> Result<Snapshot, String> {
+        let process = process_time(pid)?;
+        let dir = format!("/proc/{pid}/task");
+        let tasks = std::fs::read_dir(&dir).map_err(|e| format!("{dir}: {e}"))?;
+        let mut threads = HashMap::new();
+        for task in tasks {
+            let task = task.map_err(|e| format!("{dir}: {e}"))?;
+            let Ok(tid) = task.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let path = task.path().join("schedstat");
+            match std::fs::read_to_string(&path) {
+                Ok(stat) => {
+                    let ns = stat
+                        .split_whitespace()
+                        .next()
+                        .and_then(|ns| ns.parse::<u64>().ok())
+                        .ok_or_else(|| format!("{}: unreadable: {stat:?}", path.display()))?;
+                    threads.insert(tid, ns);
+                }
+                // The thread exited since the directory was listed: the process total
+                // keeps its time, and `since` sees it gone.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            }
+        }
+        Ok(Snapshot { threads, process })
     }
-    Some(Duration::from_nanos(total))
+
+    /// CPU consumed between `earlier` and this snapshot: to the nanosecond from the live
+    /// threads, unless threads that exited in between (seen before and gone, or born and
+    /// gone between the readings) leave the process's own counters ahead of that by more
+    /// than their ticks' rounding; then the process's counters, to the tick.
+    pub fn since(&self, earlier: &Snapshot) -> Duration {
+        let live: u64 = self
+            .threads
+            .iter()
+            .map(|(tid, ns)| ns.saturating_sub(earlier.threads.get(tid).copied().unwrap_or(0)))
+            .sum();
+        let live = Duration::from_nanos(live);
+        let process = self.process.saturating_sub(earlier.process);
+        if process > live + ROUNDING { process } else { live }
+    }
+}
+
+/// How far the process's tick counters may run ahead of its threads' nanoseconds from
+/// rounding alone: a tick at each end.
+const ROUNDING: Duration = Duration::from_millis(20);
+
+/// User + system time of process `pid`, exited threads included (`/proc/PID/stat`).
+fn process_time(pid: u32) -> Result<Duration, String> {
+    let path = format!("/proc/{pid}/stat");
+    let stat = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    // The command name may hold spaces and parentheses: fields are counted after its end.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the command name.
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u32>().ok());
+    match (ticks(11), ticks(12)) {
+        (Some(user), Some(system)) => Ok(TICK * (user + system)),
+        _ => Err(format!("{path}: unreadable: {stat:?}")),
+    }
 }
 
 /// CPU consumed by the server (when we know its pid) and by this process while `work` ran,
@@ -55,19 +121,22 @@ impl Spent {
     }
 }
 
-/// Runs `work`, measuring what it cost on both sides.
-pub fn measure<T>(server_pid: Option<u32>, work: impl FnOnce() -> T) -> (T, Spent) {
-    let server = || server_pid.and_then(|pid| cpu_time(&pid.to_string()));
-    let (server_before, client_before, start) = (server(), own_cpu_time(), std::time::Instant::now());
+/// Runs `work`, measuring what it cost on both sides; an error when the server's
+/// counters cannot be read.
+pub fn measure<T>(server_pid: Option<u32>, work: impl FnOnce() -> T) -> (T, Result<Spent, String>) {
+    let before = server_pid.map(Snapshot::take).transpose();
+    let (client_before, start) = (own_cpu_time(), std::time::Instant::now());
     let result = work();
     let wall = start.elapsed();
-    let spent = Spent {
-        server: server()
-            .zip(server_before)
-            .map(|(after, before)| after.saturating_sub(before)),
-        client: own_cpu_time().saturating_sub(client_before),
-        wall,
-    };
+    let client = own_cpu_time().saturating_sub(client_before);
+    let after = server_pid.map(Snapshot::take).transpose();
+    let spent = before.and_then(|before| {
+        Ok(Spent {
+            server: after?.zip(before).map(|(after, before)| after.since(&before)),
+            client,
+            wall,
+        })
+    });
     (result, spent)
 }
 
@@ -75,34 +144,75 @@ pub fn measure<T>(server_pid: Option<u32>, work: impl FnOnce() -> T) -> (T, Spen
 mod tests {
     use super::*;
 
+    /// Works until this thread has had `time` on a CPU, however busy the machine is.
+    fn spin(time: Duration) {
+        let on_cpu = || {
+            let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+            Duration::from_nanos(stat.split_whitespace().next().unwrap().parse().unwrap())
+        };
+        let start = on_cpu();
+        while on_cpu() - start < time {
+            for _ in 0..10_000 {
+                std::hint::black_box(0u64);
+            }
+        }
+    }
+
     #[test]
     fn busy_work_is_counted_in_this_and_exited_threads() {
-        let ((), busy) = measure(None, || {
-            let start = std::time::Instant::now();
-            let mut x = 0u64;
-            while start.elapsed() < Duration::from_millis(100) {
-                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
-            }
-        });
-        assert!(busy.client >= Duration::from_millis(50), "{busy:?}");
+        let ((), busy) = measure(None, || spin(Duration::from_millis(100)));
+        assert!(busy.unwrap().client >= Duration::from_millis(50));
         let ((), idle) = measure(None, || std::thread::sleep(Duration::from_millis(100)));
         let ((), in_thread) = measure(None, || {
-            std::thread::spawn(|| {
-                let start = std::time::Instant::now();
-                while start.elapsed() < Duration::from_millis(100) {
-                    std::hint::black_box(0u64);
-                }
-            })
-            .join()
-            .unwrap()
+            std::thread::spawn(|| spin(Duration::from_millis(100)))
+                .join()
+                .unwrap()
         });
+        let in_thread = in_thread.unwrap();
         assert!(
             in_thread.client >= Duration::from_millis(50),
             "an exited thread's CPU counts: {in_thread:?}"
         );
         // Other tests run beside this one and their CPU counts too, so sleeping is only
         // checked for its wall time.
-        assert!(idle.wall >= Duration::from_millis(100));
-        assert!(cpu_time("999999999").is_none());
+        assert!(idle.unwrap().wall >= Duration::from_millis(100));
+    }
+
+    #[test]
+    fn a_server_thread_that_exits_mid_point_still_counts() {
+        // This test process plays the server: a thread works 200 ms and exits.
+        let me = std::process::id();
+        let ((), spent) = measure(Some(me), || {
+            std::thread::spawn(|| spin(Duration::from_millis(200)))
+                .join()
+                .unwrap()
+        });
+        let server = spent.unwrap().server.unwrap();
+        assert!(server >= Duration::from_millis(150), "{server:?}");
+    }
+
+    #[test]
+    fn a_thread_that_lives_throughout_counts_to_the_nanosecond() {
+        let earlier = Snapshot {
+            threads: HashMap::from([(1, 1_000), (2, 5_000)]),
+            process: Duration::from_millis(10),
+        };
+        let later = Snapshot {
+            threads: HashMap::from([(1, 1_500), (2, 5_000), (3, 700)]),
+            process: Duration::from_millis(30),
+        };
+        assert_eq!(later.since(&earlier), Duration::from_nanos(1_200));
+        let one_gone = Snapshot {
+            threads: HashMap::from([(1, 1_500)]),
+            process: Duration::from_millis(60),
+        };
+        assert_eq!(one_gone.since(&earlier), Duration::from_millis(50));
+    }
+
+    #[test]
+    fn a_failed_read_is_an_error() {
+        assert!(Snapshot::take(999_999_999).is_err());
+        let ((), spent) = measure(Some(999_999_999), || ());
+        assert!(spent.unwrap_err().contains("/proc/999999999"));
     }
 }

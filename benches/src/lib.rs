@@ -1,6 +1,7 @@
 //! Measuring the servers against each other. One folder per tool: `cargo_bench` (the
-//! criterion scenarios and their report, run by `benches/http.rs`), `sweep`, `ablation`
-//! and `bodies` (the long-running studies, run by `src/bin/*` through `scripts/*.sh`).
+//! criterion scenarios and their report, run by `benches/http.rs`), `sweep`, `ablation`,
+//! `bodies` and `workloads` (the long-running studies, run by `src/bin/*` through
+//! `scripts/*.sh`; `rounds` judges their interleaved rounds).
 //! What they share sits beside them: the [`servers::CONTENDERS`] and how they are
 //! started pinned, a [`load::Load`] measured into a [`load::Point`], CPU accounting and
 //! the machine description.
@@ -11,6 +12,7 @@ pub mod format;
 pub mod load;
 pub mod machine;
 pub mod perf;
+pub mod rounds;
 pub mod servers;
 pub mod settings;
 pub mod tool;
@@ -20,3 +22,4 @@ pub mod ablation;
 pub mod bodies;
 pub mod cargo_bench;
 pub mod sweep;
+pub mod workloads;

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use loadgen::churn::Churn;
 use loadgen::run::{Config, Percentiles};
 use serde::Serialize;
 
@@ -25,6 +26,8 @@ pub enum LoadKind {
     Open,
     /// A closed loop of `POST /payload` echoes.
     Echo,
+    /// A new connection per request.
+    Churn,
 }
 
 impl LoadKind {
@@ -34,6 +37,7 @@ impl LoadKind {
             LoadKind::Pipelined => "pipelined",
             LoadKind::Open => "open",
             LoadKind::Echo => "echo",
+            LoadKind::Churn => "churn",
         }
     }
 }
@@ -64,12 +68,41 @@ pub struct Post {
     pub chunk: Option<usize>,
 }
 
+/// What each request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Ask {
+    /// `GET /`: the 13-byte hello.
+    Hello,
+    /// `POST /payload`, echoed back.
+    Echo(Post),
+    /// `GET /bytes/{n}`: a response body of `n` bytes.
+    Bytes(usize),
+}
+
+impl Ask {
+    /// The request for a server at `base_url`, and the body length its answer must have.
+    fn target(self, base_url: &str) -> Result<(loadgen::target::Target, usize), String> {
+        Ok(match self {
+            Ask::Hello => (
+                loadgen::target::parse(&format!("{base_url}/"))?,
+                http_core::routes::HELLO.len(),
+            ),
+            Ask::Echo(post) => (
+                loadgen::target::post(&format!("{base_url}/payload"), post.bytes, post.chunk)?,
+                post.bytes,
+            ),
+            Ask::Bytes(n) => (loadgen::target::parse(&format!("{base_url}/bytes/{n}"))?, n),
+        })
+    }
+}
+
 /// How one point loads a server.
 #[derive(Debug, Clone, Copy)]
 pub struct Load {
     pub kind: LoadKind,
-    /// `None`: `GET /`.
-    pub post: Option<Post>,
+    pub ask: Ask,
+    /// A new connection per request, closed by whom; `None`: kept-alive connections.
+    pub churn: Option<Churn>,
     pub connections: usize,
     pub depth: usize,
     pub rate: Option<f64>,
@@ -89,7 +122,8 @@ impl Load {
     ) -> Load {
         Load {
             kind,
-            post: None,
+            ask: Ask::Hello,
+            churn: None,
             connections,
             depth,
             rate,
@@ -102,21 +136,23 @@ impl Load {
 
 /// Runs one point against one server; any wrong response fails the sweep.
 pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
-    let target = match load.post {
-        Some(post) => loadgen::target::post(&format!("{}/payload", server.base_url), post.bytes, post.chunk)?,
-        None => loadgen::target::parse(&format!("{}/", server.base_url))?,
-    };
+    let (target, body_len) = load.ask.target(&server.base_url)?;
     let config = Config {
         connections: load.connections,
         threads: load.client_threads,
         depth: load.depth,
         duration: load.duration,
         rate: load.rate,
-        expect_body_len: Some(load.post.map_or(http_core::routes::HELLO.len(), |p| p.bytes)),
+        expect_body_len: Some(body_len),
+        expect_body: Some(target.contract_body),
+        churn: load.churn,
         ..Config::new(target.addr, target.request)
     };
+    if let Some(pid) = server.pid() {
+        reset_peak_rss(pid)?;
+    }
     let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
-    let summary = summary?;
+    let (summary, spent) = (summary?, spent?);
     if let Some(error) = summary.first_error {
         return Err(format!(
             "{} at {} connections: {error}",
@@ -144,7 +180,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         server_cpu_us_per_request: usage.server_us_per_request(),
         client_cpu_us_per_request: usage.client_us_per_request(),
         syscalls_per_request: None,
-        peak_rss_kib: server.pid().and_then(peak_rss_kib),
+        peak_rss_kib: server.pid().map(|pid| status_kib(pid, "VmHWM")).transpose()?,
         bottleneck: usage.bottleneck(),
     })
 }
@@ -162,10 +198,20 @@ pub fn syscalls_per_request(server: &Server, load: Load) -> Option<f64> {
     point.map(|p| syscalls as f64 / p.requests.max(1) as f64)
 }
 
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+/// Resets the peak resident memory (VmHWM) of `pid` to its current size, so each point
+/// reports its own peak rather than the largest of every point before it.
+fn reset_peak_rss(pid: u32) -> Result<(), String> {
+    let path = format!("/proc/{pid}/clear_refs");
+    std::fs::write(&path, "5").map_err(|e| format!("{path}: {e}"))
+}
+
+/// A memory figure of `/proc/PID/status` in KiB: `VmRSS` (resident now), `VmHWM` (peak).
+pub fn status_kib(pid: u32, field: &str) -> Result<u64, String> {
+    let path = format!("/proc/{pid}/status");
+    let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| format!("{path}: no {field} line"))
 }

@@ -136,6 +136,7 @@ pub struct Lineup {
     pub workspace: PathBuf,
     pub pinning: Pinning,
     pub servers: Vec<Server>,
+    binaries: HashMap<String, PathBuf>,
 }
 
 impl Lineup {
@@ -145,30 +146,36 @@ impl Lineup {
         let workspace = workspace_root();
         let pinning = Pinning::from_env()?;
         pinning.pin_client()?;
-        let servers = start_all(&workspace, contenders, &pinning)?;
+        let binaries = binaries_of(&workspace, contenders)?;
+        let servers = contenders
+            .iter()
+            .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref()))
+            .collect::<Result<_, _>>()?;
         Ok(Lineup {
             workspace,
             pinning,
             servers,
+            binaries,
         })
+    }
+
+    /// A new process of `contender` (one of those the lineup was started with), pinned
+    /// as the others are: for a measure that must start from a fresh server.
+    pub fn start_fresh(&self, contender: Contender) -> Result<Server, String> {
+        Server::start(contender, &self.binaries, self.pinning.server.as_ref())
     }
 }
 
-/// Builds the servers (unless every contender is an external server) and starts each of
-/// `contenders` pinned to the server CPUs, in order.
-fn start_all(workspace: &Path, contenders: &[Contender], pinning: &Pinning) -> Result<Vec<Server>, String> {
+/// The contenders' binaries, built (none when every contender is an external server).
+fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
     let external = contenders
         .iter()
         .all(|c| c.url_env.is_some_and(|name| std::env::var(name).is_ok()));
-    let binaries = if external {
-        HashMap::new()
+    if external {
+        Ok(HashMap::new())
     } else {
-        build_binaries(workspace, contenders)?
-    };
-    contenders
-        .iter()
-        .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref()))
-        .collect()
+        build_binaries(workspace, contenders)
+    }
 }
 
 /// Builds the contenders' binaries with the bench profile; returns package name ->

@@ -2,6 +2,7 @@
 //! fresh connection; the runner also compares every response with http_core's own codec.
 
 use http_core::limits::{MAX_BODY_BYTES, MAX_HEAD_BYTES, MAX_HEADERS};
+use http_core::routes::MAX_BYTES_BODY;
 
 /// One request sequence sent in a single write.
 pub struct Case {
@@ -40,6 +41,7 @@ fn post(headers: &str, body: &str) -> String {
 
 pub fn all() -> Vec<Case> {
     let mut cases = routes();
+    cases.extend(bytes());
     cases.extend(persistence());
     cases.extend(framing_errors());
     cases.extend(syntax_errors());
@@ -102,6 +104,42 @@ fn routes() -> Vec<Case> {
             false,
         ),
         case("leading_empty_line", format!("\r\n{}", get("/")), &[200], false),
+    ]
+}
+
+/// `GET /bytes/{n}`: the patterned body in range, 404 outside it.
+fn bytes() -> Vec<Case> {
+    vec![
+        case("get_bytes_small", get("/bytes/100"), &[200], false),
+        case("get_bytes_zero", get("/bytes/0"), &[200], false),
+        case(
+            "get_bytes_limit",
+            get(&format!("/bytes/{MAX_BYTES_BODY}")),
+            &[200],
+            false,
+        ),
+        case(
+            "get_bytes_over_limit_404",
+            get(&format!("/bytes/{}", MAX_BYTES_BODY + 1)),
+            &[404],
+            false,
+        ),
+        case("get_bytes_malformed_404", get("/bytes/12a"), &[404], false),
+        Case {
+            head: true,
+            ..case(
+                "head_bytes_limit",
+                req(&format!("HEAD /bytes/{MAX_BYTES_BODY} HTTP/1.1"), "", ""),
+                &[200],
+                false,
+            )
+        },
+        case(
+            "pipelined_bytes",
+            format!("{}{}{}", get("/bytes/65536"), get("/"), get("/bytes/20000")),
+            &[200, 200, 200],
+            false,
+        ),
     ]
 }
 

@@ -11,6 +11,7 @@ use crate::chunked::ChunkedDecoder;
 use crate::error::HttpError;
 use crate::headers::Framing;
 use crate::limits::Limits;
+use crate::output::Sink;
 use crate::request::{Head, parse_head};
 use crate::response::{CONTINUE, Persistence, render};
 use crate::routes::{RouteRequest, plain_error, route};
@@ -71,12 +72,13 @@ impl Codec {
     }
 
     /// Answers every complete request at the start of `input`, in order, appending the
-    /// responses to `out` so that a pipelined batch leaves in one write.
+    /// responses to `out` so that a pipelined batch leaves in one write. `out` is a
+    /// `Vec<u8>`, or an [`crate::Output`] that keeps large static bodies by reference.
     ///
     /// `input` is the caller's unconsumed bytes: what the last call did not consume, then
     /// whatever has arrived since. The unconsumed rest is a partial request and never
     /// exceeds [`Limits::max_request_bytes`]: past that the codec answers with an error.
-    pub fn serve(&mut self, input: &[u8], out: &mut Vec<u8>) -> Outcome {
+    pub fn serve(&mut self, input: &[u8], out: &mut impl Sink) -> Outcome {
         self.serve_within(input, out, usize::MAX)
     }
 
@@ -85,9 +87,9 @@ impl Codec {
     /// for a later call, made once the caller has sent some of `out`. `out` exceeds the
     /// limit by at most one response. Servers pass the bytes they may still buffer, e.g.
     /// [`crate::limits::OUTPUT_LIMIT`] minus what is already waiting to be sent.
-    pub fn serve_within(&mut self, input: &[u8], out: &mut Vec<u8>, out_limit: usize) -> Outcome {
+    pub fn serve_within(&mut self, input: &[u8], out: &mut impl Sink, out_limit: usize) -> Outcome {
         let mut outcome = Outcome::default();
-        while outcome.consumed < input.len() && out.len() < out_limit {
+        while outcome.consumed < input.len() && out.written() < out_limit {
             match self.serve_one(&input[outcome.consumed..], out) {
                 Ok(Step::NeedMore(needed)) => {
                     outcome.needed = needed;
@@ -113,7 +115,7 @@ impl Codec {
         outcome
     }
 
-    fn serve_one(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<Step, HttpError> {
+    fn serve_one(&mut self, input: &[u8], out: &mut impl Sink) -> Result<Step, HttpError> {
         let decoded_len = match self.awaiting.as_mut() {
             None => None,
             Some(AwaitedBody::Length { total }) if input.len() < *total => {
@@ -181,9 +183,9 @@ impl Codec {
 
     /// The head is complete but the body is not: remember the body so the head is not
     /// parsed again until it is, and answer `Expect: 100-continue` once.
-    fn await_body(&mut self, head: &Head, awaited: AwaitedBody, needed: usize, out: &mut Vec<u8>) -> Step {
+    fn await_body(&mut self, head: &Head, awaited: AwaitedBody, needed: usize, out: &mut impl Sink) -> Step {
         if head.info.expect_continue && !self.continue_sent {
-            out.extend_from_slice(CONTINUE);
+            out.push(CONTINUE);
             self.continue_sent = true;
         }
         self.awaiting = Some(awaited);

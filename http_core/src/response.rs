@@ -1,9 +1,11 @@
-//! Renders a [`Reply`] as HTTP/1.1 bytes, appending to a caller-owned buffer so that
-//! pipelined responses leave in one write.
+//! Renders a [`Reply`] as HTTP/1.1 bytes, appending to a caller-owned [`Sink`] so that
+//! pipelined responses leave in one write (a static body by reference, where the sink
+//! keeps it so).
 
 use crate::date::http_date;
 use crate::error::reason;
-use crate::routes::Reply;
+use crate::output::Sink;
+use crate::routes::{Body, Reply};
 
 /// The `Server` header value of every server in this workspace.
 pub const SERVER_NAME: &str = "uring-vs-tokio";
@@ -24,7 +26,7 @@ pub enum Persistence {
 
 /// Appends the full response to `out`. For HEAD, `omit_body` keeps the headers of the GET
 /// answer (Content-Length included) and drops the body (RFC 9110 section 9.3.2).
-pub fn render(reply: &Reply, omit_body: bool, persistence: Persistence, out: &mut Vec<u8>) {
+pub fn render(reply: &Reply, omit_body: bool, persistence: Persistence, out: &mut impl Sink) {
     let body = reply.body.as_bytes();
     let mut status = itoa::Buffer::new();
     let mut length = itoa::Buffer::new();
@@ -42,20 +44,23 @@ pub fn render(reply: &Reply, omit_body: bool, persistence: Persistence, out: &mu
         b"\r\nContent-Length: ",
     ];
     for part in parts {
-        out.extend_from_slice(part);
+        out.push(part);
     }
-    out.extend_from_slice(length.format(body.len()).as_bytes());
+    out.push(length.format(body.len()).as_bytes());
     if let Some(allow) = reply.allow {
-        out.extend_from_slice(b"\r\nAllow: ");
-        out.extend_from_slice(allow.as_bytes());
+        out.push(b"\r\nAllow: ");
+        out.push(allow.as_bytes());
     }
-    out.extend_from_slice(match persistence {
+    out.push(match persistence {
         Persistence::KeepAlive => b"\r\n\r\n".as_slice(),
         Persistence::ConfirmKeepAlive => b"\r\nConnection: keep-alive\r\n\r\n",
         Persistence::Close => b"\r\nConnection: close\r\n\r\n",
     });
     if !omit_body {
-        out.extend_from_slice(body);
+        match &reply.body {
+            Body::Static(body) => out.push_static(body),
+            body => out.push(body.as_bytes()),
+        }
     }
 }
 

@@ -5,10 +5,18 @@
 //! | `GET /`, `HEAD /` | 200 `text/plain; charset=utf-8`, `Hello, World!` |
 //! | `GET /json`, `HEAD /json` | 200 `application/json`, `{"message":"Hello, World!"}` |
 //! | `POST /payload` | 200, the request body echoed with the request's Content-Type |
+//! | `GET /bytes/{n}`, `HEAD /bytes/{n}` | 200 `application/octet-stream`, `n` bytes of [`pattern_byte`] |
 //! | other methods on those paths | 405 with `Allow` |
 //! | any other path | 404 |
+//!
+//! `n` is decimal digits only, from 0 to [`MAX_BYTES_BODY`] (1 MiB); a malformed or
+//! larger `n` names no resource, so it is answered 404 like any other unknown path.
+
+use std::sync::OnceLock;
 
 use serde::Serialize;
+
+use crate::limits::MAX_BODY_BYTES;
 
 /// The body of `GET /`.
 pub const HELLO: &[u8] = b"Hello, World!";
@@ -16,6 +24,32 @@ pub const TEXT_PLAIN: &[u8] = b"text/plain; charset=utf-8";
 pub const APPLICATION_JSON: &[u8] = b"application/json";
 /// The Content-Type of an echoed body when the request named none.
 pub const OCTET_STREAM: &[u8] = b"application/octet-stream";
+
+/// The largest body `GET /bytes/{n}` serves: the default request body limit
+/// ([`MAX_BODY_BYTES`], 1 MiB), fixed by the contract (`--max-body-bytes` does not move it).
+pub const MAX_BYTES_BODY: usize = MAX_BODY_BYTES;
+
+/// Byte `i` of every patterned body in this workspace: the bodies `GET /bytes/{n}`
+/// answers and the request bodies loadgen sends (`a` to `z`, repeating).
+pub fn pattern_byte(i: usize) -> u8 {
+    b'a' + (i % 26) as u8
+}
+
+/// The first `n` bytes of the pattern, or `None` past [`MAX_BYTES_BODY`]. Built once per
+/// process and shared, so serving a large body copies nothing per request.
+pub fn pattern(n: usize) -> Option<&'static [u8]> {
+    static PATTERN: OnceLock<Vec<u8>> = OnceLock::new();
+    let all = PATTERN.get_or_init(|| (0..MAX_BYTES_BODY).map(pattern_byte).collect());
+    all.get(..n)
+}
+
+/// The body of `/bytes/{digits}`; `None` when `digits` is not a number in range.
+fn bytes_body(digits: &str) -> Option<&'static [u8]> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pattern(digits.parse().ok()?)
+}
 
 /// What a route answers; the transport adds the framing headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +97,13 @@ pub struct RouteRequest<'a> {
 pub fn route<'a>(request: &RouteRequest<'a>) -> Reply<'a> {
     let path = request.target.split('?').next().unwrap_or_default();
     let method = request.method;
+    if let Some(digits) = path.strip_prefix("/bytes/") {
+        return match (bytes_body(digits), method) {
+            (None, _) => plain_error(404),
+            (Some(body), "GET" | "HEAD") => ok(OCTET_STREAM, Body::Static(body)),
+            (Some(_), _) => not_allowed("GET, HEAD"),
+        };
+    }
     match (path, method) {
         ("/", "GET" | "HEAD") => ok(TEXT_PLAIN, Body::Static(HELLO)),
         ("/json", "GET" | "HEAD") => ok(APPLICATION_JSON, Body::Owned(json_message())),
@@ -159,6 +200,34 @@ mod tests {
             ..typed
         };
         assert_eq!(route(&untyped).content_type, OCTET_STREAM);
+    }
+
+    #[test]
+    fn bytes_serves_the_pattern_up_to_the_limit() {
+        let small = answer("GET", "/bytes/28?x=1");
+        assert_eq!(
+            (small.status, small.content_type, small.body.as_bytes()),
+            (200, OCTET_STREAM, &b"abcdefghijklmnopqrstuvwxyzab"[..])
+        );
+        assert_eq!(answer("HEAD", "/bytes/0").body.as_bytes(), b"");
+        let limit = answer("GET", "/bytes/1048576");
+        assert_eq!(limit.body.as_bytes().len(), MAX_BYTES_BODY);
+        assert_eq!(
+            limit.body.as_bytes()[MAX_BYTES_BODY - 1],
+            pattern_byte(MAX_BYTES_BODY - 1)
+        );
+        for bad in [
+            "/bytes/1048577",
+            "/bytes/",
+            "/bytes/-1",
+            "/bytes/+1",
+            "/bytes/1x",
+            "/bytes/9999999999999999999999",
+        ] {
+            assert_eq!(answer("GET", bad).status, 404, "{bad}");
+        }
+        let post = answer("POST", "/bytes/1");
+        assert_eq!((post.status, post.allow), (405, Some("GET, HEAD")));
     }
 
     #[test]

@@ -75,6 +75,13 @@ pub struct Features {
     /// min-wait; 0 switches both off).
     #[arg(long, default_value_t = 100, value_name = "US")]
     pub batch_wait_us: u32,
+
+    /// Send a large static body (16 KiB or more, e.g. `GET /bytes/{n}`'s) with
+    /// IORING_OP_SEND_ZC: the kernel reads it in place instead of copying it, and posts a
+    /// notification once it has let go of it (Linux 6.0; ignored, with a note on the ready
+    /// line, where the kernel lacks it). Over loopback the kernel copies it anyway.
+    #[arg(long)]
+    pub zero_copy_send: bool,
 }
 
 /// Provided buffers: how many, and how large.

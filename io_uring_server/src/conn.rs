@@ -5,14 +5,16 @@
 //! Output uses two buffers so the kernel never reads memory we change: `sending` belongs
 //! to the kernel while a send is in flight and is only touched after its completion;
 //! responses rendered meanwhile go to `pending`, and the two swap when `sending` is done.
+//! Both are `http_core::Output`s: a large static body (`GET /bytes/{n}`) stays in its
+//! shared buffer, and sends go out one segment at a time (a head, then that body).
 //!
 //! Ending a connection never waits on the peer: `Closing` cancels every operation still
 //! on the socket, and the descriptor is closed once the last of them has completed.
 
 use std::os::fd::RawFd;
 
-use http_core::Codec;
 use http_core::limits::OUTPUT_LIMIT;
+use http_core::{Codec, Output};
 
 use crate::input::Input;
 use crate::op_state::{Op, OpStates, Stage};
@@ -29,6 +31,11 @@ pub const LINGER_TICKS: u64 = 1;
 /// until it next falls silent for a tick (its next large request then lands in the input
 /// whole, not in provided buffers that must be copied).
 pub const DIRECT_BODY_MIN: usize = 64 << 10;
+
+/// With `--zero-copy-send`, a static body (its unsent rest) at least this large is sent
+/// with SEND_ZC; below it, pinning the pages and the extra notification cost more than
+/// the copy they save. Default is 16 KiB.
+pub const ZERO_COPY_MIN: usize = 16 << 10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -75,8 +82,9 @@ pub struct Conn {
     input: Input,
     /// Input length below which the codec cannot progress (what it said it needs).
     input_needed: usize,
-    pending: Vec<u8>,
-    sending: Vec<u8>,
+    pending: Output,
+    sending: Output,
+    /// Bytes of `sending` the kernel has acknowledged.
     sent: usize,
     /// The peer shut its write side: no more input will come.
     read_closed: bool,
@@ -101,8 +109,8 @@ impl Conn {
             bulk: false,
             input: Input::default(),
             input_needed: 0,
-            pending: Vec::new(),
-            sending: Vec::new(),
+            pending: Output::default(),
+            sending: Output::default(),
             sent: 0,
             read_closed: false,
             last_progress: now,
@@ -183,15 +191,25 @@ impl Conn {
     }
 
     /// Once the send in flight completes in full, this connection will only wait for its
-    /// next request: it is open, nothing else is rendered and output is not backed up.
+    /// next request: it is open, the send holds the last of the output (no segment or
+    /// rendered response follows) and output is not backed up.
     pub fn quiet_after_send(&self) -> bool {
-        self.phase == Phase::Open && self.pending.is_empty() && !self.paused()
+        let last_segment = self.sent + self.unsent().len() == self.sending.len();
+        self.phase == Phase::Open && self.pending.is_empty() && last_segment && !self.paused()
     }
 
-    /// The output of the send in flight. It stays allocated and unchanged until that
-    /// send's completion is reported ([`Conn::completed`] then [`Conn::on_sent`]).
+    /// The output of the send in flight: the unsent rest of the segment it is in. It stays
+    /// allocated and unchanged until that send's completion is reported
+    /// ([`Conn::completed`] then [`Conn::on_sent`]).
     pub fn unsent(&self) -> &[u8] {
-        &self.sending[self.sent..]
+        self.sending.rest_of_segment(self.sent).0
+    }
+
+    /// The send to submit next is of a static body of at least [`ZERO_COPY_MIN`] bytes:
+    /// memory that outlives any send, as a zero-copy send needs.
+    pub fn zero_copy_worthy(&self) -> bool {
+        let (bytes, is_static) = self.sending.rest_of_segment(self.sent);
+        is_static && bytes.len() >= ZERO_COPY_MIN
     }
 
     /// The final (or, with `more`, an intermediate) completion of an operation of `kind`.
@@ -370,6 +388,14 @@ impl Conn {
             self.sending.clear();
             self.sent = 0;
         }
+        self.answer()
+    }
+
+    /// A zero-copy send's notification (its final completion, reported first): the
+    /// kernel no longer reads its body, so the next send or the shutdown may follow.
+    /// Returns the responses rendered.
+    pub fn on_send_released(&mut self, now: u64) -> usize {
+        self.last_progress = now;
         self.answer()
     }
 

@@ -484,3 +484,100 @@ fn a_head_alone_does_not_make_the_server_allocate_its_body() {
         c.input.allocated()
     );
 }
+
+#[test]
+fn a_large_static_body_is_sent_from_the_shared_pattern_between_the_heads() {
+    let get = |n: usize| format!("GET /bytes/{n} HTTP/1.1\r\nHost: t\r\n\r\n").into_bytes();
+    let batch = [get(65536), GET.to_vec(), get(20000)].concat();
+    let mut rendered = Vec::new();
+    Codec::new(Limits::default()).serve(&batch, &mut rendered);
+
+    let mut c = conn();
+    ops(&mut c);
+    assert_eq!(c.on_data(&batch, 0), 3);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    assert!(c.unsent().starts_with(b"HTTP/1.1 200 OK") && c.unsent().ends_with(b"\r\n\r\n"));
+    assert!(!c.quiet_after_send(), "the body follows the head");
+    let mut sent = complete_send(&mut c, usize::MAX);
+    ops(&mut c);
+    let pattern = http_core::routes::pattern(65536).unwrap();
+    assert_eq!(
+        (c.unsent().as_ptr(), c.unsent().len()),
+        (pattern.as_ptr(), 65536),
+        "the body goes out from the shared buffer, not a copy"
+    );
+    sent.extend(complete_send(&mut c, 1000));
+    ops(&mut c);
+    assert_eq!(
+        c.unsent().as_ptr(),
+        pattern[1000..].as_ptr(),
+        "a short send resumes in place"
+    );
+    sent.extend(flush(&mut c));
+    assert_eq!(without_dates(&sent), without_dates(&rendered));
+    assert_eq!(c.backlog(), 0);
+}
+
+#[test]
+fn only_the_last_segment_of_a_keep_alive_answer_is_a_quiet_send() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(b"GET /bytes/5000 HTTP/1.1\r\nHost: t\r\n\r\n", 0);
+    ops(&mut c);
+    assert!(!c.quiet_after_send(), "the head: the body follows");
+    complete_send(&mut c, usize::MAX);
+    ops(&mut c);
+    assert!(c.quiet_after_send(), "the body: only the next request can follow");
+}
+
+#[test]
+fn only_a_large_static_body_is_worth_a_zero_copy_send() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(
+        b"GET /bytes/16383 HTTP/1.1\r\nHost: t\r\n\r\nGET /bytes/70000 HTTP/1.1\r\nHost: t\r\n\r\n",
+        0,
+    );
+    let mut worthy = Vec::new();
+    while ops(&mut c).contains(&Op::Send) || !c.ops.send.is_idle() {
+        worthy.push((c.unsent().len(), c.zero_copy_worthy()));
+        complete_send(&mut c, 60_000);
+    }
+    let heads: Vec<bool> = worthy.iter().filter(|(len, _)| *len < 200).map(|w| w.1).collect();
+    assert_eq!(heads, [false, false], "heads are owned bytes");
+    let bodies: Vec<_> = worthy.into_iter().filter(|(len, _)| *len >= 200).collect();
+    assert_eq!(
+        bodies,
+        [(16383, false), (70000, true), (10000, false)],
+        "below the threshold, and a short rest, are copied"
+    );
+}
+
+#[test]
+fn a_zero_copy_send_holds_the_next_send_and_the_close_until_its_notification() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(
+        b"GET /bytes/65536 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+        0,
+    );
+    ops(&mut c);
+    complete_send(&mut c, usize::MAX);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    assert!(c.zero_copy_worthy());
+    c.completed(Kind::Send, true);
+    c.on_sent(65536, 0);
+    assert_eq!(
+        (c.backlog(), ops(&mut c)),
+        (0, vec![]),
+        "no shutdown before the notification"
+    );
+    c.fail();
+    assert_eq!(ops(&mut c), [Op::CancelAll], "the send still names the socket");
+    c.completed(Kind::Cancel, false);
+    assert_eq!(ops(&mut c), [], "no close before the notification");
+    c.completed(Kind::Send, false);
+    c.on_send_released(0);
+    cancel_recv(&mut c, 0);
+    assert_eq!(ops(&mut c), [Op::Close]);
+}

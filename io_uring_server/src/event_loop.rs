@@ -8,7 +8,8 @@
 //!   for only when none of its operations is in flight (derived from `OpStates`).
 //! - An operation counts as in flight until its *final* completion (one without
 //!   `IORING_CQE_F_MORE`), so a multishot recv is in flight however many completions it has.
-//! - Output handed to a send is not touched until that send completes (see `conn.rs`).
+//! - Output handed to a send is not touched until that send completes (see `conn.rs`); a
+//!   zero-copy send (only ever of a `'static` body) completes with its notification.
 //! - A provided buffer named by a completion is recycled right after its bytes are copied
 //!   or answered (an incrementally consumed one once its last completion is in), and all
 //!   recycled buffers are published before the next submit.
@@ -51,6 +52,8 @@ pub struct WorkerConfig {
     pub batch_wait_us: u32,
     /// Most connections at once: the registered table's size with direct descriptors.
     pub max_conns: usize,
+    /// Send large static bodies with SEND_ZC (`--zero-copy-send`, where supported).
+    pub zero_copy: bool,
 }
 
 /// Everything one worker thread owns. `ring` is declared first so it is dropped first,
@@ -209,6 +212,10 @@ impl Worker {
                     self.batcher.on_data(token.conn.slot, answered);
                 }
             }
+            Kind::Send if cqueue::notif(flags) => {
+                let answered = conn.on_send_released(now);
+                self.batcher.on_answered(answered);
+            }
             Kind::Send if result >= 0 => {
                 let answered = conn.on_sent(result as usize, now);
                 self.batcher.on_answered(answered);
@@ -235,7 +242,15 @@ impl Worker {
         };
         while let Some(op) = conn.next_op() {
             conn.submitted(op, self.now);
-            let carried = ops::submit(&mut self.ring, conn, op, id.token(op.kind()), self.config.recv);
+            let config = &self.config;
+            let carried = ops::submit(
+                &mut self.ring,
+                conn,
+                op,
+                id.token(op.kind()),
+                config.recv,
+                config.zero_copy,
+            );
             if let ops::Carried::Done(result) = carried {
                 conn.completed(op.kind(), false);
                 if result < 0 {

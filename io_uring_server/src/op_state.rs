@@ -6,7 +6,10 @@
 
 use crate::token::Kind;
 
-/// Where one operation kind of a connection stands.
+/// Where one operation kind of a connection stands. A zero-copy send completes twice:
+/// first with its result and `IORING_CQE_F_MORE`, finally with a notification
+/// (`IORING_CQE_F_NOTIF`) once the kernel no longer reads its memory; it is in flight
+/// until the notification, so nothing follows it, and its connection is not freed, before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Stage {
     /// Nothing of this kind is submitted.
@@ -156,6 +159,20 @@ mod tests {
         ops.completed(Kind::Send, false);
         assert_eq!(ops.in_flight(), 0);
         assert!(!ops.socket_ops_in_flight());
+    }
+
+    #[test]
+    fn a_zero_copy_send_is_in_flight_until_its_notification() {
+        let mut ops = OpStates::default();
+        ops.submitted(Op::Send);
+        ops.completed(Kind::Send, true);
+        assert_eq!(
+            (ops.send, ops.in_flight()),
+            (Stage::InFlight, 1),
+            "the result, with MORE"
+        );
+        ops.completed(Kind::Send, false);
+        assert_eq!(ops.in_flight(), 0, "the notification ends it");
     }
 
     #[test]

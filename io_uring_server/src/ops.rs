@@ -35,8 +35,16 @@ pub enum Carried {
 }
 
 /// Submits `op` for `conn`, which has just been told it was submitted
-/// ([`Conn::submitted`]); `token` names the connection and the op's kind.
-pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: RecvMode) -> Carried {
+/// ([`Conn::submitted`]); `token` names the connection and the op's kind. With
+/// `zero_copy`, a send the connection deems worth it goes out as SEND_ZC.
+pub fn submit(
+    ring: &mut Ring,
+    conn: &mut Conn,
+    op: Op,
+    token: Token,
+    recv: RecvMode,
+    zero_copy: bool,
+) -> Carried {
     let (fd, fixed) = (conn.fd, conn.direct);
     if op == Op::Shutdown && !fixed {
         // SAFETY: shutdown(2) on the connection's own descriptor, open until its Close
@@ -73,6 +81,18 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             // recv's completion is reported (`Conn::on_recv`); until then `Input` neither
             // grows, shrinks nor moves it (each such call asserts), and the connection is
             // not freed while the recv is in flight.
+            unsafe { ring.push(on_file(entry).user_data(user_data)) };
+            return Carried::Submitted;
+        }
+        (Op::Send, _) if zero_copy && conn.zero_copy_worthy() => {
+            let bytes = conn.unsent();
+            let entry = opcode::SendZc::new(types::Fd(fd), bytes.as_ptr(), bytes.len() as u32)
+                .flags(libc::MSG_NOSIGNAL)
+                .build();
+            // SAFETY: a zero-copy-worthy send is of a `'static` body (`Conn::zero_copy_worthy`),
+            // which the kernel may read until this send's notification and which is never
+            // freed or changed; the connection is not freed before that notification, as
+            // it is the send's final completion (`OpStates`).
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }

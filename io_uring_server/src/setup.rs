@@ -103,6 +103,13 @@ pub fn register_direct_table(ring: &IoUring) -> Result<u32, String> {
 const DIRECT_TABLE_MAX: u32 = 65536;
 const DIRECT_TABLE_MIN: u32 = 64;
 
+/// The kernel has IORING_OP_SEND_ZC (Linux 6.0), which `--zero-copy-send` uses.
+pub fn supports_send_zc(ring: &IoUring) -> bool {
+    let mut probe = Probe::new();
+    let probed = ring.submitter().register_probe(&mut probe).is_ok();
+    probed && probe.is_supported(opcode::SendZc::CODE)
+}
+
 /// Every opcode the loop submits must be supported.
 fn check_opcodes(ring: &IoUring) -> Result<(), String> {
     let mut probe = Probe::new();
@@ -142,6 +149,7 @@ mod tests {
             sqpoll: false,
             fixed_files: false,
             batch_wait_us: 100,
+            zero_copy_send: false,
         };
         let ring = build_ring(64, features).expect("io_uring works on the test machine");
         assert!(["SINGLE_ISSUER|DEFER_TASKRUN", "COOP_TASKRUN|TASKRUN_FLAG", "none"].contains(&ring.setup));

@@ -9,7 +9,7 @@ use crate::buf_ring::BufRing;
 use io_uring::Submitter;
 
 use crate::config::{Buffers, Cli};
-use crate::conn::Timeouts;
+use crate::conn::{Timeouts, ZERO_COPY_MIN};
 use crate::event_loop::{Worker, WorkerConfig};
 use crate::ops::RecvMode;
 use crate::ring::Ring;
@@ -57,6 +57,12 @@ fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, 
     let description = format!("setup={}, files={files}, batch_wait={batching}", built.setup);
     let (buf_ring, recv_description) = receive_buffers(cli, &built.ring.submitter())?;
     let description = format!("{description}, recv={recv_description}");
+    let zero_copy = cli.features.zero_copy_send && setup::supports_send_zc(&built.ring);
+    let description = match (cli.features.zero_copy_send, zero_copy) {
+        (false, _) => description,
+        (true, true) => format!("{description}, send=zero-copy from {ZERO_COPY_MIN} B"),
+        (true, false) => format!("{description}, send=plain (kernel lacks SEND_ZC, Linux 6.0)"),
+    };
     let recv = match &buf_ring {
         Some(buffers) => RecvMode::Multishot { group: buffers.group },
         None => RecvMode::OwnBuffer {
@@ -74,6 +80,7 @@ fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, 
         recv,
         batch_wait_us,
         max_conns: direct_slots.map_or(usize::MAX, |slots| slots as usize),
+        zero_copy,
     };
     let worker = Worker::new(Ring::new(built.ring), buf_ring, listener, wake, config);
     Ok((worker, description))

@@ -57,6 +57,16 @@ fn large_bodies_through_the_ring_conform() {
 }
 
 #[test]
+fn zero_copy_send_conforms() {
+    conformance::check_server(BIN, &["--zero-copy-send"], &[]);
+}
+
+#[test]
+fn zero_copy_send_with_fixed_files_conforms() {
+    conformance::check_server(BIN, &["--zero-copy-send", "--fixed-files"], &[]);
+}
+
+#[test]
 fn small_buffers_conform() {
     conformance::check_server(BIN, &["--buf-size", "512", "--buf-count", "16"], &[]);
 }

@@ -6,8 +6,11 @@
 //! loadgen http://127.0.0.1:8081/ --connections 64 --rate 50000 --duration-secs 10 # open loop
 //! loadgen http://127.0.0.1:8081/payload --connections 16 --post-bytes 65536 \
 //!     --expect-body-len 65536                                                     # echo
+//! loadgen http://127.0.0.1:8081/ --hold-idle 5000 --connections 64 --duration-secs 5
+//!                                       # the closed loop while 5,000 idle connections wait
 //! loadgen http://127.0.0.1:8081/ --connections 32 --churn server-closes          # churn
 //! loadgen http://127.0.0.1:8081/ --connections 8 --churn client-closes --rate 5000
+//! loadgen http://127.0.0.1:8081/bytes/65536 --connections 16 --check-body         # pattern
 //! ```
 //! Exits 1 if any response was wrong or missing.
 
@@ -15,6 +18,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use loadgen::churn::Churn;
+use loadgen::idle::IdleConnections;
+use loadgen::response::Expect;
 use loadgen::run::{Config, run};
 
 #[derive(Parser, Debug)]
@@ -50,12 +55,20 @@ struct Cli {
     /// Body length every response must have (e.g. 13 for `GET /`).
     #[arg(long)]
     expect_body_len: Option<usize>,
+    /// Check every response body byte for byte against the body this workspace's contract
+    /// (http_core's routes) answers the request with, e.g. the pattern of `/bytes/{n}`.
+    #[arg(long)]
+    check_body: bool,
     /// Send `POST` with a body of this many bytes instead of `GET` (`/payload` echoes it).
     #[arg(long)]
     post_bytes: Option<usize>,
     /// With `--post-bytes`, send the body chunked in pieces of this many bytes.
     #[arg(long, requires = "post_bytes")]
     chunk_bytes: Option<usize>,
+    /// Before the run, open this many more connections that each make one request, then
+    /// stay open and idle until the run ends (from 127.0.0.2-9 when the target is 127.0.0.1).
+    #[arg(long, default_value_t = 0)]
+    hold_idle: usize,
     /// A new connection per request, closed by the server (the request says `Connection:
     /// close`; the client reads to EOF) or by the client (once it has the answer).
     #[arg(long, value_enum)]
@@ -82,11 +95,31 @@ fn main() {
         rate: cli.rate,
         expect_status: cli.expect_status,
         expect_body_len: cli.expect_body_len,
+        expect_body: cli.check_body.then_some(target.contract_body),
         churn: cli.churn,
         spread_sources: !cli.no_spread_sources,
         ..Config::new(target.addr, target.request)
     };
+    let idle = (cli.hold_idle > 0).then(|| {
+        let expect = Expect {
+            status: config.expect_status,
+            body_len: config.expect_body_len,
+        };
+        let idle = IdleConnections::open(config.addr, cli.hold_idle, &config.request, expect)
+            .unwrap_or_else(|e| fail(&e));
+        eprintln!("loadgen: holding {} idle connections", idle.len());
+        idle
+    });
     let summary = run(config).unwrap_or_else(|e| fail(&e));
+    if let Some(idle) = &idle
+        && idle.closed() > 0
+    {
+        eprintln!(
+            "loadgen: the server closed {} of the {} idle connections during the run",
+            idle.closed(),
+            idle.len()
+        );
+    }
     println!(
         "{}",
         serde_json::to_string_pretty(&summary).expect("a summary serializes")

@@ -10,6 +10,8 @@ pub enum Frame {
         status: u16,
         len: usize,
         body_len: usize,
+        /// The body is chunked; otherwise it is the last `body_len` bytes of `len`.
+        chunked: bool,
     },
     /// More bytes are needed.
     Partial,
@@ -46,6 +48,7 @@ pub fn frame(buf: &[u8]) -> Result<Frame, String> {
                 status,
                 len: body_start + body_len,
                 body_len,
+                chunked: false,
             }
         } else {
             Frame::Partial
@@ -57,11 +60,32 @@ pub fn frame(buf: &[u8]) -> Result<Frame, String> {
                 status,
                 len,
                 body_len,
+                chunked: true,
             },
             None => Frame::Partial,
         });
     }
     Err("response without Content-Length or chunked framing".into())
+}
+
+/// What every response must be: this status, and a body of this length if given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expect {
+    pub status: u16,
+    pub body_len: Option<usize>,
+}
+
+impl Expect {
+    /// Checks a complete response's status and body length.
+    pub fn check(&self, status: u16, body_len: usize) -> Result<(), String> {
+        if status != self.status {
+            return Err(format!("status {status}, expected {}", self.status));
+        }
+        if self.body_len.is_some_and(|want| want != body_len) {
+            return Err(format!("body of {body_len} bytes, expected {:?}", self.body_len));
+        }
+        Ok(())
+    }
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -120,7 +144,8 @@ mod tests {
             Ok(Frame::Complete {
                 status: 200,
                 len: response.len(),
-                body_len: 5
+                body_len: 5,
+                chunked: false,
             })
         );
         for cut in 0..response.len() {
@@ -136,7 +161,8 @@ mod tests {
             Ok(Frame::Complete {
                 status: 200,
                 len: response.len() - 4,
-                body_len: 5
+                body_len: 5,
+                chunked: true,
             })
         );
         assert_eq!(frame(&response[..response.len() - 6]), Ok(Frame::Partial));

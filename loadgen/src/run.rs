@@ -46,6 +46,8 @@ pub struct Config {
     /// in turn, so closed connections waiting in TIME_WAIT do not exhaust one address's
     /// ports. Default is true.
     pub spread_sources: bool,
+    /// The body every response must carry, byte for byte (`--check-body`).
+    pub expect_body: Option<Vec<u8>>,
 }
 
 impl Config {
@@ -63,6 +65,7 @@ impl Config {
             rate: None,
             expect_status: 200,
             expect_body_len: None,
+            expect_body: None,
             churn: None,
             spread_sources: true,
         }
@@ -192,6 +195,21 @@ async fn exchange(
     }
 }
 
+/// A Content-Length body must equal `expected`; a chunked one is checked by length only.
+fn check_body(body: &[u8], expected: Option<&[u8]>) -> Result<(), String> {
+    match expected {
+        Some(expected) if body != expected => {
+            let at = body.iter().zip(expected).position(|(a, b)| a != b);
+            Err(format!(
+                "body differs from the expected {} bytes (got {}; first difference at {at:?})",
+                expected.len(),
+                body.len()
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Reads until one complete, valid response is at the front of `buffer`, and drops it.
 pub(crate) async fn read_response(
     stream: &mut TcpStream,
@@ -205,6 +223,7 @@ pub(crate) async fn read_response(
             status,
             len,
             body_len,
+            chunked,
         } = framed
         {
             if status != config.expect_status {
@@ -214,6 +233,10 @@ pub(crate) async fn read_response(
             if config.expect_body_len.is_some_and(|want| want != body_len) {
                 let message = format!("body of {body_len} bytes, expected {:?}", config.expect_body_len);
                 return Err(Failure::new(ErrorKind::Body, message));
+            }
+            if !chunked {
+                check_body(&buffer[len - body_len..len], config.expect_body.as_deref())
+                    .map_err(|e| Failure::new(ErrorKind::Body, e))?;
             }
             buffer.drain(..len);
             return Ok(());

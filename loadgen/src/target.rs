@@ -1,11 +1,28 @@
 //! Turns a URL like `http://127.0.0.1:8080/json` into an address and a pre-rendered request:
-//! a `GET`, or a `POST` of a patterned body sent with Content-Length or chunked.
+//! a `GET`, or a `POST` of a patterned body sent with Content-Length or chunked, with
+//! the body the workspace's contract answers it with (for `--check-body`).
 
 use std::net::{SocketAddr, ToSocketAddrs};
+
+use http_core::routes::{OCTET_STREAM, RouteRequest, pattern_byte, route};
 
 pub struct Target {
     pub addr: SocketAddr,
     pub request: Vec<u8>,
+    /// The body http_core's routes answer this request with: what a server of this
+    /// workspace must send back, byte for byte.
+    pub contract_body: Vec<u8>,
+}
+
+/// The body the contract answers `method path` (with `body`, typed octet-stream) with.
+fn contract_body(method: &str, path: &str, body: &[u8]) -> Vec<u8> {
+    let request = RouteRequest {
+        method,
+        target: path,
+        content_type: Some(OCTET_STREAM),
+        body,
+    };
+    route(&request).body.as_bytes().to_vec()
 }
 
 /// Parses a plain `http://host:port/path` URL (no TLS) and renders `GET path`.
@@ -28,17 +45,26 @@ pub fn parse(url: &str) -> Result<Target, String> {
         .next()
         .ok_or_else(|| format!("{authority}: no address"))?;
     let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\n\r\n").into_bytes();
-    Ok(Target { addr, request })
+    Ok(Target {
+        addr,
+        request,
+        contract_body: contract_body("GET", path, b""),
+    })
 }
 
 /// A `POST` of `body_len` patterned bytes to `url`, framed by Content-Length, or with
 /// `chunk` as chunks of that many bytes (the last one shorter).
 pub fn post(url: &str, body_len: usize, chunk: Option<usize>) -> Result<Target, String> {
     let get = parse(url)?;
+    let path = url
+        .splitn(4, '/')
+        .nth(3)
+        .map_or("/".to_string(), |p| format!("/{p}"));
     let line_end = get.request.windows(2).position(|w| w == b"\r\n").unwrap_or(0);
     let request_line = String::from_utf8_lossy(&get.request[..line_end]).replacen("GET ", "POST ", 1);
     let host_and_end = &get.request[line_end..get.request.len() - 2];
-    let body: Vec<u8> = (0..body_len).map(|i| b'a' + (i % 26) as u8).collect();
+    let body: Vec<u8> = (0..body_len).map(pattern_byte).collect();
+    let contract_body = contract_body("POST", &path, &body);
     let mut request = request_line.into_bytes();
     request.extend_from_slice(host_and_end);
     request.extend_from_slice(b"Content-Type: application/octet-stream\r\n");
@@ -60,6 +86,7 @@ pub fn post(url: &str, body_len: usize, chunk: Option<usize>) -> Result<Target, 
     Ok(Target {
         addr: get.addr,
         request,
+        contract_body,
     })
 }
 
@@ -80,6 +107,18 @@ mod tests {
             b"GET / HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n"
         );
         assert!(parse("https://x").is_err());
+    }
+
+    #[test]
+    fn knows_the_body_the_contract_answers() {
+        let bytes = parse("http://127.0.0.1:9/bytes/30").unwrap();
+        assert_eq!(bytes.contract_body, b"abcdefghijklmnopqrstuvwxyzabcd");
+        assert_eq!(
+            parse("http://127.0.0.1:9").unwrap().contract_body,
+            b"Hello, World!"
+        );
+        let echo = post("http://127.0.0.1:9/payload?x", 27, Some(5)).unwrap();
+        assert_eq!(echo.contract_body, b"abcdefghijklmnopqrstuvwxyza");
     }
 
     #[test]

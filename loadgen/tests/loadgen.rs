@@ -1,7 +1,8 @@
 //! loadgen against small scripted servers: coordinated-omission correction makes a stall
-//! visible, wrong responses fail the run, request bounds hold, and churn makes one
-//! connection per request in both who-closes patterns. (Churn against the workspace's
-//! servers is part of `conformance::check_stress`.)
+//! visible, wrong responses fail the run, request bounds hold, idle connections are
+//! held open beside a load, and churn makes one connection per request in both
+//! who-closes patterns. (Churn against the workspace's servers is part of
+//! `conformance::check_stress`.)
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -10,6 +11,8 @@ use std::time::Duration;
 
 use loadgen::churn::Churn;
 use loadgen::errors::ErrorsByKind;
+use loadgen::idle::IdleConnections;
+use loadgen::response::Expect;
 use loadgen::run::{Config, Summary, run};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -103,6 +106,54 @@ fn wrong_status_or_body_fails_the_run() {
     assert!(short.first_error.unwrap().contains("body of 1 bytes"));
 }
 
+/// A server answering through http_core's codec, as every server of the workspace does.
+fn codec_server() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let mut codec = http_core::Codec::default();
+                let (mut input, mut out, mut chunk) = (Vec::new(), Vec::new(), vec![0u8; 4096]);
+                while let Ok(n @ 1..) = stream.read(&mut chunk) {
+                    input.extend_from_slice(&chunk[..n]);
+                    let outcome = codec.serve(&input, &mut out);
+                    input.drain(..outcome.consumed);
+                    if stream.write_all(&out).is_err() || outcome.close {
+                        return;
+                    }
+                    out.clear();
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn bytes_bodies_are_checked_by_length_and_content() {
+    let addr = codec_server();
+    let target = loadgen::target::parse(&format!("http://{addr}/bytes/65536")).unwrap();
+    let checked = load(Config {
+        request: target.request,
+        connections: 2,
+        max_requests: Some(40),
+        expect_body_len: Some(65536),
+        expect_body: Some(target.contract_body),
+        ..config(addr)
+    });
+    assert_eq!((checked.first_error, checked.requests), (None, 40));
+
+    let wrong = load(Config {
+        expect_body_len: None,
+        expect_body: Some(b"ko".to_vec()),
+        ..config(scripted_server(OK, 0, Duration::ZERO))
+    });
+    assert!(wrong.first_error.unwrap().contains("first difference at Some(0)"));
+}
+
 #[test]
 fn request_bounds_and_pipelining_hold() {
     let addr = scripted_server(OK, 0, Duration::ZERO);
@@ -125,6 +176,54 @@ fn request_bounds_and_pipelining_hold() {
         .is_err(),
         "open loop refuses pipelining"
     );
+}
+
+#[test]
+fn idle_connections_are_answered_once_and_stay_open_beside_a_load() {
+    let addr = scripted_server(OK, 0, Duration::ZERO);
+    let expect = Expect {
+        status: 200,
+        body_len: Some(2),
+    };
+    let request = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+    let idle = IdleConnections::open(addr, 200, request, expect).unwrap();
+    assert_eq!((idle.len(), idle.closed()), (200, 0));
+    let active = load(Config {
+        max_requests: Some(200),
+        ..config(addr)
+    });
+    assert_eq!((active.first_error, active.requests), (None, 200));
+    assert_eq!(idle.closed(), 0, "idle connections stay open during the load");
+
+    let wrong = Expect {
+        status: 404,
+        body_len: None,
+    };
+    let refused = IdleConnections::open(addr, 3, request, wrong).unwrap_err();
+    assert!(refused.contains("status 200, expected 404"), "{refused}");
+    let too_many = IdleConnections::open(addr, usize::MAX / 2, request, expect).unwrap_err();
+    assert!(too_many.contains("do not fit"), "{too_many}");
+}
+
+#[test]
+fn idle_connections_the_server_closed_are_counted() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(3) {
+            let mut stream = stream.unwrap();
+            let mut request = [0u8; 256];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            let _ = std::io::Write::write_all(&mut stream, OK.as_bytes());
+        }
+    });
+    let expect = Expect {
+        status: 200,
+        body_len: Some(2),
+    };
+    let idle = IdleConnections::open(addr, 3, b"GET / HTTP/1.1\r\n\r\n", expect).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(idle.closed(), 3);
 }
 
 #[test]

@@ -1,13 +1,17 @@
 //! One connection: the loop tokio_server's codec engine runs too
 //! (`server_kit::exchange`), over tokio-uring's ownership-passing I/O: each read lends a
-//! buffer to the runtime until it completes, then its bytes are appended to the input.
+//! buffer to the runtime until it completes, then its bytes are appended to the input;
+//! each write lends the output's owned bytes, or a static body, one segment at a time.
 
 use std::io;
 use std::mem;
 use std::net::Shutdown;
 
+use http_core::Output;
+use http_core::output::Segment;
 use server_kit::Settings;
 use server_kit::exchange::{READ_CHUNK, Transport};
+use tokio_uring::buf::BoundedBuf;
 use tokio_uring::net::TcpStream;
 
 pub async fn serve(stream: TcpStream, settings: Settings) {
@@ -45,9 +49,24 @@ impl Transport for Uring<'_> {
         Ok(n)
     }
 
-    async fn send_all(&mut self, output: &mut Vec<u8>) -> io::Result<()> {
-        let (written, returned) = self.stream.write_all(mem::take(output)).await;
-        *output = returned;
+    async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
+        let segments: Vec<Segment> = output.segments().collect();
+        let mut owned = mem::take(output.owned_mut());
+        let mut written = Ok(());
+        for segment in segments {
+            written = match segment {
+                Segment::Owned(range) => {
+                    let (written, slice) = self.stream.write_all(owned.slice(range)).await;
+                    owned = slice.into_inner();
+                    written
+                }
+                Segment::Static(bytes) => self.stream.write_all(bytes).await.0,
+            };
+            if written.is_err() {
+                break;
+            }
+        }
+        *output.owned_mut() = owned;
         written
     }
 

@@ -10,10 +10,23 @@ use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod render;
 
+/// What a row is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// io_uring_server with one more feature than the row above.
+    Feature,
+    /// The default io_uring_server again, in its own process: the A/A control. How far it
+    /// lands from the default row is this run's noise, and no smaller change is claimed.
+    Control,
+    /// One of tokio's engines, compared with the default io_uring_server.
+    Reference,
+}
+
 /// One row: a contender (io_uring_server with flags, or a reference), and what adding it
 /// changes in the kernel.
 #[derive(Debug, Clone, Copy)]
 pub struct Step {
+    pub role: Role,
     /// The row's name is its label; the ablation always starts its own servers.
     pub contender: Contender,
     /// What this step changes, in one sentence (the measured verdict is appended).
@@ -45,8 +58,9 @@ const fn reference(label: &'static str, contender: Contender) -> Contender {
 }
 
 /// The io_uring steps, each adding one feature to the one before, then the references.
-pub const STEPS: [Step; 11] = [
+pub const STEPS: [Step; 12] = [
     Step {
+        role: Role::Feature,
         contender: io_uring(
             "baseline: single accept, plain recv, COOP_TASKRUN",
             &[
@@ -60,6 +74,7 @@ pub const STEPS: [Step; 11] = [
         mechanism: "One accept and one recv SQE per event into per-connection buffers, completions run as task work when the thread next enters the kernel.",
     },
     Step {
+        role: Role::Feature,
         contender: io_uring(
             "+ multishot accept",
             &[
@@ -72,6 +87,7 @@ pub const STEPS: [Step; 11] = [
         mechanism: "One accept SQE serves every connection; it only matters when connections are opened, and these loads keep theirs open.",
     },
     Step {
+        role: Role::Feature,
         contender: io_uring(
             "+ multishot recv with a buffer ring",
             &[
@@ -85,6 +101,7 @@ pub const STEPS: [Step; 11] = [
         mechanism: "One recv SQE per connection for its whole life, data lands in shared provided buffers (1024 x 8 KiB, one per completion) instead of an 8 KiB buffer per connection.",
     },
     Step {
+        role: Role::Feature,
         contender: io_uring(
             "+ SINGLE_ISSUER and DEFER_TASKRUN",
             &[CLASSIC_RING[0], CLASSIC_RING[1], NO_BATCH[0], NO_BATCH[1]],
@@ -92,10 +109,12 @@ pub const STEPS: [Step; 11] = [
         mechanism: "Completion work is deferred until the thread waits for it, so it runs in batches and the kernel wakes the thread only when enough of it is ready.",
     },
     Step {
+        role: Role::Feature,
         contender: io_uring("+ batched waits (min_wait 100 µs)", &CLASSIC_RING),
         mechanism: "Under load each io_uring_enter waits up to the min-wait for a batch of completions, trading a bounded delay for fewer wake-ups and syscalls.",
     },
     Step {
+        role: Role::Feature,
         contender: io_uring(
             "+ incrementally consumed buffers (16 x 256 KiB)",
             &[CLASSIC_RING[1]],
@@ -103,14 +122,17 @@ pub const STEPS: [Step; 11] = [
         mechanism: "Each completion takes only the bytes it received from a few large buffers, so receives pack into a small, cache-warm pool and a request that arrives whole is answered without a copy.",
     },
     Step {
+        role: Role::Feature,
         contender: io_uring("+ plain recv for large bodies", &[]),
         mechanism: "A body of 64 KiB or more still to come goes straight into the connection's input; these loads send no bodies, so it should change nothing here (results/bodies.md measures it).",
     },
     Step {
+        role: Role::Feature,
         contender: io_uring("+ registered files (direct descriptors)", &["--fixed-files"]),
         mechanism: "Sockets live in the ring's file table, which saves a file-table lookup and reference count per operation.",
     },
     Step {
+        role: Role::Feature,
         contender: io_uring(
             "+ SQPOLL (replaces DEFER_TASKRUN)",
             &["--fixed-files", "--sqpoll"],
@@ -118,28 +140,35 @@ pub const STEPS: [Step; 11] = [
         mechanism: "A kernel thread polls the submission queue so submitting needs no syscall; its CPU is counted, and here it shares the server's one CPU. Buffers are consumed whole under SQPOLL.",
     },
     Step {
+        role: Role::Control,
+        contender: io_uring(
+            "A/A control: io_uring_server (default flags), a second process",
+            &[],
+        ),
+        mechanism: "Changes nothing: the default server started twice.",
+    },
+    Step {
+        role: Role::Reference,
         contender: reference("reference: tokio_server (codec)", TOKIO_CODEC),
         mechanism: "epoll through tokio with the same HTTP code: the fair non-io_uring comparison.",
     },
     Step {
+        role: Role::Reference,
         contender: reference("reference: tokio_server (hyper)", TOKIO_HYPER),
         mechanism: "What most Rust services run.",
     },
 ];
 
-/// Whether row `i` adds a feature to the row above it (rather than being a reference).
-pub fn adds_a_feature(i: usize) -> bool {
-    i > 0
-        && STEPS
-            .get(i)
-            .is_some_and(|s| s.contender.package == IO_URING.package)
+/// The role of the row named `name` (rows of a recorded run are matched by name).
+pub fn role_of(name: &str) -> Option<Role> {
+    STEPS.iter().find(|s| s.contender.label == name).map(|s| s.role)
 }
 
-/// The row of io_uring_server without flags: the server as users start it.
+/// The feature row of io_uring_server without flags: the server as users start it.
 pub fn default_step() -> usize {
     STEPS
         .iter()
-        .position(|s| s.contender.package == IO_URING.package && s.contender.args.is_empty())
+        .position(|s| s.role == Role::Feature && s.contender.args.is_empty())
         .expect("STEPS has io_uring_server with its default flags")
 }
 

@@ -2,8 +2,9 @@
 //! sentence per step saying what it changes and what changed measurably, and the default
 //! server's ratios to tokio's engines per round.
 
-use crate::ablation::{AblationReport, STEPS, Sample, StepResult, adds_a_feature, default_step, spread};
+use crate::ablation::{AblationReport, Role, STEPS, Sample, StepResult, default_step, role_of, spread};
 use crate::format::group_thousands;
+use crate::rounds::Word;
 
 type Metric = fn(&Sample) -> Option<f64>;
 
@@ -45,26 +46,39 @@ pub fn render_markdown(report: &AblationReport) -> String {
         );
     }
     out += "\n## What each step changes\n\n";
+    let default = report
+        .steps
+        .iter()
+        .find(|s| s.name == STEPS[default_step()].contender.label);
+    let floors = Floors::from_control(report, default);
     for (i, step) in report.steps.iter().enumerate() {
         let mechanism = STEPS.get(i).map_or("", |s| s.mechanism);
-        let verdict = match i {
-            0 => "The starting point.".to_string(),
-            _ if adds_a_feature(i) => format!(
+        let role = role_of(&step.name);
+        let verdict = match (i, role, default) {
+            (0, _, _) => "The starting point.".to_string(),
+            (_, Some(Role::Feature), _) => format!(
                 "Measured against the row above: {}.",
-                changes(&report.steps[i - 1], step)
+                changes(&report.steps[i - 1], step, &floors)
             ),
-            _ => format!(
+            (_, Some(Role::Control), Some(default)) => format!(
+                "Against the default row, per round: {}. No change smaller than these is claimed.",
+                floors.describe(default, step)
+            ),
+            (_, _, Some(default)) => format!(
                 "io_uring_server with default flags against it: {}.",
-                changes(step, &report.steps[default_step()])
+                changes(step, default, &floors)
             ),
+            _ => String::new(),
         };
         out += &format!("- **{}**: {mechanism} {verdict}\n", step.name);
     }
     out += &format!(
-        "\nRows are compared round by round (each round measures every row within a few minutes, so \
-         the VM's drift between rounds cancels); a change is reported only when every round moves the same \
-         way and the median change is at least {:.0}% (smaller changes came out with either sign in repeated runs), \
-         with the median of the per-round changes, and otherwise as \"no difference\" on this machine.\n",
+        "\nRows are compared round by round (each round measures every row within a few minutes, in an \
+         order that rotates each round, so the VM's drift between rounds cancels). A change is claimed only \
+         when every round moves the same way by more than the floor: {:.0}%, or the A/A control's largest \
+         per-round difference on that metric if larger. The median of the per-round changes is given; rounds \
+         that all stay inside the floor read \"no difference\", rounds on both sides of it \"inconclusive\". \
+         Syscalls are counted by perf in a separate short run after each timed point, never during one.\n",
         NOISE_FLOOR * 100.0
     );
     out
@@ -80,34 +94,79 @@ fn cell(step: &StepResult, metric: Metric, show: impl Fn(f64) -> String) -> Stri
 /// Changes smaller than this (as a fraction) are not claimed even when every round agrees:
 /// on this VM a feature that cannot matter (multishot accept on kept-alive connections)
 /// came out with either sign, every round agreeing, in repeated runs.
-const NOISE_FLOOR: f64 = 0.10;
+const NOISE_FLOOR: f64 = crate::rounds::CLAIM_FLOOR;
+
+/// The compared metrics, each with the floor below which no change is claimed.
+const METRICS: [(&str, Metric); 4] = [
+    ("server CPU/req", CPU),
+    ("syscalls/req", SYSCALLS),
+    ("pipelined req/s", PIPELINED_RPS),
+    ("p99", P99),
+];
+
+/// Per metric of [`METRICS`], the smallest change claimed: [`NOISE_FLOOR`], or what the
+/// A/A control measured if larger.
+struct Floors([f64; 4]);
+
+impl Floors {
+    fn from_control(report: &AblationReport, default: Option<&StepResult>) -> Floors {
+        let control = report
+            .steps
+            .iter()
+            .find(|s| role_of(&s.name) == Some(Role::Control));
+        let mut floors = [NOISE_FLOOR; 4];
+        if let (Some(default), Some(control)) = (default, control) {
+            for (floor, (_, metric)) in floors.iter_mut().zip(METRICS) {
+                let widest = ratios(default, control, metric)
+                    .iter()
+                    .map(|r| (r - 1.0).abs())
+                    .fold(0.0, f64::max);
+                *floor = floor.max(widest);
+            }
+        }
+        Floors(floors)
+    }
+
+    /// "server CPU/req 0.97-1.04, ...": the control's per-round ratios to the default.
+    fn describe(&self, default: &StepResult, control: &StepResult) -> String {
+        let clauses: Vec<String> = METRICS
+            .iter()
+            .filter_map(|(name, metric)| {
+                let ratios = ratios(default, control, *metric);
+                let (_, low, high) = spread(ratios.iter().map(|&r| Some(r)))?;
+                Some(format!("{name} {low:.2}-{high:.2}x"))
+            })
+            .collect();
+        clauses.join(", ")
+    }
+}
+
+/// `after ÷ before` per round, for the rounds where both have the metric.
+fn ratios(before: &StepResult, after: &StepResult, metric: Metric) -> Vec<f64> {
+    before
+        .samples
+        .iter()
+        .zip(&after.samples)
+        .filter_map(|(a, b)| Some(metric(b)? / metric(a)?))
+        .collect()
+}
 
 /// One clause per metric, comparing the two rows round by round (they ran seconds apart
-/// in each round, so drift between rounds cancels): a change is claimed only when every
-/// round moves the same way by a median of at least [`NOISE_FLOOR`], and then its median
-/// is given; otherwise "no difference".
-fn changes(before: &StepResult, after: &StepResult) -> String {
-    let metrics: [(&str, Metric); 4] = [
-        ("server CPU/req", CPU),
-        ("syscalls/req", SYSCALLS),
-        ("pipelined req/s", PIPELINED_RPS),
-        ("p99", P99),
-    ];
-    let clauses: Vec<String> = metrics
+/// in each round, so drift between rounds cancels), judged as [`Word::judge_with`] does
+/// with the metric's floor: a change with its median, "no difference" or "inconclusive".
+fn changes(before: &StepResult, after: &StepResult, floors: &Floors) -> String {
+    let clauses: Vec<String> = METRICS
         .iter()
-        .filter_map(|(name, metric)| {
-            let ratios: Vec<f64> = before
-                .samples
-                .iter()
-                .zip(&after.samples)
-                .filter_map(|(a, b)| Some(metric(b)? / metric(a)?))
-                .collect();
-            let (median, low, high) = spread(ratios.iter().map(|&r| Some(r)))?;
-            let agree = ratios.len() > 1 && (high < 1.0 || low > 1.0) && (median - 1.0).abs() >= NOISE_FLOOR;
-            Some(if agree {
-                format!("{name} {}", percent_change(1.0, median))
-            } else {
-                format!("{name} no difference")
+        .zip(floors.0)
+        .filter_map(|((name, metric), floor)| {
+            let ratios = ratios(before, after, *metric);
+            let (median, _, _) = spread(ratios.iter().map(|&r| Some(r)))?;
+            Some(match Word::judge_with(&ratios, floor) {
+                Word::Wins | Word::Loses if ratios.len() > 1 => {
+                    format!("{name} {}", percent_change(1.0, median))
+                }
+                Word::Inconclusive => format!("{name} inconclusive"),
+                _ => format!("{name} no difference"),
             })
         })
         .collect();
@@ -155,12 +214,15 @@ mod tests {
         let lower_every_round = step("b", [8.0, 11.2, 9.6]);
         let slightly_lower = step("d", [9.5, 13.5, 11.5]);
         let mixed = step("c", [9.0, 14.5, 11.5]);
+        let floors = Floors([NOISE_FLOOR; 4]);
         assert_eq!(
-            changes(&a, &lower_every_round),
+            changes(&a, &lower_every_round, &floors),
             "server CPU/req -20%, syscalls/req -20%, pipelined req/s no difference, p99 no difference"
         );
-        assert!(changes(&a, &mixed).starts_with("server CPU/req no difference"));
-        assert!(changes(&a, &slightly_lower).starts_with("server CPU/req no difference"));
+        assert!(changes(&a, &mixed, &floors).starts_with("server CPU/req inconclusive"));
+        assert!(changes(&a, &slightly_lower, &floors).starts_with("server CPU/req no difference"));
+        let wide = Floors([0.25; 4]);
+        assert!(changes(&a, &lower_every_round, &wide).starts_with("server CPU/req no difference"));
     }
 
     #[test]

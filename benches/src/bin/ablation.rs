@@ -12,7 +12,6 @@ use benches::ablation::{AblationReport, STEPS, Sample, StepResult};
 use benches::cargo_bench::output::replace_between;
 use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
-use benches::perf::SyscallCounter;
 use benches::servers::{Contender, Lineup, workspace_root};
 use benches::sweep::{DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, PIPELINE_DEPTH};
 use clap::Parser;
@@ -63,38 +62,36 @@ fn run(cli: Cli) -> Result<(), String> {
     let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
     let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, Some(rate));
 
-    let mut samples = vec![Vec::<Sample>::new(); lineup.servers.len()];
-    for round in 1..=rounds {
-        let mut this_round = vec![Sample::default(); lineup.servers.len()];
-        for (i, server) in lineup.servers.iter().enumerate() {
+    let servers = &lineup.servers;
+    let mut samples = vec![Vec::<Sample>::new(); servers.len()];
+    for round in 0..rounds {
+        let mut this_round = vec![Sample::default(); servers.len()];
+        let say = |what: &str, i: usize| {
             eprintln!(
-                "ablation: round {round}/{rounds} closed: {}",
-                server.contender.label
+                "ablation: round {}/{rounds} {what}: {}",
+                round + 1,
+                servers[i].contender.label
             );
-            let counter = server.pid().and_then(SyscallCounter::start);
-            let point = load::run_point(server, closed)?;
-            let syscalls = counter.and_then(SyscallCounter::stop);
+        };
+        for i in rotated(servers.len(), round) {
+            say("closed", i);
+            let point = load::run_point(&servers[i], closed)?;
             this_round[i].closed_rps = point.requests_per_sec;
             this_round[i].closed_cpu_us = point.server_cpu_us_per_request;
-            this_round[i].syscalls_per_request = syscalls.map(|n| n as f64 / point.requests.max(1) as f64);
+            settle();
+            this_round[i].syscalls_per_request = load::syscalls_per_request(&servers[i], closed);
             settle();
         }
-        for (i, server) in lineup.servers.iter().enumerate() {
-            eprintln!(
-                "ablation: round {round}/{rounds} pipelined: {}",
-                server.contender.label
-            );
-            let point = load::run_point(server, pipelined)?;
+        for i in rotated(servers.len(), round) {
+            say("pipelined", i);
+            let point = load::run_point(&servers[i], pipelined)?;
             this_round[i].pipelined_rps = point.requests_per_sec;
             this_round[i].pipelined_cpu_us = point.server_cpu_us_per_request;
             settle();
         }
-        for (i, server) in lineup.servers.iter().enumerate() {
-            eprintln!(
-                "ablation: round {round}/{rounds} open loop: {}",
-                server.contender.label
-            );
-            this_round[i].p99_us = load::run_point(server, open)?.latency_us.p99 as f64;
+        for i in rotated(servers.len(), round) {
+            say("open loop", i);
+            this_round[i].p99_us = load::run_point(&servers[i], open)?.latency_us.p99 as f64;
             settle();
         }
         for (all, sample) in samples.iter_mut().zip(this_round) {
@@ -124,6 +121,11 @@ fn run(cli: Cli) -> Result<(), String> {
     write(&lineup.workspace, &report, true)?;
     println!("ablation written: results/ablation.md, results/ablation.json, BENCHMARKS.md");
     Ok(())
+}
+
+/// `0..n` starting at `round % n`, so no row always runs first.
+fn rotated(n: usize, round: usize) -> impl Iterator<Item = usize> {
+    (0..n).map(move |turn| (turn + round) % n)
 }
 
 /// Lets the SQPOLL row's kernel thread go idle (it polls for 100 ms after its last

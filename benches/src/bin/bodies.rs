@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use benches::bodies::{BodiesReport, Sample, WORKLOADS};
-use benches::load::{self, Load, LoadKind};
+use benches::load::{self, Ask, Load, LoadKind};
 use benches::machine::Machine;
 use benches::servers::{CONTENDERS, Lineup};
 use clap::Parser;
@@ -41,7 +41,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     server.contender.label
                 );
                 let load = Load {
-                    post: Some(workload.post),
+                    ask: Ask::Echo(workload.post),
                     ..Load::new(
                         LoadKind::Echo,
                         (workload.connections, 1),

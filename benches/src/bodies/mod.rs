@@ -8,6 +8,8 @@ use serde::Serialize;
 
 use crate::load::Post;
 use crate::machine::Machine;
+use crate::rounds::{CLAIM_FLOOR, Word};
+pub use crate::rounds::{median, spread};
 use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod report;
@@ -98,11 +100,7 @@ impl BodiesReport {
 
     /// `a / b` per round, for the rounds where both were measured.
     pub fn ratios(&self, (workload_a, a): (&str, &str), (workload_b, b): (&str, &str)) -> Vec<f64> {
-        let (a, b) = (self.cpu(workload_a, a), self.cpu(workload_b, b));
-        a.iter()
-            .zip(&b)
-            .filter_map(|(a, b)| Some(a.as_ref()? / b.as_ref()?))
-            .collect()
+        crate::rounds::ratios(&self.cpu(workload_a, a), &self.cpu(workload_b, b))
     }
 
     /// The contenders in the order they were first measured.
@@ -117,46 +115,13 @@ impl BodiesReport {
     }
 }
 
-/// The middle value (the lower middle for an even count); `None` for no values.
-pub fn median(values: &[f64]) -> Option<f64> {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted.get(sorted.len().saturating_sub(1) / 2).copied()
-}
-
-/// "0.84 (0.80-0.91)": the median and range of per-round ratios.
-pub fn spread(values: &[f64]) -> String {
-    let (Some(mid), Some(low), Some(high)) = (
-        median(values),
-        values.iter().copied().reduce(f64::min),
-        values.iter().copied().reduce(f64::max),
-    ) else {
-        return "n/a".into();
-    };
-    format!("{mid:.2} ({low:.2}-{high:.2})")
-}
-
-/// A difference smaller than this share is not claimed, whatever the rounds say.
-pub const CLAIM_FLOOR: f64 = 0.10;
-
-/// What the per-round ratios of the subject to a baseline say: a win or a loss only when
-/// every round agrees and by at least [`CLAIM_FLOOR`].
+/// What the per-round ratios of the subject to a baseline say, as a sentence.
 pub fn verdict(ratios: &[f64]) -> String {
-    let (Some(low), Some(high)) = (
-        ratios.iter().copied().reduce(f64::min),
-        ratios.iter().copied().reduce(f64::max),
-    ) else {
-        return "not measured".into();
-    };
-    if high <= 1.0 - CLAIM_FLOOR {
-        format!("{} wins in every round", SUBJECT.label)
-    } else if low >= 1.0 + CLAIM_FLOOR {
-        format!("{} loses in every round", SUBJECT.label)
-    } else {
-        format!(
-            "no difference of {:.0}% that every round shows",
-            CLAIM_FLOOR * 100.0
-        )
+    match Word::judge(ratios) {
+        Word::NotMeasured => "not measured".into(),
+        Word::Ties => format!("no difference of {:.0}% in any round", CLAIM_FLOOR * 100.0),
+        Word::Inconclusive => "the rounds disagree".into(),
+        word => format!("{} {} in every round", SUBJECT.label, word.as_str()),
     }
 }
 
@@ -187,14 +152,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn verdicts_follow_every_round() {
-        let none = "no difference of 10% that every round shows";
+    fn verdicts_name_the_subject() {
         assert_eq!(verdict(&[0.8, 0.85]), "io_uring_server wins in every round");
-        assert_eq!(verdict(&[0.8, 0.95]), none);
-        assert_eq!(verdict(&[1.01]), none);
+        assert_eq!(verdict(&[0.8, 0.95]), "the rounds disagree");
+        assert_eq!(verdict(&[1.01]), "no difference of 10% in any round");
         assert_eq!(verdict(&[1.15, 1.2]), "io_uring_server loses in every round");
         assert_eq!(verdict(&[]), "not measured");
-        assert_eq!(spread(&[1.0, 0.5, 2.0]), "1.00 (0.50-2.00)");
     }
 
     #[test]

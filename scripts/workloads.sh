@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The workloads study: for which workload is io_uring worth it? Every server runs every
+# workload (keep-alive, pipelined, one connection, 64 KiB echo, large responses, churn,
+# idle connections) over interleaved rounds. Writes results/workloads.md, .json, an SVG
+# per workload and the verdict at the top of BENCHMARKS.md.
+#   scripts/workloads.sh                           # 5 rounds of 2.5 s per point (as committed)
+#   scripts/workloads.sh --rounds 2 --seconds 1    # a quicker look
+#   scripts/workloads.sh --only churn              # one family of workloads
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec cargo run --release -q -p benches --bin workloads -- "$@"
