@@ -6,7 +6,8 @@
 //!
 //! With the `tokio` feature, what the tokio-based servers share per connection: the
 //! [`Settings`], the [`Activity`] watchdog, the [`AcceptBackoff`] and the one read →
-//! codec → write loop with lingering close ([`exchange`]).
+//! codec → write loop with lingering close ([`exchange`]), and its variant that reads on
+//! readiness into a buffer shared by each thread's connections ([`shared_buffer`]).
 
 pub mod args;
 pub mod fd_limit;
@@ -25,6 +26,8 @@ pub mod activity;
 pub mod exchange;
 #[cfg(feature = "tokio")]
 pub mod settings;
+#[cfg(feature = "tokio")]
+pub mod shared_buffer;
 
 pub use args::CommonArgs;
 pub use process::ServerProcess;
