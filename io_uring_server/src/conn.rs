@@ -6,6 +6,10 @@
 //! to the kernel while a send is in flight and is only touched after its completion;
 //! responses rendered meanwhile go to `pending`, and the two swap when `sending` is done.
 //!
+//! Both are freed whenever everything rendered has been sent, and the input holds
+//! nothing once its requests are answered, so an idle keep-alive connection holds no
+//! buffer: only its slab entry (its bytes come from the provided-buffer ring on arrival).
+//!
 //! Ending a connection never waits on the peer: `Closing` cancels every operation still
 //! on the socket, and the descriptor is closed once the last of them has completed.
 
@@ -29,6 +33,10 @@ pub const LINGER_TICKS: u64 = 1;
 /// until it next falls silent for a tick (its next large request then lands in the input
 /// whole, not in provided buffers that must be copied).
 pub const DIRECT_BODY_MIN: usize = 64 << 10;
+
+/// Room given to an output buffer when it is allocated afresh, so that one small
+/// response is rendered without regrowing it. Default is 512 bytes.
+const OUTPUT_RESERVE: usize = 512;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -114,6 +122,12 @@ impl Conn {
     #[cfg(test)]
     pub fn phase(&self) -> Phase {
         self.phase
+    }
+
+    /// Bytes of buffer this connection holds beyond its own struct.
+    #[cfg(test)]
+    pub fn allocated(&self) -> usize {
+        self.input.allocated() + self.pending.capacity() + self.sending.capacity()
     }
 
     /// Operations submitted and not finally completed; the slot is freed only at zero.
@@ -312,6 +326,11 @@ impl Conn {
             if self.phase != Phase::Open {
                 self.input.clear();
             }
+            if !self.wants_plain_recv() {
+                // The rest of a request split over completions, now answered: the next
+                // one arrives in the buffer ring, so keep no buffer for it.
+                self.input.free_if_empty();
+            }
         }
         self.settle();
         responses
@@ -324,6 +343,9 @@ impl Conn {
             return (0, 0);
         }
         let room = self.pending.len() + OUTPUT_LIMIT - self.backlog();
+        if self.pending.capacity() == 0 {
+            self.pending.reserve(OUTPUT_RESERVE);
+        }
         let outcome = self.codec.serve_within(input, &mut self.pending, room);
         let rest = input.len() - outcome.consumed;
         self.input_needed = rest + outcome.needed;
@@ -370,7 +392,13 @@ impl Conn {
             self.sending.clear();
             self.sent = 0;
         }
-        self.answer()
+        let answered = self.answer();
+        if self.backlog() == 0 {
+            // Everything rendered has left: wait for the next request holding no output.
+            self.sending = Vec::new();
+            self.pending = Vec::new();
+        }
+        answered
     }
 
     /// Any failure: close without further ceremony.
