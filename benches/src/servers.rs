@@ -45,6 +45,17 @@ pub const TOKIO_CODEC: Contender = Contender {
     url_env: Some("BENCH_TOKIO_CODEC_URL"),
 };
 
+/// The codec on tokio reading into a buffer per thread, not per connection: not in
+/// [`CONTENDERS`]; it stands beside the others where memory per idle connection is
+/// measured, to tell what is io_uring's doing from what is the server's design.
+pub const TOKIO_CODEC_SHARED: Contender = Contender {
+    id: "tokio_codec_shared",
+    label: "tokio_server (codec, shared buffer)",
+    package: "tokio_server",
+    args: &["--engine", "codec-shared"],
+    url_env: None,
+};
+
 pub const IO_URING: Contender = Contender {
     id: "io_uring",
     label: "io_uring_server",

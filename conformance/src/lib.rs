@@ -59,6 +59,7 @@ pub fn check_stress(binary: &str, args: &[&str]) {
     let addr = server.addr();
     let mut failures: Vec<String> = Vec::new();
     failures.extend(stress::simultaneous_connections(addr, 2000).err());
+    failures.extend(stress::idle_connections(addr, 2000).err());
     failures.extend(stress::churn_without_fd_leak(&server, 20_000).err());
     failures.extend(churn::loadgen_churn(&server, 2000).err());
     failures.extend(stress::large_echo_to_slow_reader(addr, 1 << 20).err());

@@ -1,10 +1,14 @@
 //! Load-shaped checks for any server: many simultaneous connections, churn without fd
-//! leaks, a large echo to a slow reader, a client that never reads, and resets mid-request.
+//! leaks, idle keep-alive connections held open, a large echo to a slow reader, a client
+//! that never reads, and resets mid-request.
 //! Each is bounded in count and time and ends with the server still answering.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
+
+use loadgen::idle::IdleConnections;
+use loadgen::response::Expect;
 
 use crate::tcp_table::held_connections;
 use crate::wire::{Conn, probe};
@@ -15,17 +19,7 @@ const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: stress\r\n\r\n";
 /// Raises this process's open-file soft limit to its hard limit, so a test can hold
 /// thousands of sockets; servers started afterwards inherit it.
 pub fn raise_fd_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-    }
+    server_kit::fd_limit::raise_to_hard_limit();
 }
 
 /// Open descriptors of process `pid`. An unreadable /proc is an error, never 0, so a
@@ -80,6 +74,22 @@ pub fn simultaneous_connections(addr: SocketAddr, count: usize) -> Result<(), St
         conn.send(GET).map_err(|e| format!("send: {e}"))?;
     }
     expect_all_ok(&mut conns, "connection")
+}
+
+/// `count` keep-alive connections each make one request, then stay idle: every one is
+/// answered, a fresh client is still served while they wait, and the server closes none
+/// of them (well within its idle timeout).
+pub fn idle_connections(addr: SocketAddr, count: usize) -> Result<(), String> {
+    let expect = Expect {
+        status: 200,
+        body_len: Some(http_core::routes::HELLO.len()),
+    };
+    let idle = IdleConnections::open(addr, count, GET, expect)?;
+    probe(addr).map_err(|e| format!("not serving beside {count} idle connections: {e}"))?;
+    match idle.closed() {
+        0 => Ok(()),
+        closed => Err(format!("the server closed {closed} of {count} idle connections")),
+    }
 }
 
 /// Reads the next answer on each of `conns`, each of which must be a 200; `name` says

@@ -87,6 +87,16 @@ impl Output {
         self.spliced_len = 0;
     }
 
+    /// Bytes allocated for owned bytes (static bodies are shared, not held).
+    pub fn capacity(&self) -> usize {
+        self.owned.capacity()
+    }
+
+    /// Room for at least `additional` more owned bytes.
+    pub fn reserve(&mut self, additional: usize) {
+        self.owned.reserve(additional);
+    }
+
     /// The owned bytes that [`Segment::Owned`] ranges index.
     pub fn owned(&self) -> &[u8] {
         &self.owned

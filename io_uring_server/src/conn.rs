@@ -7,6 +7,9 @@
 //! responses rendered meanwhile go to `pending`, and the two swap when `sending` is done.
 //! Both are `http_core::Output`s: a large static body (`GET /bytes/{n}`) stays in its
 //! shared buffer, and sends go out one segment at a time (a head, then that body).
+//! Both are freed whenever everything rendered has been sent, and the input holds
+//! nothing once its requests are answered, so an idle keep-alive connection holds no
+//! buffer: only its slab entry (its bytes come from the provided-buffer ring on arrival).
 //!
 //! Ending a connection never waits on the peer: `Closing` cancels every operation still
 //! on the socket, and the descriptor is closed once the last of them has completed.
@@ -36,6 +39,10 @@ pub const DIRECT_BODY_MIN: usize = 64 << 10;
 /// with SEND_ZC; below it, pinning the pages and the extra notification cost more than
 /// the copy they save. Default is 16 KiB.
 pub const ZERO_COPY_MIN: usize = 16 << 10;
+
+/// Room given to an output buffer when it is allocated afresh, so that one small
+/// response is rendered without regrowing it. Default is 512 bytes.
+const OUTPUT_RESERVE: usize = 512;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -122,6 +129,12 @@ impl Conn {
     #[cfg(test)]
     pub fn phase(&self) -> Phase {
         self.phase
+    }
+
+    /// Bytes of buffer this connection holds beyond its own struct.
+    #[cfg(test)]
+    pub fn allocated(&self) -> usize {
+        self.input.allocated() + self.pending.capacity() + self.sending.capacity()
     }
 
     /// Operations submitted and not finally completed; the slot is freed only at zero.
@@ -330,6 +343,11 @@ impl Conn {
             if self.phase != Phase::Open {
                 self.input.clear();
             }
+            if !self.wants_plain_recv() {
+                // The rest of a request split over completions, now answered: the next
+                // one arrives in the buffer ring, so keep no buffer for it.
+                self.input.free_if_empty();
+            }
         }
         self.settle();
         responses
@@ -342,6 +360,9 @@ impl Conn {
             return (0, 0);
         }
         let room = self.pending.len() + OUTPUT_LIMIT - self.backlog();
+        if self.pending.capacity() == 0 {
+            self.pending.reserve(OUTPUT_RESERVE);
+        }
         let outcome = self.codec.serve_within(input, &mut self.pending, room);
         let rest = input.len() - outcome.consumed;
         self.input_needed = rest + outcome.needed;
@@ -388,7 +409,13 @@ impl Conn {
             self.sending.clear();
             self.sent = 0;
         }
-        self.answer()
+        let answered = self.answer();
+        if self.backlog() == 0 {
+            // Everything rendered has left: wait for the next request holding no output.
+            self.sending = Output::default();
+            self.pending = Output::default();
+        }
+        answered
     }
 
     /// A zero-copy send's notification (its final completion, reported first): the

@@ -84,6 +84,19 @@ fn a_request_is_answered_and_the_connection_stays_open() {
     let out = flush(&mut c);
     assert!(out.starts_with(b"HTTP/1.1 200 OK") && out.ends_with(b"Hello, World!"));
     assert_eq!((c.phase(), c.backlog(), c.in_flight()), (Phase::Open, 0, 1));
+    assert_eq!(c.allocated(), 0, "an idle connection holds no buffer");
+}
+
+#[test]
+fn a_partial_request_is_held_until_answered_then_freed() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(&GET[..10], 1);
+    assert!(c.allocated() >= 10);
+    assert_eq!(c.on_data(&GET[10..], 1), 1);
+    flush(&mut c);
+    assert_eq!(c.allocated(), 0);
+    eprintln!("a connection's slab entry: {} bytes", std::mem::size_of::<Conn>());
 }
 
 #[test]

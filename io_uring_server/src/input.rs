@@ -105,7 +105,14 @@ impl Input {
     /// Frees a large buffer holding no input, so an idle connection that once received a
     /// large body does not keep its memory.
     pub fn release_if_empty(&mut self) {
-        if self.used == 0 && !self.lent && self.bytes.capacity() > KEEP_WHEN_EMPTY {
+        if self.bytes.capacity() > KEEP_WHEN_EMPTY {
+            self.free_if_empty();
+        }
+    }
+
+    /// Frees the buffer, whatever its size, if it holds no input and no recv writes it.
+    pub fn free_if_empty(&mut self) {
+        if self.used == 0 && !self.lent {
             self.bytes = Vec::new();
         }
     }

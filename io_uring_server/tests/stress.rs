@@ -1,4 +1,4 @@
-//! io_uring-specific load checks: connection count, descriptor leaks under churn, short
+//! io_uring-specific load checks: connection count, idle connections, descriptor leaks under churn, short
 //! sends, backpressure against a client that never reads, and resets mid-request.
 
 use std::process::Command;
@@ -18,6 +18,12 @@ fn server(args: &[&str]) -> ServerProcess {
 fn two_thousand_simultaneous_connections_are_all_answered() {
     let server = server(&[]);
     stress::simultaneous_connections(server.addr(), 2000).unwrap();
+}
+
+#[test]
+fn two_thousand_idle_connections_stay_open_while_others_are_served() {
+    let server = server(&[]);
+    stress::idle_connections(server.addr(), 2000).unwrap();
 }
 
 #[test]

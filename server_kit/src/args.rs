@@ -9,10 +9,12 @@ use http_core::limits::{self, Limits};
 
 use crate::StartupError;
 
-/// Names the program for log lines, parses its flags (clap exits with status 2 on a bad
-/// one), and exits with status 2 naming the flag if `validate` rejects them.
+/// Names the program for log lines, raises its descriptor limit
+/// ([`crate::fd_limit::raise_to_hard_limit`]), parses its flags (clap exits with status 2
+/// on a bad one), and exits with status 2 naming the flag if `validate` rejects them.
 pub fn parse<C: Parser>(program: &'static str, validate: impl FnOnce(&C) -> Result<(), String>) -> C {
     crate::log::set_program(program);
+    crate::fd_limit::raise_to_hard_limit();
     let cli = C::parse();
     if let Err(message) = validate(&cli) {
         StartupError::from(message).exit();

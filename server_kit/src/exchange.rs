@@ -79,7 +79,7 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
 }
 
 /// Sends FIN, then drains the client's remaining bytes briefly before closing.
-async fn linger_close<T: Transport>(transport: &mut T) {
+pub async fn linger_close<T: Transport>(transport: &mut T) {
     if transport.finish().await.is_err() {
         return;
     }

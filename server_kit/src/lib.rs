@@ -1,14 +1,16 @@
 //! What every server in this workspace shares at startup and at its edges, so that no
 //! server leans on another: the common flags, the ready line (and [`ServerProcess`], the
 //! harness that reads it), startup errors that name their fix, the SO_REUSEPORT listener
-//! group, one worker thread per listener with signal handling, and the program name on
-//! every log line.
+//! group, one worker thread per listener with signal handling, the program name on
+//! every log line, and the descriptor limit raised at startup.
 //!
 //! With the `tokio` feature, what the tokio-based servers share per connection: the
 //! [`Settings`], the [`Activity`] watchdog, the [`AcceptBackoff`] and the one read →
-//! codec → write loop with lingering close ([`exchange`]).
+//! codec → write loop with lingering close ([`exchange`]), and its variant that reads on
+//! readiness into a buffer shared by each thread's connections ([`shared_buffer`]).
 
 pub mod args;
+pub mod fd_limit;
 pub mod listener;
 pub mod log;
 pub mod process;
@@ -24,6 +26,8 @@ pub mod activity;
 pub mod exchange;
 #[cfg(feature = "tokio")]
 pub mod settings;
+#[cfg(feature = "tokio")]
+pub mod shared_buffer;
 
 pub use args::CommonArgs;
 pub use process::ServerProcess;

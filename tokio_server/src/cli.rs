@@ -27,6 +27,8 @@ pub enum Engine {
     Hyper,
     /// http_core's codec over tokio's TcpStream.
     Codec,
+    /// http_core's codec, reading on readiness into a buffer shared per thread.
+    CodecShared,
 }
 
 impl std::fmt::Display for Engine {
@@ -34,6 +36,7 @@ impl std::fmt::Display for Engine {
         f.write_str(match self {
             Engine::Hyper => "hyper",
             Engine::Codec => "codec",
+            Engine::CodecShared => "codec-shared",
         })
     }
 }

@@ -1,6 +1,7 @@
 //! `tokio_server`: the http_core contract on tokio (epoll), served either by hyper (what
 //! users run in production) or by http_core's codec (the same HTTP work the io_uring
-//! server does, for an apples-to-apples comparison of the I/O layers).
+//! server does, for an apples-to-apples comparison of the I/O layers), reading into a
+//! buffer per connection (`codec`) or one per thread (`codec-shared`).
 
 mod cli;
 mod codec_engine;
@@ -33,11 +34,16 @@ fn main() {
     runtime.block_on(async {
         let (listener, local) = server::listen(cli.addr).unwrap_or_else(|e| e.exit());
         let engine = cli.engine;
-        server_kit::ready::announce(local, &format!("engine={engine}, threads={threads}"));
+        let mut details = format!("engine={engine}, threads={threads}");
+        if engine == Engine::CodecShared {
+            details.push_str(", input=one buffer per thread, read on readiness");
+        }
+        server_kit::ready::announce(local, &details);
         let settings = Settings::from(&cli.common);
         match engine {
             Engine::Hyper => server::run(listener, settings, hyper_engine::serve).await,
             Engine::Codec => server::run(listener, settings, codec_engine::serve).await,
+            Engine::CodecShared => server::run(listener, settings, codec_engine::serve_shared).await,
         }
     });
 }

@@ -1,4 +1,4 @@
-//! The conformance suite against both engines of tokio_server.
+//! The conformance suite against the three engines of tokio_server.
 
 use conformance::Deviation;
 
@@ -76,4 +76,14 @@ fn codec_engine_flags_and_startup_errors() {
 #[test]
 fn hyper_engine_flags_and_startup_errors() {
     conformance::check_flags(BIN, &["--engine", "hyper"]);
+}
+
+#[test]
+fn shared_buffer_codec_engine_conforms() {
+    conformance::check_server(BIN, &["--engine", "codec-shared"], &[]);
+}
+
+#[test]
+fn shared_buffer_codec_engine_flags_and_startup_errors() {
+    conformance::check_flags(BIN, &["--engine", "codec-shared"]);
 }

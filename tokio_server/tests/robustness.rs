@@ -1,4 +1,4 @@
-//! The robustness suite (hostile clients, exhaustion, soak) for both tokio engines.
+//! The robustness suite (hostile clients, exhaustion, soak) for the three tokio engines.
 
 const BIN: &str = env!("CARGO_BIN_EXE_tokio_server");
 
@@ -10,4 +10,9 @@ fn codec_engine_is_robust() {
 #[test]
 fn hyper_engine_is_robust() {
     conformance::check_robustness(BIN, &["--engine", "hyper"]);
+}
+
+#[test]
+fn shared_buffer_codec_engine_is_robust() {
+    conformance::check_robustness(BIN, &["--engine", "codec-shared"]);
 }

@@ -1,6 +1,6 @@
 //! The load-shaped checks every server gets from `conformance::check_stress` (one thread:
 //! simultaneous connections, churn, a slow reader, a client that never reads, resets),
-//! for both tokio engines; io_uring_server's own stress tests add more.
+//! for the three tokio engines; io_uring_server's own stress tests add more.
 
 const BIN: &str = env!("CARGO_BIN_EXE_tokio_server");
 
@@ -12,4 +12,9 @@ fn codec_engine_under_stress() {
 #[test]
 fn hyper_engine_under_stress() {
     conformance::check_stress(BIN, &["--engine", "hyper"]);
+}
+
+#[test]
+fn shared_buffer_codec_engine_under_stress() {
+    conformance::check_stress(BIN, &["--engine", "codec-shared"]);
 }

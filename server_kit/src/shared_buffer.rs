@@ -1,0 +1,208 @@
+//! The codec connection loop of tokio_server's `codec-shared` engine: the same HTTP work,
+//! timeouts and lingering close as [`crate::exchange`], but an idle connection holds no
+//! buffer. It waits for readiness (`readable()`), then reads with `try_read` into an input
+//! buffer shared by every connection of its thread, lets the codec render into an output
+//! buffer shared the same way, and writes with `try_write`. Only what does not finish
+//! within that one step is copied into the connection's own buffers: the rest of a
+//! partial request (received into directly until it is consumed, then freed) and the
+//! part of the answer the socket did not take (written with `write_all`, then freed).
+//!
+//! Nothing awaits while the shared buffers are borrowed, so tasks that move between
+//! threads (the multi-thread runtime) stay correct: each step uses its thread's buffers.
+
+use std::cell::RefCell;
+use std::io::ErrorKind;
+
+use http_core::Codec;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use crate::exchange::{READ_CHUNK, linger_close};
+use crate::{Activity, Settings};
+
+/// The buffers every connection of one thread reads into and renders into.
+#[derive(Default)]
+struct Shared {
+    input: Vec<u8>,
+    output: Vec<u8>,
+}
+
+thread_local! {
+    static SHARED: RefCell<Shared> = RefCell::default();
+}
+
+/// What a connection keeps between readiness events: empty (unallocated) while idle.
+#[derive(Default)]
+struct Held {
+    /// The received rest of a request not yet complete.
+    partial: Vec<u8>,
+    /// Answer bytes the socket did not take at once.
+    unsent: Vec<u8>,
+}
+
+/// What one readiness event led to.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// Nothing to read after all: wait for readiness again.
+    Wait,
+    /// End of stream or a socket error: the connection is over.
+    End,
+    /// Bytes were read and answered as far as they go; `close` as the codec said.
+    Served { close: bool },
+}
+
+/// Serves one connection until either side closes, the codec says to close, the server
+/// shuts down between requests, or the connection times out.
+pub async fn serve(stream: &mut TcpStream, settings: &Settings) {
+    let activity = Activity::new();
+    let watchdog = activity.clone();
+    tokio::select! {
+        _ = exchange(stream, settings, &activity) => {}
+        _ = watchdog.expired(settings.request_timeout, settings.idle_timeout) => {}
+    }
+}
+
+async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activity) {
+    let mut codec = Codec::new(settings.limits);
+    let mut held = Held::default();
+    loop {
+        let ready = tokio::select! {
+            ready = stream.readable() => ready,
+            _ = settings.shutdown.cancelled(), if held.partial.is_empty() => return,
+        };
+        if ready.is_err() {
+            return;
+        }
+        let step = SHARED.with_borrow_mut(|shared| on_readable(stream, &mut codec, &mut held, shared));
+        let close = match step {
+            Step::Wait => continue,
+            Step::End => return,
+            Step::Served { close } => close,
+        };
+        activity.touch(true);
+        if !held.unsent.is_empty() {
+            if stream.write_all(&held.unsent).await.is_err() {
+                return;
+            }
+            held.unsent = Vec::new();
+        }
+        activity.touch(!held.partial.is_empty());
+        if close {
+            // Boxed: its 4 KiB drain buffer would otherwise be part of every connection's
+            // future, idle or not.
+            return Box::pin(linger_close(stream)).await;
+        }
+        if settings.shutdown.is_cancelled() && held.partial.is_empty() {
+            return;
+        }
+    }
+}
+
+/// Reads once (into the shared input, or onto a partial request the connection holds),
+/// answers what is complete into the shared output, writes what the socket takes now, and
+/// moves what is left over into the connection's own buffers.
+fn on_readable(stream: &TcpStream, codec: &mut Codec, held: &mut Held, shared: &mut Shared) -> Step {
+    let Shared { input, output } = shared;
+    let from_shared = held.partial.is_empty();
+    let read = if from_shared {
+        input.clear();
+        read_now(stream, input)
+    } else {
+        read_now(stream, &mut held.partial)
+    };
+    match read {
+        Ok(0) => return Step::End,
+        Ok(_) => {}
+        Err(e) if e.kind() == ErrorKind::WouldBlock => return Step::Wait,
+        Err(_) => return Step::End,
+    }
+    output.clear();
+    let outcome = if from_shared {
+        let outcome = codec.serve(input, output);
+        held.partial.extend_from_slice(&input[outcome.consumed..]);
+        outcome
+    } else {
+        let outcome = codec.serve(&held.partial, output);
+        held.partial.drain(..outcome.consumed);
+        if held.partial.is_empty() {
+            held.partial = Vec::new();
+        }
+        outcome
+    };
+    let Ok(written) = write_now(stream, output) else {
+        return Step::End;
+    };
+    held.unsent.extend_from_slice(&output[written..]);
+    Step::Served { close: outcome.close }
+}
+
+/// Appends what the socket has (up to [`READ_CHUNK`] more) without waiting.
+fn read_now(stream: &TcpStream, input: &mut Vec<u8>) -> std::io::Result<usize> {
+    input.reserve(READ_CHUNK);
+    stream.try_read_buf(input)
+}
+
+/// Writes as much of `output` as the socket takes without waiting; returns how much.
+fn write_now(stream: &TcpStream, output: &[u8]) -> std::io::Result<usize> {
+    let mut written = 0;
+    while written < output.len() {
+        match stream.try_write(&output[written..]) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => written += n,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    async fn pair() -> (TcpStream, TcpStream) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        (listener.accept().await.unwrap().0, client)
+    }
+
+    /// Waits for `server` to be readable, then takes one step.
+    async fn step(server: &TcpStream, codec: &mut Codec, held: &mut Held) -> Step {
+        server.readable().await.unwrap();
+        SHARED.with_borrow_mut(|shared| on_readable(server, codec, held, shared))
+    }
+
+    #[tokio::test]
+    async fn a_connection_holds_only_a_partial_request_and_nothing_once_answered() {
+        let (server, mut client) = pair().await;
+        let mut codec = Codec::new(http_core::Limits::default());
+        let mut held = Held::default();
+        client
+            .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET / HT")
+            .await
+            .unwrap();
+        let first = step(&server, &mut codec, &mut held).await;
+        assert_eq!(first, Step::Served { close: false });
+        assert_eq!(held.partial, b"GET / HT", "only the partial request is kept");
+        assert!(held.unsent.is_empty());
+
+        client.write_all(b"TP/1.1\r\nHost: a\r\n\r\n").await.unwrap();
+        let second = step(&server, &mut codec, &mut held).await;
+        assert_eq!(second, Step::Served { close: false });
+        assert_eq!((held.partial.capacity(), held.unsent.capacity()), (0, 0));
+
+        let mut answers = vec![0u8; 4096];
+        let mut received = 0;
+        while answers[..received]
+            .windows(13)
+            .filter(|w| w == b"Hello, World!")
+            .count()
+            < 2
+        {
+            received += client.read(&mut answers[received..]).await.unwrap();
+        }
+        drop(client);
+        assert_eq!(step(&server, &mut codec, &mut held).await, Step::End);
+    }
+}
