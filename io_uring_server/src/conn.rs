@@ -218,6 +218,13 @@ impl Conn {
         self.sending.rest_of_segment(self.sent).0
     }
 
+    /// Another segment of the same output follows the send in flight (a head before its
+    /// static body): the send may tell the kernel so (MSG_MORE), which holds the head back
+    /// to leave in one segment with the body instead of a packet of its own.
+    pub fn more_follows(&self) -> bool {
+        self.sent + self.unsent().len() < self.sending.len()
+    }
+
     /// The send to submit next is of a static body of at least [`ZERO_COPY_MIN`] bytes:
     /// memory that outlives any send, as a zero-copy send needs.
     pub fn zero_copy_worthy(&self) -> bool {

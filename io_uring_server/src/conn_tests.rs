@@ -538,9 +538,11 @@ fn only_the_last_segment_of_a_keep_alive_answer_is_a_quiet_send() {
     c.on_data(b"GET /bytes/5000 HTTP/1.1\r\nHost: t\r\n\r\n", 0);
     ops(&mut c);
     assert!(!c.quiet_after_send(), "the head: the body follows");
+    assert!(c.more_follows(), "the head is sent with MSG_MORE");
     complete_send(&mut c, usize::MAX);
     ops(&mut c);
     assert!(c.quiet_after_send(), "the body: only the next request can follow");
+    assert!(!c.more_follows(), "the body is pushed out");
 }
 
 #[test]

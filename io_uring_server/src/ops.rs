@@ -98,8 +98,9 @@ pub fn submit(
         }
         (Op::Send, _) => {
             let bytes = conn.unsent();
+            let more = if conn.more_follows() { libc::MSG_MORE } else { 0 };
             let entry = opcode::Send::new(types::Fd(fd), bytes.as_ptr(), bytes.len() as u32)
-                .flags(libc::MSG_NOSIGNAL)
+                .flags(libc::MSG_NOSIGNAL | more)
                 .build();
             // SAFETY: `unsent` is the connection's `sending` buffer, which `Conn` leaves
             // untouched until this send's completion, and the connection is not freed

@@ -94,6 +94,11 @@ impl Transport for TcpStream {
     }
 
     async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
+        let mut segments = output.slices();
+        if let (Some(only), None) = (segments.next(), segments.next()) {
+            // The common case, one response or a few small ones: no list to build.
+            return self.write_all(only).await;
+        }
         let mut slices: Vec<IoSlice> = output.slices().map(IoSlice::new).collect();
         let mut unsent = &mut slices[..];
         while !unsent.is_empty() {
@@ -110,7 +115,8 @@ impl Transport for TcpStream {
     }
 
     async fn discard(&mut self) -> io::Result<usize> {
-        let mut sink = [0u8; 4096];
+        // On the heap: an array here would sit in every connection's future, idle or not.
+        let mut sink = vec![0u8; 4096];
         self.read(&mut sink).await
     }
 }

@@ -88,9 +88,7 @@ async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activi
         }
         activity.touch(!held.partial.is_empty());
         if close {
-            // Boxed: its 4 KiB drain buffer would otherwise be part of every connection's
-            // future, idle or not.
-            return Box::pin(linger_close(stream)).await;
+            return linger_close(stream).await;
         }
         if settings.shutdown.is_cancelled() && held.partial.is_empty() {
             return;

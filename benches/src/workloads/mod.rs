@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
 use crate::rounds;
-use crate::servers::{CONTENDERS, Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+use crate::servers::{CONTENDERS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER};
 
 pub mod measure;
 pub mod plot;
@@ -196,7 +196,13 @@ pub const WORKLOADS: [Workload; 12] = [
 
 /// Every contender of the other studies, and for idle connections also the tokio engine
 /// that reads into one shared buffer, so the table separates the I/O model from design.
-pub const IDLE_CONTENDERS: [Contender; 4] = CONTENDERS;
+pub const IDLE_CONTENDERS: [Contender; 5] = [
+    CONTENDERS[0],
+    CONTENDERS[1],
+    TOKIO_CODEC_SHARED,
+    CONTENDERS[2],
+    CONTENDERS[3],
+];
 
 /// The contender the study judges, and the baselines it is judged against.
 pub const SUBJECT: Contender = IO_URING;
