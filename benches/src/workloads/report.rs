@@ -80,7 +80,8 @@ pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
         out,
         "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \
          on the other), a shared VM whose speed drifts between periods; only ratios within one \
-         round compare.\n"
+         round compare. Where each server's CPU goes, by category, with flame graphs: \
+         [{prefix}profiles.md]({prefix}profiles.md) (`scripts/profiles.sh`).\n"
     );
     out
 }
