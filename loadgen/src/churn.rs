@@ -92,14 +92,7 @@ pub(crate) async fn connections(
 
 /// Connect, send, read and validate the answer, close.
 async fn one_connection(config: &Config, source: Option<IpAddr>, patience: Instant) -> Result<(), Failure> {
-    let mut stream = tokio::time::timeout_at(patience, connect(config.addr, source))
-        .await
-        .map_err(|_| {
-            Failure::new(
-                ErrorKind::Timeout,
-                "connect: no connection within 5 s after the run's end",
-            )
-        })??;
+    let mut stream = connect_by(config.addr, source, patience).await?;
     stream
         .write_all(&config.request)
         .await
@@ -116,6 +109,22 @@ async fn one_connection(config: &Config, source: Option<IpAddr>, patience: Insta
         return Err(Failure::new(ErrorKind::Body, message));
     }
     Ok(())
+}
+
+/// [`connect`], given up at `patience` (the run's end plus its grace).
+pub(crate) async fn connect_by(
+    addr: SocketAddr,
+    source: Option<IpAddr>,
+    patience: Instant,
+) -> Result<TcpStream, Failure> {
+    tokio::time::timeout_at(patience, connect(addr, source))
+        .await
+        .map_err(|_| {
+            Failure::new(
+                ErrorKind::Timeout,
+                "connect: no connection within 5 s after the run's end",
+            )
+        })?
 }
 
 /// A connection to `addr` with TCP_NODELAY, from `source` (any port) if given.

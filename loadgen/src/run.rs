@@ -167,14 +167,7 @@ async fn exchange(
     mut pacer: Pacer,
     tally: &mut Tally,
 ) -> Result<(), Failure> {
-    let mut stream = tokio::time::timeout_at(limits.patience(), churn::connect(config.addr, None))
-        .await
-        .map_err(|_| {
-            Failure::new(
-                ErrorKind::Timeout,
-                "connect: no connection within 5 s after the run's end",
-            )
-        })??;
+    let mut stream = churn::connect_by(config.addr, None, limits.patience()).await?;
     let batch = config.request.repeat(config.depth);
     let mut buffer = Vec::with_capacity(64 * 1024);
     loop {
