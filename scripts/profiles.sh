@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Why the numbers differ (about 2-3 minutes with the defaults, after the build): every
 # server serves the same offered load of each workload (keep-alive at 256 connections,
-# 16-deep pipelining, 64 KiB echo, churn in both who-closes patterns) while
+# 16-deep pipelining, 64 KiB echo, 256 KiB responses, churn in both who-closes patterns) while
 # `perf record -e cpu-clock -g` samples the server CPU; each sample is put in a category
 # (benches/src/profiles/classify.rs). Writes results/profiles.md, results/profiles.json,
 # a flame graph per workload and server under results/profiles/, and the "Why the numbers

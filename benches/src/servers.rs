@@ -72,6 +72,17 @@ pub const TOKIO_URING: Contender = Contender {
     url_env: Some("BENCH_TOKIO_URING_URL"),
 };
 
+/// io_uring_server with `args`, named (and identified) by `label`; always started here.
+pub const fn io_uring_with(label: &'static str, args: &'static [&'static str]) -> Contender {
+    Contender {
+        id: label,
+        label,
+        args,
+        url_env: None,
+        ..IO_URING
+    }
+}
+
 /// The contenders of `cargo bench`, the sweep and the large-body study, in report order.
 /// The ablation's rows are contenders too (io_uring_server with flags, see `ablation`).
 pub const CONTENDERS: [Contender; 4] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING];

@@ -79,7 +79,8 @@ pub struct Features {
     /// Send a large static body (16 KiB or more, e.g. `GET /bytes/{n}`'s) with
     /// IORING_OP_SEND_ZC: the kernel reads it in place instead of copying it, and posts a
     /// notification once it has let go of it (Linux 6.0; ignored, with a note on the ready
-    /// line, where the kernel lacks it). Over loopback the kernel copies it anyway.
+    /// line, where the kernel lacks it). A send refused for locked memory (RLIMIT_MEMLOCK)
+    /// goes again plainly. Over loopback the kernel copies it anyway.
     #[arg(long)]
     pub zero_copy_send: bool,
 }

@@ -93,6 +93,8 @@ pub struct Conn {
     sending: Output,
     /// Bytes of `sending` the kernel has acknowledged.
     sent: usize,
+    /// A zero-copy send failed for want of locked memory: send plainly from now on.
+    zero_copy_refused: bool,
     /// The peer shut its write side: no more input will come.
     read_closed: bool,
     /// The tick of the last progress, for timeouts.
@@ -119,6 +121,7 @@ impl Conn {
             pending: Output::default(),
             sending: Output::default(),
             sent: 0,
+            zero_copy_refused: false,
             read_closed: false,
             last_progress: now,
             shutting_down: false,
@@ -229,7 +232,7 @@ impl Conn {
     /// memory that outlives any send, as a zero-copy send needs.
     pub fn zero_copy_worthy(&self) -> bool {
         let (bytes, is_static) = self.sending.rest_of_segment(self.sent);
-        is_static && bytes.len() >= ZERO_COPY_MIN
+        is_static && bytes.len() >= ZERO_COPY_MIN && !self.zero_copy_refused
     }
 
     /// The final (or, with `more`, an intermediate) completion of an operation of `kind`.
@@ -425,12 +428,10 @@ impl Conn {
         answered
     }
 
-    /// A zero-copy send's notification (its final completion, reported first): the
-    /// kernel no longer reads its body, so the next send or the shutdown may follow.
-    /// Returns the responses rendered.
-    pub fn on_send_released(&mut self, now: u64) -> usize {
-        self.last_progress = now;
-        self.answer()
+    /// A send failed without sending anything (ENOMEM, EOPNOTSUPP): from now on this
+    /// connection sends plainly. `false` when it already did, so the failure is its own.
+    pub fn refuse_zero_copy(&mut self) -> bool {
+        !std::mem::replace(&mut self.zero_copy_refused, true)
     }
 
     /// Any failure: close without further ceremony.

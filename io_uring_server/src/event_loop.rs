@@ -9,7 +9,8 @@
 //! - An operation counts as in flight until its *final* completion (one without
 //!   `IORING_CQE_F_MORE`), so a multishot recv is in flight however many completions it has.
 //! - Output handed to a send is not touched until that send completes (see `conn.rs`); a
-//!   zero-copy send (only ever of a `'static` body) completes with its notification.
+//!   zero-copy send names only a `'static` body, so it ends with its result and its later
+//!   notification is dropped.
 //! - A provided buffer named by a completion is recycled right after its bytes are copied
 //!   or answered (an incrementally consumed one once its last completion is in), and all
 //!   recycled buffers are published before the next submit.
@@ -190,6 +191,10 @@ impl Worker {
             }
             _ => None,
         };
+        if token.kind == Kind::Send && cqueue::notif(flags) {
+            // The kernel let go of a `'static` body: nothing waits for that.
+            return;
+        }
         let Some(conn) = self.conns.get_mut(token.conn) else {
             if let (Some(received), Some(buffers)) = (received, self.buf_ring.as_mut()) {
                 buffers.release(received);
@@ -212,9 +217,12 @@ impl Worker {
                     self.batcher.on_data(token.conn.slot, answered);
                 }
             }
-            Kind::Send if cqueue::notif(flags) => {
-                let answered = conn.on_send_released(now);
-                self.batcher.on_answered(answered);
+            // A zero-copy send refused for locked memory (RLIMIT_MEMLOCK) or by the socket
+            // sent nothing: the same bytes go again as a plain send.
+            Kind::Send if result == -libc::ENOMEM || result == -libc::EOPNOTSUPP => {
+                if !conn.refuse_zero_copy() {
+                    conn.fail();
+                }
             }
             Kind::Send if result >= 0 => {
                 let answered = conn.on_sent(result as usize, now);

@@ -90,9 +90,9 @@ pub fn submit(
                 .flags(libc::MSG_NOSIGNAL)
                 .build();
             // SAFETY: a zero-copy-worthy send is of a `'static` body (`Conn::zero_copy_worthy`),
-            // which the kernel may read until this send's notification and which is never
-            // freed or changed; the connection is not freed before that notification, as
-            // it is the send's final completion (`OpStates`).
+            // which the kernel may read until this send's notification, whenever that comes:
+            // it lives as long as the process and is never changed, so neither the
+            // connection nor its slot has to outlive the notification.
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }
@@ -102,7 +102,8 @@ pub fn submit(
             let entry = opcode::Send::new(types::Fd(fd), bytes.as_ptr(), bytes.len() as u32)
                 .flags(libc::MSG_NOSIGNAL | more)
                 .build();
-            // SAFETY: `unsent` is the connection's `sending` buffer, which `Conn` leaves
+            // SAFETY: `unsent` is the connection's `sending` output (its owned bytes, or a
+            // `'static` body that never changes), which `Conn` leaves
             // untouched until this send's completion, and the connection is not freed
             // while the send is in flight.
             unsafe { ring.push(on_file(entry).user_data(user_data)) };

@@ -39,13 +39,7 @@ const CLASSIC_RING: [&str; 2] = ["--no-incremental-buffers", "--no-plain-body-re
 
 /// io_uring_server with `args`, named `label`.
 const fn io_uring(label: &'static str, args: &'static [&'static str]) -> Contender {
-    Contender {
-        id: label,
-        label,
-        args,
-        url_env: None,
-        ..IO_URING
-    }
+    crate::servers::io_uring_with(label, args)
 }
 
 /// One of [`crate::servers::CONTENDERS`] as a reference row named `label`.

@@ -1,14 +1,16 @@
 //! `scripts/workloads.sh`: the workloads study. Every contender runs every workload over
 //! interleaved rounds; writes `results/workloads.{md,json}`, an SVG per workload under
-//! `results/workloads/` and the verdict at the top of BENCHMARKS.md. Pinning and external
+//! `results/workloads/` and the verdict at the top of BENCHMARKS.md. With `--features`,
+//! io_uring_server's feature rows at the workloads each feature is meant for instead:
+//! `results/features.{md,json}` and their BENCHMARKS.md section. Pinning and external
 //! servers work as for `cargo bench`.
 
 use std::time::Duration;
 
 use benches::machine::Machine;
-use benches::servers::Lineup;
+use benches::servers::{Contender, Lineup};
 use benches::workloads::measure::{self, Slot};
-use benches::workloads::{IDLE_CONTENDERS, WORKLOADS, WorkloadsReport};
+use benches::workloads::{IDLE_CONTENDERS, Sample, WORKLOADS, Workload, WorkloadsReport, features};
 use clap::Parser;
 
 /// For which workload is io_uring worth it: every workload shape, every contender.
@@ -19,11 +21,15 @@ struct Cli {
     #[arg(long, default_value_t = 5)]
     rounds: usize,
     /// Seconds per point.
-    #[arg(long, default_value_t = 2.5)]
+    #[arg(long, default_value_t = 2.0)]
     seconds: f64,
     /// Only the workloads whose name contains this (e.g. "churn").
     #[arg(long)]
     only: Option<String>,
+    /// io_uring_server's feature rows at the workloads each is meant for, instead of the
+    /// contenders.
+    #[arg(long)]
+    features: bool,
 }
 
 fn main() {
@@ -31,20 +37,53 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let lineup = Lineup::start(&IDLE_CONTENDERS)?;
-    let duration = Duration::from_secs_f64(cli.seconds);
-    let chosen: Vec<_> = WORKLOADS
-        .iter()
-        .filter(|w| {
+    let (plan, everyone) = if cli.features {
+        (features::lineup(), features::contenders())
+    } else {
+        let plan = WORKLOADS.iter().map(|w| (*w, w.contenders().to_vec())).collect();
+        (plan, IDLE_CONTENDERS.to_vec())
+    };
+    let plan: Vec<_> = plan
+        .into_iter()
+        .filter(|(w, _)| {
             cli.only
                 .as_ref()
                 .is_none_or(|only| w.name.contains(only.as_str()))
         })
         .collect();
+    let lineup = Lineup::start(&everyone)?;
+    let samples = measure_rounds(&lineup, &plan, &cli)?;
+    drop(lineup.servers);
+    let report = WorkloadsReport {
+        machine: Machine::detect(),
+        pinning: lineup.pinning.describe(),
+        rounds: cli.rounds,
+        seconds_per_point: cli.seconds,
+        samples,
+    };
+    if cli.features {
+        benches::workloads::report::write_features(&lineup.workspace, &report)?;
+        println!("features written: results/features.md, results/features.json, BENCHMARKS.md");
+    } else {
+        benches::workloads::report::write_all(&lineup.workspace, &report)?;
+        println!(
+            "workloads written: results/workloads.md, results/workloads.json, results/workloads/*.svg, BENCHMARKS.md"
+        );
+    }
+    Ok(())
+}
+
+/// Every workload of `plan` on each of its contenders, round after round, the order of the
+/// contenders rotating each round.
+fn measure_rounds(
+    lineup: &Lineup,
+    plan: &[(Workload, Vec<Contender>)],
+    cli: &Cli,
+) -> Result<Vec<Sample>, String> {
+    let duration = Duration::from_secs_f64(cli.seconds);
     let mut samples = Vec::new();
     for round in 0..cli.rounds {
-        for workload in &chosen {
-            let contenders = workload.contenders();
+        for (workload, contenders) in plan {
             for turn in 0..contenders.len() {
                 let contender = contenders[(turn + round) % contenders.len()];
                 let fresh = match workload.needs_fresh_server() {
@@ -75,17 +114,5 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
     }
-    drop(lineup.servers);
-    let report = WorkloadsReport {
-        machine: Machine::detect(),
-        pinning: lineup.pinning.describe(),
-        rounds: cli.rounds,
-        seconds_per_point: cli.seconds,
-        samples,
-    };
-    benches::workloads::report::write_all(&lineup.workspace, &report)?;
-    println!(
-        "workloads written: results/workloads.md, results/workloads.json, results/workloads/*.svg, BENCHMARKS.md"
-    );
-    Ok(())
+    Ok(samples)
 }

@@ -26,6 +26,10 @@ pub fn load_of(workload: &Workload, rate: Option<f64>, duration: Duration, pinni
             ask: Ask::Echo(Post { bytes, chunk: None }),
             ..Load::new(kind, (connections, 1), rate, duration, pinning)
         },
+        Shape::Response { bytes, connections } => Load {
+            ask: Ask::Bytes(bytes),
+            ..Load::new(kind, (connections, 1), rate, duration, pinning)
+        },
         Shape::Churn { closes, clients } => Load {
             churn: Some(closes),
             ..Load::new(LoadKind::Churn, (clients, 1), rate, duration, pinning)

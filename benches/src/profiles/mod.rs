@@ -30,6 +30,8 @@ pub enum Shape {
     Pipelined { connections: usize, depth: usize },
     /// `POST /payload` of `bytes`, echoed, open loop.
     Echo { bytes: usize, connections: usize },
+    /// `GET /bytes/{bytes}`, open loop.
+    Response { bytes: usize, connections: usize },
     /// `GET /` on a new connection each time, closed by whom `closes` says, open loop at a
     /// number of connections per second.
     Churn { closes: Churn, clients: usize },
@@ -58,7 +60,7 @@ impl Workload {
     }
 }
 
-pub const WORKLOADS: [Workload; 5] = [
+pub const WORKLOADS: [Workload; 6] = [
     Workload {
         name: "keep-alive, 256 connections",
         slug: "keepalive",
@@ -77,6 +79,14 @@ pub const WORKLOADS: [Workload; 5] = [
         slug: "echo64k",
         shape: Shape::Echo {
             bytes: 64 << 10,
+            connections: 16,
+        },
+    },
+    Workload {
+        name: "256 KiB responses",
+        slug: "response256k",
+        shape: Shape::Response {
+            bytes: 256 << 10,
             connections: 16,
         },
     },

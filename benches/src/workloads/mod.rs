@@ -12,6 +12,7 @@ use crate::machine::Machine;
 use crate::rounds;
 use crate::servers::{CONTENDERS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER};
 
+pub mod features;
 pub mod measure;
 pub mod plot;
 pub mod report;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::cargo_bench::output::replace_between;
 use crate::rounds::{Word, median, spread};
-use crate::workloads::{BASELINES, SUBJECT, Unit, WORKLOADS, WorkloadsReport, plot};
+use crate::workloads::{BASELINES, SUBJECT, Unit, WORKLOADS, WorkloadsReport, features, plot};
 
 pub const BEGIN: &str = "<!-- BEGIN VERDICT: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END VERDICT -->";
@@ -27,6 +27,21 @@ pub fn write_all(workspace: &Path, report: &WorkloadsReport) -> Result<(), Strin
     let document = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
     let section = verdict(report, "results/");
     std::fs::write(&path, replace_between(&document, BEGIN, END, &section)?).map_err(|e| e.to_string())
+}
+
+/// Writes `results/features.{md,json}` and the feature section of BENCHMARKS.md.
+pub fn write_features(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
+    let results = workspace.join("results");
+    std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+    std::fs::write(results.join("features.json"), json + "\n").map_err(|e| e.to_string())?;
+    let table = features::render(report);
+    let markdown = format!("# io_uring features where each is meant to pay\n\n{table}");
+    std::fs::write(results.join("features.md"), markdown).map_err(|e| e.to_string())?;
+    let path = workspace.join("BENCHMARKS.md");
+    let document = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    let section = replace_between(&document, features::BEGIN, features::END, &table)?;
+    std::fs::write(&path, section).map_err(|e| e.to_string())
 }
 
 pub fn render(report: &WorkloadsReport) -> String {
