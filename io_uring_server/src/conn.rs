@@ -428,10 +428,13 @@ impl Conn {
         answered
     }
 
-    /// A send failed without sending anything (ENOMEM, EOPNOTSUPP): from now on this
-    /// connection sends plainly. `false` when it already did, so the failure is its own.
-    pub fn refuse_zero_copy(&mut self) -> bool {
-        !std::mem::replace(&mut self.zero_copy_refused, true)
+    /// A send was refused without sending anything (ENOMEM, EOPNOTSUPP), as a zero-copy
+    /// send is for want of locked memory (RLIMIT_MEMLOCK): the same bytes go again, sent
+    /// plainly from now on. Refused again once plain, the connection fails.
+    pub fn send_refused(&mut self) {
+        if std::mem::replace(&mut self.zero_copy_refused, true) {
+            self.fail();
+        }
     }
 
     /// Any failure: close without further ceremony.

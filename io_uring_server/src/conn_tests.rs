@@ -582,17 +582,27 @@ fn a_zero_copy_send_ends_with_its_result_and_a_refused_one_goes_again_plainly() 
     assert!(c.zero_copy_worthy());
     // Refused for locked memory: nothing left, the same bytes go again, plainly.
     c.completed(Kind::Send, true);
-    assert!(c.refuse_zero_copy());
+    c.send_refused();
     assert_eq!(ops(&mut c), [Op::Send]);
     assert!(!c.zero_copy_worthy());
     assert_eq!(c.unsent().len(), 65536, "the whole body, again");
-    assert!(
-        !c.refuse_zero_copy(),
-        "a second refusal is the connection's failure"
-    );
     // The result (with MORE: a notification follows) ends the send; the shutdown does not
     // wait for the notification, which a peer that stops reading may hold back forever.
     c.completed(Kind::Send, true);
     c.on_sent(65536, 0);
     assert_eq!(ops(&mut c), [Op::Shutdown]);
+}
+
+#[test]
+fn a_plain_send_refused_twice_fails_the_connection() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(GET, 0);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    c.completed(Kind::Send, false);
+    c.send_refused();
+    assert_eq!(ops(&mut c), [Op::Send], "once: it may have been a zero-copy send");
+    c.completed(Kind::Send, false);
+    c.send_refused();
+    assert_eq!(c.phase(), Phase::Closing);
 }

@@ -217,13 +217,7 @@ impl Worker {
                     self.batcher.on_data(token.conn.slot, answered);
                 }
             }
-            // A zero-copy send refused for locked memory (RLIMIT_MEMLOCK) or by the socket
-            // sent nothing: the same bytes go again as a plain send.
-            Kind::Send if result == -libc::ENOMEM || result == -libc::EOPNOTSUPP => {
-                if !conn.refuse_zero_copy() {
-                    conn.fail();
-                }
-            }
+            Kind::Send if result == -libc::ENOMEM || result == -libc::EOPNOTSUPP => conn.send_refused(),
             Kind::Send if result >= 0 => {
                 let answered = conn.on_sent(result as usize, now);
                 self.batcher.on_answered(answered);

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
-use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+use crate::servers::{Contender, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod render;
 
