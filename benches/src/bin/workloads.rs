@@ -21,7 +21,7 @@ struct Cli {
     #[arg(long, default_value_t = 5)]
     rounds: usize,
     /// Seconds per point.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 4.0)]
     seconds: f64,
     /// Only the workloads whose name contains this (e.g. "churn").
     #[arg(long)]
