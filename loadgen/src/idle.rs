@@ -9,12 +9,12 @@
 //! not fit is refused up front. Every connect and read is bounded by [`TIMEOUT`].
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::time::Duration;
 
-use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
+use crate::churn::source_addrs;
 use crate::response::{Expect, Frame, frame};
 
 /// Longest wait for one connect or one read. Default is 5 seconds.
@@ -44,7 +44,7 @@ impl IdleConnections {
         request: &[u8],
         expect: Expect,
     ) -> Result<IdleConnections, String> {
-        let limit = raise_fd_limit();
+        let limit = server_kit::fd_limit::raise_to_hard_limit().unwrap_or(u64::MAX);
         if count as u64 + SPARE_DESCRIPTORS > limit {
             return Err(format!(
                 "{count} idle connections do not fit: this process may open {limit} descriptors \
@@ -52,7 +52,7 @@ impl IdleConnections {
                  hold fewer, or split them over several processes"
             ));
         }
-        let sources = source_addresses(addr);
+        let sources = source_addrs(addr, true);
         let mut streams = Vec::with_capacity(count);
         while streams.len() < count {
             let first = streams.len();
@@ -89,29 +89,6 @@ impl IdleConnections {
     }
 }
 
-/// Raises this process's descriptor soft limit to its hard limit (best effort) and
-/// returns the soft limit now in force (`u64::MAX` for unlimited).
-pub fn raise_fd_limit() -> u64 {
-    let limit = getrlimit(Resource::Nofile);
-    let raised = Rlimit {
-        current: limit.maximum,
-        maximum: limit.maximum,
-    };
-    let _ = setrlimit(Resource::Nofile, raised);
-    getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
-}
-
-/// Where the connections come from: 127.0.0.2-9 for a target on 127.0.0.1, else
-/// wherever the kernel picks (empty).
-fn source_addresses(target: SocketAddr) -> Vec<IpAddr> {
-    if target.ip() != IpAddr::V4(Ipv4Addr::LOCALHOST) {
-        return Vec::new();
-    }
-    (2..=9)
-        .map(|last| IpAddr::V4(Ipv4Addr::new(127, 0, 0, last)))
-        .collect()
-}
-
 /// Connects to `addr`, from `source` (any port) if given, within [`TIMEOUT`].
 fn connect(addr: SocketAddr, source: Option<IpAddr>) -> std::io::Result<TcpStream> {
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
@@ -138,7 +115,7 @@ fn read_answer(mut stream: &TcpStream, expect: Expect) -> Result<(), String> {
             ..
         } = frame(&received)?
         {
-            expect.check(status, body_len)?;
+            expect.check(status, body_len).map_err(|f| f.message)?;
             if len != received.len() {
                 return Err(format!("{} bytes after the answer", received.len() - len));
             }

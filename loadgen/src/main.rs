@@ -19,7 +19,6 @@ use std::time::Duration;
 use clap::Parser;
 use loadgen::churn::Churn;
 use loadgen::idle::IdleConnections;
-use loadgen::response::Expect;
 use loadgen::run::{Config, run};
 
 #[derive(Parser, Debug)]
@@ -101,11 +100,7 @@ fn main() {
         ..Config::new(target.addr, target.request)
     };
     let idle = (cli.hold_idle > 0).then(|| {
-        let expect = Expect {
-            status: config.expect_status,
-            body_len: config.expect_body_len,
-        };
-        let idle = IdleConnections::open(config.addr, cli.hold_idle, &config.request, expect)
+        let idle = IdleConnections::open(config.addr, cli.hold_idle, &config.request, config.expect())
             .unwrap_or_else(|e| fail(&e));
         eprintln!("loadgen: holding {} idle connections", idle.len());
         idle

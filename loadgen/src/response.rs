@@ -2,6 +2,8 @@
 //! Content-Length or to the end of a chunked body. Enough to count and check responses
 //! at full speed, not a general HTTP parser.
 
+use crate::errors::{ErrorKind, Failure};
+
 /// What the start of a buffer holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Frame {
@@ -77,12 +79,14 @@ pub struct Expect {
 
 impl Expect {
     /// Checks a complete response's status and body length.
-    pub fn check(&self, status: u16, body_len: usize) -> Result<(), String> {
+    pub fn check(&self, status: u16, body_len: usize) -> Result<(), Failure> {
         if status != self.status {
-            return Err(format!("status {status}, expected {}", self.status));
+            let message = format!("status {status}, expected {}", self.status);
+            return Err(Failure::new(ErrorKind::Status, message));
         }
         if self.body_len.is_some_and(|want| want != body_len) {
-            return Err(format!("body of {body_len} bytes, expected {:?}", self.body_len));
+            let message = format!("body of {body_len} bytes, expected {:?}", self.body_len);
+            return Err(Failure::new(ErrorKind::Body, message));
         }
         Ok(())
     }

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use crate::churn::{self, Churn};
 use crate::errors::{ErrorKind, Failure};
 use crate::pace::{Limits, Pacer};
-use crate::response::{Frame, frame};
+use crate::response::{Expect, Frame, frame};
 use crate::summary::Tally;
 pub use crate::summary::{Percentiles, Summary};
 
@@ -51,6 +51,14 @@ pub struct Config {
 }
 
 impl Config {
+    /// What every response must be.
+    pub fn expect(&self) -> Expect {
+        Expect {
+            status: self.expect_status,
+            body_len: self.expect_body_len,
+        }
+    }
+
     /// One keep-alive connection sending `request` to `addr` for a second in a closed
     /// loop, expecting 200 with any body; set the other fields with struct update syntax.
     pub fn new(addr: SocketAddr, request: Vec<u8>) -> Config {
@@ -219,14 +227,7 @@ pub(crate) async fn read_response(
             chunked,
         } = framed
         {
-            if status != config.expect_status {
-                let message = format!("status {status}, expected {}", config.expect_status);
-                return Err(Failure::new(ErrorKind::Status, message));
-            }
-            if config.expect_body_len.is_some_and(|want| want != body_len) {
-                let message = format!("body of {body_len} bytes, expected {:?}", config.expect_body_len);
-                return Err(Failure::new(ErrorKind::Body, message));
-            }
+            config.expect().check(status, body_len)?;
             if !chunked {
                 check_body(&buffer[len - body_len..len], config.expect_body.as_deref())
                     .map_err(|e| Failure::new(ErrorKind::Body, e))?;
