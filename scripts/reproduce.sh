@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Regenerates every artifact under results/ (and the generated sections of BENCHMARKS.md)
+# at the commit checked out, one study after another, each with the defaults its
+# committed results were made with: cargo bench, the sweep, the ablation, the large-body
+# study, the workloads study and its feature table, and the profiles (when perf is
+# installed). About 90 minutes on 2 CPUs; nothing else should run on the machine meanwhile.
+#   scripts/reproduce.sh           # everything
+#   scripts/reproduce.sh --list    # the steps, without running them
+# Each study's header names the commit (with "uncommitted changes" if the tree was dirty),
+# the machine, the kernel and the CPU steal seen during that study. At the end the script
+# prints how long each step took and `git status`, which should list only results/ and
+# BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+steps=(
+  "cargo bench"
+  "scripts/sweep.sh"
+  "scripts/ablation.sh"
+  "scripts/bodies.sh"
+  "scripts/workloads.sh"
+  "scripts/workloads.sh --features --seconds 2"
+  "scripts/profiles.sh"
+)
+if [ "${1:-}" = "--list" ]; then
+  printf '%s\n' "${steps[@]}"
+  exit 0
+fi
+
+if [ -n "$(git status --porcelain --untracked-files=no -- . ':!results' ':!BENCHMARKS.md')" ]; then
+  echo "reproduce: the tree has uncommitted changes; every result will say so" >&2
+fi
+echo "reproduce: commit $(git rev-parse --short HEAD), $(uname -r), $(nproc) CPUs"
+
+timings=()
+for step in "${steps[@]}"; do
+  if [ "$step" = "scripts/profiles.sh" ] && ! command -v perf >/dev/null 2>&1; then
+    echo "reproduce: perf is not installed (apt-get install -y linux-perf): results/profiles.* left as they are"
+    timings+=("skipped  $step")
+    continue
+  fi
+  echo "reproduce: $step"
+  started=$(date +%s)
+  $step
+  timings+=("$(( ($(date +%s) - started) / 60 )) min $(( ($(date +%s) - started) % 60 )) s  $step")
+done
+
+echo
+echo "reproduce: done"
+printf '  %s\n' "${timings[@]}"
+git status --short
