@@ -23,7 +23,7 @@ pub fn own_cpu_time() -> Duration {
 }
 
 /// `/proc` reports user and system time in these units (USER_HZ, 100 on Linux).
-const TICK: Duration = Duration::from_millis(10);
+pub(crate) const TICK: Duration = Duration::from_millis(10);
 
 /// What process `pid` had consumed at one moment: per live thread, and in total.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,18 +3,22 @@
 //! `bodies`, `workloads` and `profiles` (the long-running studies, run by `src/bin/*` through
 //! `scripts/*.sh`; `rounds` judges their interleaved rounds).
 //! What they share sits beside them: the [`servers::CONTENDERS`] and how they are
-//! started pinned, a [`load::Load`] measured into a [`load::Point`], CPU accounting and
+//! started pinned, a [`load::Load`] measured into a [`load::Point`], CPU accounting, the
+//! platform's noise beside a point ([`noise`]: [`steal`] and the [`hiccup`] meter) and
 //! the machine description.
 
 pub mod affinity;
 pub mod cpu;
 pub mod format;
+pub mod hiccup;
 pub mod load;
 pub mod machine;
+pub mod noise;
 pub mod perf;
 pub mod rounds;
 pub mod servers;
 pub mod settings;
+pub mod steal;
 pub mod tool;
 pub mod usage;
 

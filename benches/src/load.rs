@@ -6,16 +6,17 @@ use std::time::Duration;
 
 use loadgen::churn::Churn;
 use loadgen::run::{Config, Percentiles};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cpu::measure;
+use crate::noise::Noise;
 use crate::perf::SyscallCounter;
 use crate::servers::Server;
 use crate::settings::Pinning;
 use crate::usage::Usage;
 
 /// How the client drives a point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LoadKind {
     /// Each connection sends its next request when the answer arrives.
@@ -43,7 +44,7 @@ impl LoadKind {
 }
 
 /// One load on one server, measured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Point {
     pub contender: String,
     pub label: String,
@@ -53,12 +54,28 @@ pub struct Point {
     pub rate: Option<f64>,
     pub requests: u64,
     pub requests_per_sec: f64,
+    #[serde(deserialize_with = "ReadPercentiles::deserialize")]
     pub latency_us: Percentiles,
     pub server_cpu_us_per_request: Option<f64>,
     pub client_cpu_us_per_request: f64,
     pub syscalls_per_request: Option<f64>,
     pub peak_rss_kib: Option<u64>,
     pub bottleneck: String,
+    /// What the platform did meanwhile, where the study recorded it (the sweep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
+}
+
+/// loadgen's [`Percentiles`], read back from a study's JSON (loadgen only writes them).
+#[derive(Deserialize)]
+#[serde(remote = "Percentiles")]
+struct ReadPercentiles {
+    mean: f64,
+    p50: u64,
+    p90: u64,
+    p99: u64,
+    p999: u64,
+    max: u64,
 }
 
 /// A `POST /payload` of `bytes` (chunked in `chunk`-byte pieces if set), echoed back.
@@ -182,6 +199,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         syscalls_per_request: None,
         peak_rss_kib: server.pid().map(|pid| status_kib(pid, "VmHWM")).transpose()?,
         bottleneck: usage.bottleneck(),
+        noise: None,
     })
 }
 

@@ -74,6 +74,12 @@ pub fn spread(values: &[f64]) -> String {
     format!("{mid:.2} ({low:.2}-{high:.2})")
 }
 
+/// `0..n` starting at `round % n`: the order in which `n` contenders run in `round`, so
+/// none always runs first.
+pub fn rotated(n: usize, round: usize) -> impl Iterator<Item = usize> {
+    (0..n).map(move |turn| (turn + round) % n)
+}
+
 /// `a[i] / b[i]` for the rounds where both were measured.
 pub fn ratios(a: &[Option<f64>], b: &[Option<f64>]) -> Vec<f64> {
     a.iter()
@@ -95,6 +101,13 @@ mod tests {
         assert_eq!(Word::judge(&[1.15, 1.2]), Word::Loses);
         assert_eq!(Word::judge(&[]), Word::NotMeasured);
         assert_eq!(Word::judge_with(&[0.8, 0.85], 0.25), Word::Ties);
+    }
+
+    #[test]
+    fn each_round_starts_one_later() {
+        assert_eq!(rotated(3, 0).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(rotated(3, 1).collect::<Vec<_>>(), [1, 2, 0]);
+        assert_eq!(rotated(3, 5).collect::<Vec<_>>(), [2, 0, 1]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use benches::ablation::{AblationReport, STEPS, Sample, StepResult};
 use benches::cargo_bench::output::replace_between;
 use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
+use benches::rounds::rotated;
 use benches::servers::{Contender, Lineup, workspace_root};
 use benches::sweep::{DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, PIPELINE_DEPTH};
 use clap::Parser;
@@ -121,11 +122,6 @@ fn run(cli: Cli) -> Result<(), String> {
     write(&lineup.workspace, &report, true)?;
     println!("ablation written: results/ablation.md, results/ablation.json, BENCHMARKS.md");
     Ok(())
-}
-
-/// `0..n` starting at `round % n`, so no row always runs first.
-fn rotated(n: usize, round: usize) -> impl Iterator<Item = usize> {
-    (0..n).map(move |turn| (turn + round) % n)
 }
 
 /// Lets the SQPOLL row's kernel thread go idle (it polls for 100 ms after its last

@@ -1,27 +1,35 @@
 //! `scripts/sweep.sh`: the sustained-load sweep over every contender. Writes
-//! `results/sweep.json`, `results/sweep.md` and three SVG plots. Pinning and external
-//! servers work as for `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`,
-//! `BENCH_*_URL`).
+//! `results/sweep.json`, `results/sweep.md` (compared with the `sweep.json` it replaces)
+//! and three SVG plots. Pinning and external servers work as for `cargo bench`
+//! (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`, `BENCH_*_URL`).
 
 use std::time::Duration;
 
 use benches::load::{self, Load, LoadKind, Point};
 use benches::machine::Machine;
+use benches::noise;
+use benches::rounds::rotated;
 use benches::servers::{CONTENDERS, Lineup, Server};
+use benches::settings::Pinning;
+use benches::steal::STEAL_LIMIT;
 use benches::sweep::{
     self, CONNECTIONS, DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, OPEN_LOOP_SHARES, PIPELINE_DEPTH,
-    SweepReport,
+    SweepReport, stability,
 };
 use clap::Parser;
 
 /// The sustained-load sweep: closed loops over a range of connections, pipelining, and
-/// an open loop at fixed rates, for every contender, interleaved point by point.
+/// an open loop at fixed rates in rounds, for every contender, interleaved point by point,
+/// with steal per point and a hiccup meter on each CPU during the open loop.
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Cli {
     /// Seconds per point.
     #[arg(long, env = "SWEEP_SECONDS", default_value_t = 5.0)]
     seconds: f64,
+    /// Rounds of the open loop at each rate; the contenders' order rotates each round.
+    #[arg(long, env = "SWEEP_OPEN_ROUNDS", default_value_t = 3)]
+    open_rounds: usize,
 }
 
 fn main() {
@@ -29,6 +37,9 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if cli.open_rounds == 0 {
+        return Err("--open-rounds must be at least 1".into());
+    }
     let lineup = Lineup::start(&CONTENDERS)?;
     let duration = Duration::from_secs_f64(cli.seconds);
     let load = |kind, connections, depth, rate| {
@@ -38,15 +49,11 @@ fn run(cli: Cli) -> Result<(), String> {
     let mut points: Vec<Point> = Vec::new();
     for connections in CONNECTIONS {
         let closed = load(LoadKind::Closed, connections, 1, None);
-        run_all(
-            &lineup.servers,
-            closed,
-            &mut points,
-            connections == DETAIL_CONNECTIONS,
-        )?;
+        let syscalls = connections == DETAIL_CONNECTIONS;
+        run_all(&lineup, closed, &mut points, (syscalls, 0))?;
     }
     let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
-    run_all(&lineup.servers, pipelined, &mut points, true)?;
+    run_all(&lineup, pipelined, &mut points, (true, 0))?;
     let slowest_peak = lineup
         .servers
         .iter()
@@ -58,10 +65,13 @@ fn run(cli: Cli) -> Result<(), String> {
                 .fold(0.0, f64::max)
         })
         .fold(f64::INFINITY, f64::min);
-    for share in OPEN_LOOP_SHARES {
-        let rate = Some((slowest_peak * share).round());
-        let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, rate);
-        run_all(&lineup.servers, open, &mut points, false)?;
+    for round in 0..cli.open_rounds {
+        eprintln!("sweep: open loop, round {}/{}", round + 1, cli.open_rounds);
+        for share in OPEN_LOOP_SHARES {
+            let rate = Some((slowest_peak * share).round());
+            let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, rate);
+            run_all(&lineup, open, &mut points, (false, round))?;
+        }
     }
     drop(lineup.servers);
     let report = SweepReport {
@@ -69,16 +79,31 @@ fn run(cli: Cli) -> Result<(), String> {
         pinning: lineup.pinning.describe(),
         seconds_per_point: cli.seconds,
         slowest_peak,
+        open_rounds: cli.open_rounds,
         points,
     };
-    sweep::report::write_all(&lineup.workspace.join("results"), &report)?;
+    let results = lineup.workspace.join("results");
+    let comparison = stability::read_previous(&results.join("sweep.json"))
+        .and_then(|previous| stability::compare(&previous, &report));
+    if let Err(why) = &comparison {
+        eprintln!("sweep: no comparison with the previous sweep: {why}");
+    }
+    sweep::report::write_all(&results, &report, &comparison)?;
     println!("sweep written: results/sweep.md, results/sweep.json, results/sweep_*.svg");
     Ok(())
 }
 
-/// Runs `load` against every server in turn, with syscall counts if `syscalls`.
-fn run_all(servers: &[Server], load: Load, points: &mut Vec<Point>, syscalls: bool) -> Result<(), String> {
-    for server in servers {
+/// Runs `load` against every server in turn, starting with the `round`th (so the order
+/// rotates over rounds), with syscall counts if `syscalls`. A point whose steal passes
+/// [`STEAL_LIMIT`] is measured once more, and the second measurement kept.
+fn run_all(
+    lineup: &Lineup,
+    load: Load,
+    points: &mut Vec<Point>,
+    (syscalls, round): (bool, usize),
+) -> Result<(), String> {
+    for i in rotated(lineup.servers.len(), round) {
+        let server = &lineup.servers[i];
         eprintln!(
             "sweep: {} {} c={} d={} rate={:?}",
             server.contender.label,
@@ -87,11 +112,28 @@ fn run_all(servers: &[Server], load: Load, points: &mut Vec<Point>, syscalls: bo
             load.depth,
             load.rate
         );
-        let mut point = load::run_point(server, load)?;
+        let mut point = measure(server, load, &lineup.pinning)?;
+        if let Some(noise) = point.noise.filter(|n| n.steal.too_high()) {
+            eprintln!(
+                "sweep: {:.1}% of the point stolen (above {:.0}%): measuring it again",
+                noise.steal.worst() * 100.0,
+                STEAL_LIMIT * 100.0
+            );
+            point = measure(server, load, &lineup.pinning)?;
+        }
         if syscalls {
             point.syscalls_per_request = load::syscalls_per_request(server, load);
         }
         points.push(point);
     }
     Ok(())
+}
+
+/// One point with the platform's noise beside it: steal always, and hiccups on both CPUs
+/// for the open loop, whose latency is read against them.
+fn measure(server: &Server, load: Load, pinning: &Pinning) -> Result<Point, String> {
+    let hiccups = load.kind == LoadKind::Open;
+    let (mut point, noise) = noise::measure(pinning, hiccups, || load::run_point(server, load))?;
+    point.noise = Some(noise);
+    Ok(point)
 }

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use benches::machine::Machine;
+use benches::rounds::rotated;
 use benches::servers::{Contender, Lineup};
 use benches::workloads::measure::{self, Slot};
 use benches::workloads::{IDLE_CONTENDERS, Sample, WORKLOADS, Workload, WorkloadsReport, features};
@@ -84,8 +85,8 @@ fn measure_rounds(
     let mut samples = Vec::new();
     for round in 0..cli.rounds {
         for (workload, contenders) in plan {
-            for turn in 0..contenders.len() {
-                let contender = contenders[(turn + round) % contenders.len()];
+            for turn in rotated(contenders.len(), round) {
+                let contender = contenders[turn];
                 let fresh = match workload.needs_fresh_server() {
                     true => Some(lineup.start_fresh(contender)?),
                     false => None,

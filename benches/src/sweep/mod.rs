@@ -1,18 +1,23 @@
 //! The sustained-load sweep (`scripts/sweep.sh`): every contender over closed loops at
 //! [`CONNECTIONS`], pipelining at [`DETAIL_CONNECTIONS`], and an open loop at
 //! [`OPEN_LOOP_SHARES`] of the slowest contender's peak, with server CPU, peak RSS and
-//! syscalls per request beside each point. Contenders are interleaved point by point so
-//! that drift hits all of them alike. `report` renders the tables (ending with `ratios`),
-//! `plots` the SVG charts.
+//! syscalls per request beside each point, and steal on both CPUs. Contenders are
+//! interleaved point by point so that drift hits all of them alike; the open loop runs in
+//! rounds whose contender order rotates, with a hiccup meter on each CPU (`floor` reads
+//! its tails against them, `stability` compares two sweeps). `report` renders the tables
+//! (the open loop's in `open_loop`, ending with `ratios`), `plots` the SVG charts.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::load::{LoadKind, Point};
 use crate::machine::Machine;
 
+pub mod floor;
+pub mod open_loop;
 pub mod plots;
 pub mod ratios;
 pub mod report;
+pub mod stability;
 
 /// The closed loop's connection counts.
 pub const CONNECTIONS: [usize; 5] = [1, 16, 64, 256, 1024];
@@ -26,12 +31,15 @@ pub const OPEN_LOOP_CONNECTIONS: usize = 64;
 pub const OPEN_LOOP_SHARES: [f64; 3] = [0.25, 0.5, 0.75];
 
 /// Everything one sweep measured, as written to `results/sweep.json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepReport {
     pub machine: Machine,
     pub pinning: String,
     pub seconds_per_point: f64,
     pub slowest_peak: f64,
+    /// Rounds of the open loop (1 in sweeps from before rounds).
+    #[serde(default = "one_round")]
+    pub open_rounds: usize,
     pub points: Vec<Point>,
 }
 
@@ -42,6 +50,17 @@ impl SweepReport {
             .iter()
             .filter(move |p| p.contender == contender && p.kind == kind)
     }
+
+    /// The share of the slowest peak an open-loop point offered, in whole percent (rates
+    /// differ between sweeps, shares do not).
+    pub fn share_percent(&self, point: &Point) -> Option<u32> {
+        let rate = point.rate?;
+        Some((rate / self.slowest_peak * 100.0).round() as u32)
+    }
+}
+
+fn one_round() -> usize {
+    1
 }
 
 /// `25/50/75%`: the open loop's shares, for headings.

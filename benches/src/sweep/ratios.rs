@@ -1,10 +1,11 @@
 //! The sweep's bottom line: io_uring_server's figures divided by tokio_server's engines
 //! (server CPU per request and syscalls in the closed loop and pipelined requests/s at
-//! [`DETAIL_CONNECTIONS`], and open-loop p99 at [`COMPARED_SHARE`] of the slowest peak),
-//! all from one interleaved run.
+//! [`DETAIL_CONNECTIONS`], and open-loop p99 at [`COMPARED_SHARE`] of the slowest peak,
+//! the median of its rounds), all from one interleaved run.
 
 use crate::format::group_thousands;
 use crate::load::{LoadKind, Point};
+use crate::rounds::median;
 use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 use crate::sweep::{DETAIL_CONNECTIONS, PIPELINE_DEPTH, SweepReport};
 
@@ -55,12 +56,17 @@ pub fn ratios_section(report: &SweepReport) -> String {
             show: |v| format!("{} µs", group_thousands(v)),
         },
     ];
+    // The median over the open loop's rounds; the other loads run once.
     let find = |contender: &Contender, m: &Measure| -> Option<f64> {
-        let point = report.points_of(contender.id, m.kind).find(|p| match m.kind {
-            LoadKind::Open => p.rate == Some(compared_rate),
-            _ => p.connections == DETAIL_CONNECTIONS,
-        })?;
-        (m.value)(point)
+        let values: Vec<f64> = report
+            .points_of(contender.id, m.kind)
+            .filter(|p| match m.kind {
+                LoadKind::Open => p.rate == Some(compared_rate),
+                _ => p.connections == DETAIL_CONNECTIONS,
+            })
+            .filter_map(m.value)
+            .collect();
+        median(&values)
     };
     let columns: Vec<String> = REFERENCES.iter().map(|r| format!("÷ {}", r.label)).collect();
     let mut out = format!(
@@ -84,7 +90,8 @@ pub fn ratios_section(report: &SweepReport) -> String {
             ratios.join(" | ")
         );
     }
-    out + "\nOne run: a ratio near 1 is inside this VM's drift between runs.\n"
+    out + "\nOne sweep (the open loop's median round): a ratio near 1 is inside this VM's drift \
+           between runs.\n"
 }
 
 #[cfg(test)]
@@ -116,6 +123,7 @@ mod tests {
             syscalls_per_request: Some(value / 10.0),
             peak_rss_kib: None,
             bottleneck: String::new(),
+            noise: None,
         }
     }
 
@@ -126,7 +134,10 @@ mod tests {
             points.push(point(contender, LoadKind::Closed, None, value));
             points.push(point(contender, LoadKind::Pipelined, None, value));
             points.push(point(contender, LoadKind::Open, Some(25.0), 1.0));
+            // Three rounds at 50%: the median is `value`.
+            points.push(point(contender, LoadKind::Open, Some(50.0), value * 3.0));
             points.push(point(contender, LoadKind::Open, Some(50.0), value));
+            points.push(point(contender, LoadKind::Open, Some(50.0), value / 2.0));
         }
         let report = SweepReport {
             machine: Machine {
@@ -142,6 +153,7 @@ mod tests {
             pinning: String::new(),
             seconds_per_point: 1.0,
             slowest_peak: 100.0,
+            open_rounds: 3,
             points,
         };
         let section = ratios_section(&report);
