@@ -1,8 +1,26 @@
 //! The machine and build a run happened on, recorded beside every result.
 
 use std::process::Command;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
+
+use crate::steal::StealWatch;
+
+/// Steal of every CPU since the tool started ([`start_run`]).
+static RUN_STEAL: OnceLock<Option<StealWatch>> = OnceLock::new();
+
+/// Starts counting the CPU steal this run will report beside its machine (see
+/// [`Machine::steal_percent`]); called once by every tool as it starts.
+pub fn start_run() {
+    RUN_STEAL.get_or_init(|| StealWatch::start_all().ok());
+}
+
+/// The share of every CPU's time stolen since [`start_run`], in percent.
+fn run_steal_percent() -> Option<f64> {
+    let steal = RUN_STEAL.get()?.as_ref()?.read().ok()?;
+    Some(steal.server * 100.0)
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
@@ -14,13 +32,21 @@ pub struct Machine {
     pub memory_gib: f64,
     pub kernel: String,
     pub rustc: String,
+    /// CPU time stolen by the hypervisor during the run, as a percentage of all CPUs'
+    /// time since the tool started; `None` when it was not counted.
+    #[serde(default)]
+    pub steal_percent: Option<f64>,
 }
 
 impl Machine {
-    /// "CPU, N logical cores, X GiB, kernel K, rustc R": the machine in one phrase.
+    /// "CPU, N logical cores, X GiB, kernel K, rustc R, steal S% during the run": the
+    /// machine in one phrase.
     pub fn summary(&self) -> String {
+        let steal = self.steal_percent.map_or_else(String::new, |s| {
+            format!(", steal {s:.1}% of CPU time during the run")
+        });
         format!(
-            "{}, {} logical cores, {:.1} GiB, kernel {}, {}",
+            "{}, {} logical cores, {:.1} GiB, kernel {}, {}{steal}",
             self.cpu_model, self.logical_cores, self.memory_gib, self.kernel, self.rustc
         )
     }
@@ -40,6 +66,7 @@ impl Machine {
             memory_gib: system.total_memory() as f64 / (1u64 << 30) as f64,
             kernel: sysinfo::System::kernel_version().unwrap_or_else(|| "unknown".into()),
             rustc: command_output("rustc", &["--version"]),
+            steal_percent: run_steal_percent(),
         }
     }
 }

@@ -58,8 +58,22 @@ impl StealWatch {
         })
     }
 
+    /// Reads the steal of every CPU this process may use: for a whole run.
+    pub fn start_all() -> Result<StealWatch, String> {
+        StealWatch::start(&Pinning {
+            server: None,
+            client: None,
+            warning: None,
+        })
+    }
+
     /// The share of wall time stolen since [`StealWatch::start`].
     pub fn stop(self) -> Result<Steal, String> {
+        self.read()
+    }
+
+    /// The share of wall time stolen so far, the watch still running.
+    pub fn read(&self) -> Result<Steal, String> {
         let after = (read_ticks(&self.server)?, read_ticks(&self.client)?);
         let wall = self.start.elapsed();
         Ok(Steal {

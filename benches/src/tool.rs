@@ -8,7 +8,9 @@ pub fn main<C: clap::Parser>(name: &str, work: impl FnOnce(C) -> Result<(), Stri
 }
 
 /// Runs `work`; on an error prints `{name}: error: {message}` and exits with status 1.
+/// The CPU steal the run's machine line reports is counted from here on.
 pub fn exit_on_error(name: &str, work: impl FnOnce() -> Result<(), String>) {
+    crate::machine::start_run();
     if let Err(message) = work() {
         eprintln!("{name}: error: {message}");
         std::process::exit(1);

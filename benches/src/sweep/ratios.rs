@@ -149,6 +149,7 @@ mod tests {
                 memory_gib: 1.0,
                 kernel: String::new(),
                 rustc: String::new(),
+                steal_percent: None,
             },
             pinning: String::new(),
             seconds_per_point: 1.0,

@@ -158,6 +158,7 @@ pub(crate) mod tests {
                 memory_gib: 1.0,
                 kernel: String::new(),
                 rustc: String::new(),
+                steal_percent: None,
             },
             pinning: String::new(),
             seconds_per_point: 1.0,
