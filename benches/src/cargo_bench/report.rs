@@ -53,7 +53,7 @@ pub fn render_markdown(report: &Report) -> String {
          nothing is typed by hand.\n\n\
          | machine | |\n|---|---|\n\
          | CPU | {} |\n| cores | {} logical, {} physical |\n| memory | {:.1} GiB |\n\
-         | kernel | {} |\n| rustc | {} |\n| pinning | {} |\n\
+         | kernel | {} |\n| rustc | {} |\n| CPU steal during the run | {} |\n| pinning | {} |\n\
          | criterion | profile `{}`: warm-up {} s, measurement {} s, {} samples, {} bootstrap resamples |\n\n",
         m.date,
         m.git_commit,
@@ -64,6 +64,8 @@ pub fn render_markdown(report: &Report) -> String {
         m.memory_gib,
         m.kernel,
         m.rustc,
+        m.steal_percent
+            .map_or_else(|| "not counted".into(), |s| format!("{s:.1}%")),
         r.pinning,
         r.profile,
         r.warm_up_s,

@@ -39,7 +39,7 @@ fn fixture() -> Report {
             memory_gib: 23.47,
             kernel: "6.1.0".into(),
             rustc: "rustc 1.95.0".into(),
-            steal_percent: None,
+            steal_percent: Some(3.25),
         },
         run: RunInfo {
             profile: "quick".into(),
