@@ -3,13 +3,14 @@
 //! [`OPEN_LOOP_SHARES`] of the slowest contender's peak, with server CPU, peak RSS and
 //! syscalls per request beside each point. Contenders are interleaved point by point so
 //! that drift hits all of them alike. `report` renders the tables (ending with `ratios`),
-//! `plots` the SVG charts.
+//! `plots` the SVG charts (drawn by `chart`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::load::{LoadKind, Point};
 use crate::machine::Machine;
 
+mod chart;
 pub mod plots;
 pub mod ratios;
 pub mod report;
@@ -25,8 +26,9 @@ pub const OPEN_LOOP_CONNECTIONS: usize = 64;
 /// The open loop's rates, as shares of the slowest contender's closed-loop peak.
 pub const OPEN_LOOP_SHARES: [f64; 3] = [0.25, 0.5, 0.75];
 
-/// Everything one sweep measured, as written to `results/sweep.json`.
-#[derive(Debug, Clone, Serialize)]
+/// Everything one sweep measured, as written to `results/sweep.json` (and read back by
+/// [`plots::draw_from_json`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepReport {
     pub machine: Machine,
     pub pinning: String,
