@@ -23,7 +23,8 @@ pub enum LoadKind {
     Closed,
     /// Each connection keeps several requests in flight.
     Pipelined,
-    /// Requests leave at a fixed rate, late ones measured from their intended send time.
+    /// Requests leave at a fixed rate, each measured from its intended send time, after a
+    /// discarded warm-up ([`open_loop_warmup`]).
     Open,
     /// A closed loop of `POST /payload` echoes.
     Echo,
@@ -54,8 +55,14 @@ pub struct Point {
     pub rate: Option<f64>,
     pub requests: u64,
     pub requests_per_sec: f64,
-    #[serde(deserialize_with = "ReadPercentiles::deserialize")]
+    /// Open loop: from each request's intended send time (corrected for coordinated
+    /// omission).
     pub latency_us: Percentiles,
+    /// Open loop only: from each request's actual send (uncorrected).
+    pub uncorrected_latency_us: Option<Percentiles>,
+    /// Open loop only: how late the client sent against its schedule.
+    pub send_lateness_us: Option<Percentiles>,
+    /// Over every request of the run, warm-up included (the CPU was measured over all).
     pub server_cpu_us_per_request: Option<f64>,
     pub client_cpu_us_per_request: f64,
     pub syscalls_per_request: Option<f64>,
@@ -64,18 +71,6 @@ pub struct Point {
     /// What the platform did meanwhile, where the study recorded it (the sweep).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<Noise>,
-}
-
-/// loadgen's [`Percentiles`], read back from a study's JSON (loadgen only writes them).
-#[derive(Deserialize)]
-#[serde(remote = "Percentiles")]
-struct ReadPercentiles {
-    mean: f64,
-    p50: u64,
-    p90: u64,
-    p99: u64,
-    p999: u64,
-    max: u64,
 }
 
 /// A `POST /payload` of `bytes` (chunked in `chunk`-byte pieces if set), echoed back.
@@ -123,13 +118,24 @@ pub struct Load {
     pub connections: usize,
     pub depth: usize,
     pub rate: Option<f64>,
+    /// The measured window, after `warmup`.
     pub duration: Duration,
+    /// Run this long first, its answers kept out of the latency and requests/s figures.
+    pub warmup: Duration,
     pub client_threads: usize,
     pub server_cpus: usize,
 }
 
+/// The open loop's warm-up for a point of `duration`: a fifth of it, at most 1 s (connects
+/// and first-touch costs are over well within that at the sweep's rates), so a 5 s point
+/// runs 6 s. The closed loops need none: their figures are means over the whole run.
+pub fn open_loop_warmup(duration: Duration) -> Duration {
+    (duration / 5).min(Duration::from_secs(1))
+}
+
 impl Load {
-    /// A load with the client threads and server CPUs that `pinning` gives.
+    /// A load with the client threads and server CPUs that `pinning` gives, and for the
+    /// open loop [`open_loop_warmup`].
     pub fn new(
         kind: LoadKind,
         (connections, depth): (usize, usize),
@@ -145,6 +151,10 @@ impl Load {
             depth,
             rate,
             duration,
+            warmup: match kind {
+                LoadKind::Open => open_loop_warmup(duration),
+                _ => Duration::ZERO,
+            },
             client_threads: pinning.client_cpus().max(1),
             server_cpus: pinning.server_cpus(),
         }
@@ -159,6 +169,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         threads: load.client_threads,
         depth: load.depth,
         duration: load.duration,
+        warmup: load.warmup,
         rate: load.rate,
         expect_body_len: Some(body_len),
         expect_body: Some(target.contract_body),
@@ -176,8 +187,9 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
             server.contender.label, load.connections
         ));
     }
+    // CPU was measured over the whole run, so per request means over every request.
     let usage = Usage {
-        requests: summary.requests,
+        requests: summary.requests_including_warmup(),
         wall_s: spent.wall.as_secs_f64(),
         server_cpu_s: spent.server.map(|d| d.as_secs_f64()),
         client_cpu_s: spent.client.as_secs_f64(),
@@ -194,6 +206,8 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         requests: summary.requests,
         requests_per_sec: summary.requests_per_sec,
         latency_us: summary.latency_us,
+        uncorrected_latency_us: summary.uncorrected_latency_us,
+        send_lateness_us: summary.send_lateness_us,
         server_cpu_us_per_request: usage.server_us_per_request(),
         client_cpu_us_per_request: usage.client_us_per_request(),
         syscalls_per_request: None,
@@ -209,6 +223,8 @@ pub fn syscalls_per_request(server: &Server, load: Load) -> Option<f64> {
     let counter = SyscallCounter::start(server.pid()?)?;
     let short = Load {
         duration: load.duration.min(Duration::from_secs(2)),
+        // Every request counted is then measured, so the count divides all the syscalls.
+        warmup: Duration::ZERO,
         ..load
     };
     let point = run_point(server, short).ok();

@@ -1,7 +1,8 @@
 //! Churn: a new connection per request. Each client connects (bound to the next source
 //! address when they are spread), sends one request, reads and validates the answer, and
 //! closes, then starts over; the latency runs from the connect (or its intended time in the
-//! open loop) to the answer's last byte. Two patterns, by who closes:
+//! open loop, whose schedule starts at the run's start: the connect is what is measured)
+//! to the answer's last byte. Two patterns, by who closes:
 //! - [`Churn::ServerCloses`]: the request carries `Connection: close`; the client reads to
 //!   the end of the stream (the server's FIN) and then closes. Bytes after the answer, or a
 //!   reset, fail the connection.
@@ -11,6 +12,7 @@
 //! A failed connection is counted by kind and the client goes on with the next one; any
 //! failure fails the run.
 
+use std::cell::RefCell;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use serde::Serialize;
@@ -21,7 +23,7 @@ use tokio::time::Instant;
 use crate::errors::{ErrorKind, Failure};
 use crate::pace::{Limits, Pacer};
 use crate::run::{Config, read_response, read_some};
-use crate::summary::Tally;
+use crate::tally::Tally;
 
 /// Who closes each connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -75,16 +77,16 @@ pub(crate) async fn connections(
     limits: &Limits,
     mut pacer: Pacer,
     (sources, index): (&[IpAddr], usize),
-    tally: &mut Tally,
+    tally: &RefCell<Tally>,
 ) {
     let mut source = (!sources.is_empty()).then(|| index % sources.len());
-    while limits.take(1) {
-        let Some(started) = pacer.next(limits.deadline).await else {
+    while let Some(sending) = pacer.next(limits.deadline).await {
+        if !limits.take(1, sending.intended) {
             return;
-        };
+        }
         match one_connection(config, source.map(|i| sources[i]), limits.patience()).await {
-            Ok(()) => tally.record(started, limits),
-            Err(failure) => tally.fail(failure),
+            Ok(()) => tally.borrow_mut().record(sending, limits),
+            Err(failure) => tally.borrow_mut().fail(failure),
         }
         source = source.map(|i| (i + 1) % sources.len());
     }

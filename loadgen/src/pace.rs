@@ -1,17 +1,23 @@
 //! When a client may send next: the run's shared stop conditions ([`Limits`]) and each
 //! client's schedule ([`Pacer`]). In the open loop a client owns every `connections`-th
-//! slot of the total rate; a send that could not leave on time (the client still waited
-//! for the previous answer) is measured from its *intended* time, as wrk2 does, so a server
-//! stall shows in the percentiles instead of silently delaying later sends (coordinated
-//! omission). In the closed loop a send is measured from when it leaves.
+//! slot of the total rate, from when its connection is established; every answer is
+//! measured from its send's *intended* time, as wrk2 does, so a server stall shows in the
+//! percentiles instead of silently delaying later sends (coordinated omission), and the
+//! [`Sending`] also says when it actually left (for the uncorrected latency and the
+//! client's own lateness). Waits are timerfd deadlines (`timer.rs`), not tokio's 1 ms
+//! ticks. In the closed loop a send is measured from when it leaves.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::timer::Deadline;
+
 /// Shared stop conditions, and the count of answered requests for progress lines.
 pub(crate) struct Limits {
+    /// The warm-up's end: sends meant to leave before it are not taken from the budget.
+    pub measured_from: Instant,
     pub deadline: Instant,
     pub budget: AtomicI64,
     pub failed: AtomicBool,
@@ -19,8 +25,11 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
-    pub fn new(deadline: Instant, max_requests: Option<u64>) -> Limits {
+    /// A run measured from `measured_from` that ends at `deadline` or after
+    /// `max_requests` measured requests.
+    pub fn new(measured_from: Instant, deadline: Instant, max_requests: Option<u64>) -> Limits {
         Limits {
+            measured_from,
             deadline,
             budget: AtomicI64::new(max_requests.map_or(i64::MAX, |n| n as i64)),
             failed: AtomicBool::new(false),
@@ -28,9 +37,11 @@ impl Limits {
         }
     }
 
-    /// Takes `n` requests from the budget; false once it is spent or the run has failed.
-    pub fn take(&self, n: usize) -> bool {
-        !self.failed.load(Ordering::Relaxed) && self.budget.fetch_sub(n as i64, Ordering::Relaxed) > 0
+    /// Whether `n` requests meant to leave at `intended` may go: false once the run has
+    /// failed, or the budget is spent (requests of the warm-up take nothing from it).
+    pub fn take(&self, n: usize, intended: Instant) -> bool {
+        !self.failed.load(Ordering::Relaxed)
+            && (intended < self.measured_from || self.budget.fetch_sub(n as i64, Ordering::Relaxed) > 0)
     }
 
     /// How long an answer may take: until 5 s after the run's end.
@@ -39,43 +50,68 @@ impl Limits {
     }
 }
 
+/// When one request (or churn connection) left, against when it was meant to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sending {
+    /// Its slot in the open loop's schedule; in the closed loop, when it left.
+    pub intended: Instant,
+    /// When it left.
+    pub sent: Instant,
+}
+
 /// One client's send schedule.
 pub(crate) struct Pacer {
     interval: Option<Duration>,
+    /// This client's share of one interval: clients that begin together stay staggered.
+    offset: Duration,
     intended: Instant,
+    timer: Option<Deadline>,
 }
 
 impl Pacer {
     /// Client `index` of `clients`, at `rate` sends per second over all of them (`None`:
-    /// closed loop), from `start`.
-    pub fn new(rate: Option<f64>, clients: usize, index: usize, start: Instant) -> Pacer {
+    /// closed loop). The schedule starts at [`Pacer::begin`]. Must be made inside a tokio
+    /// runtime (the open loop's timer is a timerfd on its reactor).
+    pub fn new(rate: Option<f64>, clients: usize, index: usize) -> std::io::Result<Pacer> {
         let interval = rate.map(|rate| Duration::from_secs_f64(clients as f64 / rate));
-        let offset = interval.map_or(Duration::ZERO, |i| i.mul_f64(index as f64 / clients as f64));
-        Pacer {
+        Ok(Pacer {
             interval,
-            intended: start + offset,
-        }
+            offset: interval.map_or(Duration::ZERO, |i| i.mul_f64(index as f64 / clients as f64)),
+            intended: Instant::now(),
+            timer: interval.map(|_| Deadline::new()).transpose()?,
+        })
     }
 
-    /// Waits until the next send is due and returns the time its latency counts from;
+    /// Starts the schedule at `at`: when the client's connection is established (so its
+    /// setup is not charged to its first requests, as wrk2 does), or for churn, where the
+    /// connect is part of what is measured, at the run's start.
+    pub fn begin(&mut self, at: Instant) {
+        self.intended = at + self.offset;
+    }
+
+    /// Waits until the next send is due and says when it leaves and when it was meant to;
     /// `None` once the run is over.
-    pub async fn next(&mut self, deadline: Instant) -> Option<Instant> {
-        let Some(interval) = self.interval else {
-            return (Instant::now() < deadline).then(Instant::now);
+    pub async fn next(&mut self, deadline: Instant) -> Option<Sending> {
+        let (Some(interval), Some(timer)) = (self.interval, &mut self.timer) else {
+            let now = Instant::now();
+            return (now < deadline).then_some(Sending {
+                intended: now,
+                sent: now,
+            });
         };
         let intended = self.intended;
         if intended >= deadline {
             return None;
         }
         self.intended += interval;
-        if Instant::now() > intended {
-            // Behind schedule: count from the intended time (the coordinated-omission
-            // correction).
-            return Some(intended);
+        // A send that is already late (its connection was still waiting for the previous
+        // answer) leaves at once; its latency still counts from `intended`.
+        if timer.wait_until(intended).await.is_err() {
+            tokio::time::sleep_until(intended).await;
         }
-        // On schedule: sleep, and count from the actual send, so the timer's millisecond
-        // overshoot is not charged to the server.
-        tokio::time::sleep_until(intended).await;
-        Some(Instant::now())
+        Some(Sending {
+            intended,
+            sent: Instant::now(),
+        })
     }
 }

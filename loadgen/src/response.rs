@@ -1,6 +1,6 @@
-//! Minimal response framing and validation: the status line, then the body by
-//! Content-Length or to the end of a chunked body. Enough to count and check responses
-//! at full speed, not a general HTTP parser.
+//! Response framing and validation: the head parsed by httparse (status line and
+//! headers), then the body by Content-Length or to the end of a chunked body. Enough to
+//! count and check responses at full speed, not a general HTTP client.
 
 use crate::errors::{ErrorKind, Failure};
 
@@ -19,31 +19,38 @@ pub enum Frame {
     Partial,
 }
 
-/// Frames the response at the start of `buf`.
+/// Headers a response head may carry; more fail the response. Default is 64.
+const MAX_HEADERS: usize = 64;
+
+/// Frames the response at the start of `buf`: its head parsed by httparse (so a status
+/// line must be `HTTP/1.x`, one space, three digits, then a space or the line's end), its
+/// body by Content-Length or chunked framing.
 pub fn frame(buf: &[u8]) -> Result<Frame, String> {
-    let Some(head_end) = find(buf, b"\r\n\r\n") else {
-        return if buf.len() > 64 * 1024 {
-            Err("response head over 64 KiB".into())
-        } else {
-            Ok(Frame::Partial)
-        };
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut response = httparse::Response::new(&mut headers);
+    let body_start = match response.parse(buf) {
+        Ok(httparse::Status::Complete(head_len)) => head_len,
+        Ok(httparse::Status::Partial) if buf.len() > 64 * 1024 => {
+            return Err("response head over 64 KiB".into());
+        }
+        Ok(httparse::Status::Partial) => return Ok(Frame::Partial),
+        Err(e) => {
+            let start = String::from_utf8_lossy(&buf[..buf.len().min(40)]);
+            return Err(format!("not an HTTP/1 response ({e}): {start:?}"));
+        }
     };
-    let head = &buf[..head_end];
-    if !head.starts_with(b"HTTP/1.") || head.len() < 12 {
-        return Err(format!(
-            "not an HTTP/1 response: {:?}",
-            String::from_utf8_lossy(&head[..head.len().min(40)])
-        ));
-    }
-    let status = std::str::from_utf8(&head[9..12])
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .ok_or("malformed status line")?;
-    let body_start = head_end + 4;
-    if let Some(length) = header(head, b"content-length") {
+    let status = response.code.ok_or("response without a status code")?;
+    let header = |name: &str| {
+        response
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value.trim_ascii())
+    };
+    if let Some(length) = header("content-length") {
         let body_len: usize = std::str::from_utf8(length)
             .ok()
-            .and_then(|s| s.trim().parse().ok())
+            .and_then(|s| s.parse().ok())
             .ok_or("malformed Content-Length")?;
         return Ok(if buf.len() >= body_start + body_len {
             Frame::Complete {
@@ -56,7 +63,7 @@ pub fn frame(buf: &[u8]) -> Result<Frame, String> {
             Frame::Partial
         });
     }
-    if header(head, b"transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case(b"chunked")) {
+    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case(b"chunked")) {
         return chunked_end(buf, body_start).map(|end| match end {
             Some((len, body_len)) => Frame::Complete {
                 status,
@@ -94,15 +101,6 @@ impl Expect {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-fn header<'a>(head: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
-    head.split(|&b| b == b'\n').skip(1).find_map(|line| {
-        let colon = line.iter().position(|&b| b == b':')?;
-        line[..colon]
-            .eq_ignore_ascii_case(name)
-            .then(|| line[colon + 1..].trim_ascii())
-    })
 }
 
 /// The end of a chunked body starting at `pos`, and its decoded length.
@@ -170,6 +168,22 @@ mod tests {
             })
         );
         assert_eq!(frame(&response[..response.len() - 6]), Ok(Frame::Partial));
+    }
+
+    #[test]
+    fn the_status_line_is_parsed_not_read_at_offsets() {
+        let framed = |head: &str| frame(format!("{head}\r\nContent-Length: 0\r\n\r\n").as_bytes());
+        let status = |head: &str| match framed(head) {
+            Ok(Frame::Complete { status, .. }) => Ok(status),
+            other => Err(format!("{other:?}")),
+        };
+        assert_eq!(status("HTTP/1.1 404 Not Found Here"), Ok(404));
+        assert_eq!(status("HTTP/1.1 204"), Ok(204), "the reason phrase may be absent");
+        assert_eq!(status("HTTP/1.0 503 \t odd  spacing\tin the reason"), Ok(503));
+        // Bytes 9..12 read "200" in each of these, yet none is a 200 status line.
+        assert!(framed("HTTP/1.1 2000 OK").is_err(), "a four-digit status");
+        assert!(framed("HTTP/1.1 200OK").is_err(), "no space after the status");
+        assert!(framed("HTTP/1.1 200 OK\r\nbroken header line").is_err());
     }
 
     #[test]

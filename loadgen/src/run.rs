@@ -1,11 +1,16 @@
-//! Drives the load: N clients over M threads (one current-thread tokio runtime each),
-//! closed loop (with pipelining depth D on keep-alive connections) or open loop at a fixed
-//! total rate (the schedule and its coordinated-omission correction are in `pace.rs`). A
-//! client holds one keep-alive connection for the whole run, or with [`Config::churn`]
-//! makes a new connection per request (`churn.rs`). In the closed loop, latency runs from
-//! the batch's send.
+//! Drives the load: N clients over M threads (one current-thread tokio runtime each,
+//! its clients sharing one `Tally`), closed loop (with pipelining depth D on keep-alive
+//! connections) or open loop at a fixed total rate (the schedule, which starts when a
+//! client's connection is established, and its coordinated-omission correction are in
+//! `pace.rs`). A client holds one keep-alive connection for the whole run, or with
+//! [`Config::churn`] makes a new connection per request (`churn.rs`). In the closed loop,
+//! latency runs from the batch's send. Answers to requests meant to leave during
+//! [`Config::warmup`] are counted apart and measured nowhere.
 
+use std::cell::RefCell;
 use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -18,8 +23,9 @@ use crate::churn::{self, Churn};
 use crate::errors::{ErrorKind, Failure};
 use crate::pace::{Limits, Pacer};
 use crate::response::{Expect, Frame, frame};
-use crate::summary::Tally;
-pub use crate::summary::{Percentiles, Summary};
+pub use crate::summary::{Percentiles, SPECTRUM_QUANTILES, Summary};
+use crate::tally::{Tally, Window};
+use crate::timer::lower_timer_slack;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -31,8 +37,12 @@ pub struct Config {
     pub connections: usize,
     pub threads: usize,
     pub depth: usize,
+    /// The measured window, after the warm-up.
     pub duration: Duration,
-    /// Stop after this many requests (with `churn`: connections).
+    /// Run this long first and discard the answers to requests meant to leave in it
+    /// (they are counted in [`Summary::warmup_requests`]). Default is zero.
+    pub warmup: Duration,
+    /// Stop after this many measured requests (with `churn`: connections).
     pub max_requests: Option<u64>,
     /// Total requests per second for the open loop (with `churn`: connections per
     /// second); `None` runs closed loop.
@@ -48,6 +58,9 @@ pub struct Config {
     pub spread_sources: bool,
     /// The body every response must carry, byte for byte (`--check-body`).
     pub expect_body: Option<Vec<u8>>,
+    /// Write the measured window's histograms here as an HdrHistogram interval log
+    /// (`hdr_log.rs`). Default is none.
+    pub hdr_log: Option<PathBuf>,
 }
 
 impl Config {
@@ -60,7 +73,8 @@ impl Config {
     }
 
     /// One keep-alive connection sending `request` to `addr` for a second in a closed
-    /// loop, expecting 200 with any body; set the other fields with struct update syntax.
+    /// loop, without warm-up, expecting 200 with any body; set the other fields with
+    /// struct update syntax.
     pub fn new(addr: SocketAddr, request: Vec<u8>) -> Config {
         Config {
             addr,
@@ -69,6 +83,7 @@ impl Config {
             threads: 1,
             depth: 1,
             duration: Duration::from_secs(1),
+            warmup: Duration::ZERO,
             max_requests: None,
             rate: None,
             expect_status: 200,
@@ -76,6 +91,7 @@ impl Config {
             expect_body: None,
             churn: None,
             spread_sources: true,
+            hdr_log: None,
         }
     }
 }
@@ -87,10 +103,14 @@ pub fn run(config: Config) -> Result<Summary, String> {
     if (config.rate.is_some() || config.churn.is_some()) && config.depth != 1 {
         return Err("the open loop (--rate) and churn send one request at a time: use --depth 1".into());
     }
+    // Room for the open loop's timers beside the connections.
+    server_kit::fd_limit::raise_to_hard_limit();
     let threads = config.threads.clamp(1, config.connections.max(1));
     let start = Instant::now();
-    let limits = Arc::new(Limits::new(start + config.duration, config.max_requests));
-    if config.duration > PROGRESS_AFTER {
+    let window = Window::after(config.warmup);
+    let deadline = window.starts + config.duration;
+    let limits = Arc::new(Limits::new(window.starts, deadline, config.max_requests));
+    if config.warmup + config.duration > PROGRESS_AFTER {
         let limits = limits.clone();
         std::thread::spawn(move || progress(&limits, start));
     }
@@ -102,16 +122,15 @@ pub fn run(config: Config) -> Result<Summary, String> {
     let handles: Vec<_> = (0..threads)
         .map(|thread| {
             let (config, limits, sources) = (config.clone(), limits.clone(), sources.clone());
-            std::thread::spawn(move || run_thread(config, limits, sources, (thread, threads), start))
+            let clients = (thread, threads);
+            std::thread::spawn(move || run_thread(config, limits, sources, clients, (start, window)))
         })
         .collect();
-    let mut total = Tally::new();
+    let mut total = Tally::new(&config, window);
     for handle in handles {
-        for tally in handle.join().map_err(|_| "a load thread panicked")? {
-            total.add(tally)?;
-        }
+        total.add(handle.join().map_err(|_| "a load thread panicked")?)?;
     }
-    Ok(total.summary(&config, sources, start.elapsed().as_secs_f64()))
+    total.summary(&config, sources)
 }
 
 /// One stderr line a second until the deadline: elapsed time, answers, current rate.
@@ -135,63 +154,81 @@ fn run_thread(
     limits: Arc<Limits>,
     sources: Vec<IpAddr>,
     (thread, threads): (usize, usize),
-    start: Instant,
-) -> Vec<Tally> {
+    (start, window): (Instant, Window),
+) -> Tally {
+    lower_timer_slack();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
-    runtime.block_on(async {
+    let tally = Rc::new(RefCell::new(Tally::new(&config, window)));
+    tokio::task::LocalSet::new().block_on(&runtime, async {
         let mut tasks = tokio::task::JoinSet::new();
         for index in (thread..config.connections).step_by(threads) {
-            let (config, limits, sources) = (config.clone(), limits.clone(), sources.clone());
-            tasks.spawn(async move { client(&config, &limits, &sources, index, start).await });
+            let (config, limits, sources, tally) =
+                (config.clone(), limits.clone(), sources.clone(), tally.clone());
+            tasks
+                .spawn_local(async move { client(&config, &limits, &sources, (index, start), &tally).await });
         }
-        let mut tallies = Vec::new();
-        while let Some(tally) = tasks.join_next().await {
-            tallies.push(tally.expect("client task"));
+        while let Some(ended) = tasks.join_next().await {
+            ended.expect("client task");
         }
-        tallies
-    })
+    });
+    Rc::into_inner(tally)
+        .expect("every client has ended")
+        .into_inner()
 }
 
 /// Client `index`: one keep-alive connection for the whole run, or with churn one
-/// connection after another.
-async fn client(config: &Config, limits: &Limits, sources: &[IpAddr], index: usize, start: Instant) -> Tally {
-    let mut tally = Tally::new();
-    let pacer = Pacer::new(config.rate, config.connections, index, start);
+/// connection after another from the run's `start`.
+async fn client(
+    config: &Config,
+    limits: &Limits,
+    sources: &[IpAddr],
+    (index, start): (usize, Instant),
+    tally: &RefCell<Tally>,
+) {
+    let mut pacer = match Pacer::new(config.rate, config.connections, index) {
+        Ok(pacer) => pacer,
+        Err(e) => {
+            limits.failed.store(true, Ordering::Relaxed);
+            let failure = Failure::new(ErrorKind::Connect, format!("timerfd for the schedule: {e}"));
+            return tally.borrow_mut().fail(failure);
+        }
+    };
     if config.churn.is_some() {
-        churn::connections(config, limits, pacer, (sources, index), &mut tally).await;
-    } else if let Err(failure) = exchange(config, limits, pacer, &mut tally).await {
+        pacer.begin(start);
+        churn::connections(config, limits, pacer, (sources, index), tally).await;
+    } else if let Err(failure) = exchange(config, limits, pacer, tally).await {
         limits.failed.store(true, Ordering::Relaxed);
-        tally.fail(failure);
+        tally.borrow_mut().fail(failure);
     }
-    tally
 }
 
 async fn exchange(
     config: &Config,
     limits: &Limits,
     mut pacer: Pacer,
-    tally: &mut Tally,
+    tally: &RefCell<Tally>,
 ) -> Result<(), Failure> {
     let mut stream = churn::connect_by(config.addr, None, limits.patience()).await?;
+    pacer.begin(Instant::now());
     let batch = config.request.repeat(config.depth);
     let mut buffer = Vec::with_capacity(64 * 1024);
     loop {
-        if !limits.take(config.depth) {
-            return Ok(());
-        }
-        let Some(sent) = pacer.next(limits.deadline).await else {
+        let Some(sending) = pacer.next(limits.deadline).await else {
             return Ok(());
         };
+        if !limits.take(config.depth, sending.intended) {
+            return Ok(());
+        }
         stream
             .write_all(&batch)
             .await
             .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
         for _ in 0..config.depth {
             read_response(&mut stream, &mut buffer, config, limits.patience()).await?;
-            tally.record(sent, limits);
+            tally.borrow_mut().record(sending, limits);
         }
     }
 }

@@ -1,17 +1,13 @@
-//! What a run measured: each client's [`Tally`], and the [`Summary`] they add up to (the
-//! JSON loadgen prints).
+//! What a run measured, as the JSON loadgen prints: the [`Summary`], and the
+//! [`Percentiles`] of each of its histograms.
 
 use std::net::IpAddr;
-use std::sync::atomic::Ordering;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
-use tokio::time::Instant;
+use serde::{Deserialize, Serialize};
 
 use crate::churn::Churn;
-use crate::errors::{ErrorsByKind, Failure};
-use crate::pace::Limits;
-use crate::run::Config;
+use crate::errors::ErrorsByKind;
 
 /// What a run measured. With `churn`, each request is one connection: `requests` counts
 /// connections completed, `requests_per_sec` is connections per second, and the latency
@@ -26,17 +22,45 @@ pub struct Summary {
     pub connections: usize,
     pub depth: usize,
     pub rate: Option<f64>,
+    /// The warm-up before the measured window, in seconds.
+    pub warmup_s: f64,
+    /// Answers to requests meant to leave during the warm-up: not in any histogram.
+    pub warmup_requests: u64,
+    /// Answers measured (after the warm-up).
     pub requests: u64,
     /// Failed connections; any fails the run.
     pub errors: u64,
     pub errors_by_kind: ErrorsByKind,
     pub first_error: Option<String>,
+    /// The measured window, in seconds: from the warm-up's end to the last answer.
     pub elapsed_s: f64,
+    /// `requests` over the measured window.
     pub requests_per_sec: f64,
+    /// Open loop: from each request's intended send time to its answer (corrected for
+    /// coordinated omission); closed loop: from its send.
     pub latency_us: Percentiles,
+    /// Open loop only: from each request's actual send to its answer, what a tool
+    /// without the correction would report.
+    pub uncorrected_latency_us: Option<Percentiles>,
+    /// Open loop only: how late each request left against its intended time (the
+    /// client's own lag, plus waits for the previous answer on its connection).
+    pub send_lateness_us: Option<Percentiles>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+impl Summary {
+    /// Every answered request, warm-up included: the divisor for CPU measured over the
+    /// whole run.
+    pub fn requests_including_warmup(&self) -> u64 {
+        self.requests + self.warmup_requests
+    }
+}
+
+/// The quantiles of [`Percentiles::spectrum`]: the minimum, the "nines" a percentile
+/// spectrum plots, and the maximum.
+pub const SPECTRUM_QUANTILES: [f64; 8] = [0.0, 0.5, 0.75, 0.9, 0.99, 0.999, 0.9999, 1.0];
+
+/// A histogram's summary, in µs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
     pub mean: f64,
     pub p50: u64,
@@ -44,75 +68,71 @@ pub struct Percentiles {
     pub p99: u64,
     pub p999: u64,
     pub max: u64,
+    /// `(quantile, value)` at each of [`SPECTRUM_QUANTILES`]; empty in results written
+    /// before it existed.
+    #[serde(default)]
+    pub spectrum: Vec<(f64, u64)>,
 }
 
-/// What one client measured.
-pub(crate) struct Tally {
-    histogram: Histogram<u64>,
-    requests: u64,
-    errors: ErrorsByKind,
-    first_error: Option<String>,
-}
-
-impl Tally {
-    pub fn new() -> Tally {
-        Tally {
-            histogram: new_histogram(),
-            requests: 0,
-            errors: ErrorsByKind::default(),
-            first_error: None,
+impl Percentiles {
+    pub fn of(h: &Histogram<u64>) -> Percentiles {
+        Percentiles {
+            mean: h.mean(),
+            p50: h.value_at_quantile(0.5),
+            p90: h.value_at_quantile(0.9),
+            p99: h.value_at_quantile(0.99),
+            p999: h.value_at_quantile(0.999),
+            max: h.max(),
+            spectrum: SPECTRUM_QUANTILES
+                .iter()
+                .map(|&q| (q, h.value_at_quantile(q)))
+                .collect(),
         }
     }
 
-    /// One answer, sent at `sent`.
-    pub fn record(&mut self, sent: Instant, limits: &Limits) {
-        let micros = sent.elapsed().as_micros().max(1) as u64;
-        self.histogram.saturating_record(micros);
-        self.requests += 1;
-        limits.answered.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub fn fail(&mut self, failure: Failure) {
-        self.errors.count(failure.kind);
-        self.first_error.get_or_insert(failure.message);
-    }
-
-    pub fn add(&mut self, other: Tally) -> Result<(), String> {
-        self.histogram.add(&other.histogram).map_err(|e| e.to_string())?;
-        self.requests += other.requests;
-        self.errors.add(&other.errors);
-        self.first_error = self.first_error.take().or(other.first_error);
-        Ok(())
-    }
-
-    /// The summary of a run of `config` that these tallies add up to, over `elapsed_s`.
-    pub fn summary(self, config: &Config, source_addrs: Vec<IpAddr>, elapsed_s: f64) -> Summary {
-        let h = &self.histogram;
-        Summary {
-            mode: if config.rate.is_some() { "open" } else { "closed" },
-            churn: config.churn,
-            source_addrs,
-            connections: config.connections,
-            depth: config.depth,
-            rate: config.rate,
-            requests: self.requests,
-            errors: self.errors.total(),
-            errors_by_kind: self.errors,
-            first_error: self.first_error,
-            elapsed_s,
-            requests_per_sec: self.requests as f64 / elapsed_s,
-            latency_us: Percentiles {
-                mean: h.mean(),
-                p50: h.value_at_quantile(0.5),
-                p90: h.value_at_quantile(0.9),
-                p99: h.value_at_quantile(0.99),
-                p999: h.value_at_quantile(0.999),
-                max: h.max(),
-            },
+    /// The spectrum, or for results without one the points the named fields give.
+    pub fn spectrum_or_named(&self) -> Vec<(f64, u64)> {
+        if !self.spectrum.is_empty() {
+            return self.spectrum.clone();
         }
+        vec![
+            (0.5, self.p50),
+            (0.9, self.p90),
+            (0.99, self.p99),
+            (0.999, self.p999),
+            (1.0, self.max),
+        ]
     }
 }
 
-fn new_histogram() -> Histogram<u64> {
+/// An empty histogram of µs, from 1 µs to 60 s at 3 significant digits.
+pub(crate) fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid histogram bounds")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spectrum_runs_from_the_minimum_to_the_maximum() {
+        let mut h = new_histogram();
+        for value in 1..=10_000 {
+            h.record(value).unwrap();
+        }
+        let p = Percentiles::of(&h);
+        let at = |q: f64| p.spectrum.iter().find(|(quantile, _)| *quantile == q).unwrap().1;
+        assert_eq!(p.spectrum.len(), SPECTRUM_QUANTILES.len());
+        assert_eq!((at(0.0), at(1.0)), (1, p.max));
+        assert!(at(0.75).abs_diff(7_500) <= 8, "{p:?}");
+        assert!(at(0.9999).abs_diff(9_999) <= 10, "{p:?}");
+        assert_eq!(at(0.99), p.p99);
+    }
+
+    #[test]
+    fn results_without_a_spectrum_read_as_their_named_percentiles() {
+        let old = r#"{"mean": 5.0, "p50": 4, "p90": 9, "p99": 20, "p999": 30, "max": 40}"#;
+        let p: Percentiles = serde_json::from_str(old).unwrap();
+        assert_eq!(p.spectrum_or_named()[2], (0.99, 20));
+    }
 }

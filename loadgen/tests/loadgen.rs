@@ -1,94 +1,19 @@
-//! loadgen against small scripted servers: coordinated-omission correction makes a stall
-//! visible, wrong responses fail the run, request bounds hold, idle connections are
+//! loadgen against small scripted servers (the open loop's timing is in `open_loop.rs`):
+//! wrong responses fail the run, request bounds hold, idle connections are
 //! held open beside a load, and churn makes one connection per request in both
 //! who-closes patterns. (Churn against the workspace's servers is part of
 //! `conformance::check_stress`.)
 
-use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+mod common;
+
 use std::time::Duration;
 
+use common::{OK, codec_server, config, load, scripted_server};
 use loadgen::churn::Churn;
 use loadgen::errors::ErrorsByKind;
 use loadgen::idle::IdleConnections;
 use loadgen::response::Expect;
-use loadgen::run::{Config, Summary, run};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// A server answering every request head with `response`, and closing after it when the
-/// head says `Connection: close`; request number `stall_at` (counted over all connections)
-/// is held for `stall` first.
-fn scripted_server(response: &'static str, stall_at: u64, stall: Duration) -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    let served = Arc::new(AtomicU64::new(0));
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            loop {
-                let Ok((mut stream, _)) = listener.accept().await else {
-                    return;
-                };
-                let served = served.clone();
-                tokio::spawn(async move {
-                    let (mut buffer, mut pending) = (vec![0u8; 4096], Vec::new());
-                    while let Ok(n @ 1..) = stream.read(&mut buffer).await {
-                        pending.extend_from_slice(&buffer[..n]);
-                        while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head: Vec<u8> = pending.drain(..end + 4).collect();
-                            let close = head.windows(17).any(|w| w == b"Connection: close");
-                            if served.fetch_add(1, Ordering::Relaxed) + 1 == stall_at {
-                                tokio::time::sleep(stall).await;
-                            }
-                            if stream.write_all(response.as_bytes()).await.is_err() || close {
-                                return;
-                            }
-                        }
-                    }
-                });
-            }
-        });
-    });
-    addr
-}
-
-const OK: &str = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-
-fn config(addr: SocketAddr) -> Config {
-    Config {
-        expect_body_len: Some(2),
-        ..Config::new(addr, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n".to_vec())
-    }
-}
-
-fn load(config: Config) -> Summary {
-    run(config).unwrap()
-}
-
-#[test]
-fn a_stall_shows_in_open_loop_percentiles() {
-    let stall = Duration::from_millis(300);
-    let open = load(Config {
-        rate: Some(1000.0),
-        ..config(scripted_server(OK, 200, stall))
-    });
-    assert_eq!(open.first_error, None);
-    // About 300 of ~1000 requests were due during the stall: each is measured from its
-    // intended send time, so the stall spreads over the upper percentiles.
-    assert!(open.latency_us.max >= 250_000, "{open:?}");
-    assert!(open.latency_us.p90 >= 50_000, "{open:?}");
-
-    // The same stall in a closed loop is one slow sample among many.
-    let closed = load(config(scripted_server(OK, 200, stall)));
-    assert!(closed.latency_us.max >= 250_000, "{closed:?}");
-    assert!(closed.latency_us.p90 < 50_000, "{closed:?}");
-}
+use loadgen::run::{Config, run};
 
 #[test]
 fn wrong_status_or_body_fails_the_run() {
@@ -104,32 +29,6 @@ fn wrong_status_or_body_fails_the_run() {
         Duration::ZERO,
     )));
     assert!(short.first_error.unwrap().contains("body of 1 bytes"));
-}
-
-/// A server answering through http_core's codec, as every server of the workspace does.
-fn codec_server() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            std::thread::spawn(move || {
-                use std::io::{Read, Write};
-                let mut codec = http_core::Codec::default();
-                let (mut input, mut out, mut chunk) = (Vec::new(), Vec::new(), vec![0u8; 4096]);
-                while let Ok(n @ 1..) = stream.read(&mut chunk) {
-                    input.extend_from_slice(&chunk[..n]);
-                    let outcome = codec.serve(&input, &mut out);
-                    input.drain(..outcome.consumed);
-                    if stream.write_all(&out).is_err() || outcome.close {
-                        return;
-                    }
-                    out.clear();
-                }
-            });
-        }
-    });
-    addr
 }
 
 #[test]

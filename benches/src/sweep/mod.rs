@@ -5,13 +5,15 @@
 //! interleaved point by point so that drift hits all of them alike; the open loop runs in
 //! rounds whose contender order rotates, with a hiccup meter on each CPU (`floor` reads
 //! its tails against them, `stability` compares two sweeps). `report` renders the tables
-//! (the open loop's in `open_loop`, ending with `ratios`), `plots` the SVG charts.
+//! (the open loop's in `open_loop`, ending with `ratios`), `plots` the SVG charts (drawn
+//! by `chart`).
 
 use serde::{Deserialize, Serialize};
 
 use crate::load::{LoadKind, Point};
 use crate::machine::Machine;
 
+mod chart;
 pub mod floor;
 pub mod open_loop;
 pub mod plots;
@@ -30,7 +32,8 @@ pub const OPEN_LOOP_CONNECTIONS: usize = 64;
 /// The open loop's rates, as shares of the slowest contender's closed-loop peak.
 pub const OPEN_LOOP_SHARES: [f64; 3] = [0.25, 0.5, 0.75];
 
-/// Everything one sweep measured, as written to `results/sweep.json`.
+/// Everything one sweep measured, as written to `results/sweep.json` (and read back by
+/// [`plots::draw_from_json`] and the stability check).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepReport {
     pub machine: Machine,

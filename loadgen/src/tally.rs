@@ -1,0 +1,143 @@
+//! What one load thread measured, shared by its clients ([`Tally`]): answers before the
+//! warm-up's end only counted, the rest in histograms (corrected latency, and in the open
+//! loop uncorrected latency and send lateness) and, with `--hdr-log`, per second; and
+//! failures by kind. The threads' tallies add up to the run's [`Summary`].
+
+use std::net::IpAddr;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, SystemTime};
+
+use hdrhistogram::Histogram;
+use tokio::time::Instant;
+
+use crate::errors::{ErrorsByKind, Failure};
+use crate::hdr_log::IntervalLog;
+use crate::pace::{Limits, Sending};
+use crate::run::Config;
+use crate::summary::{Percentiles, Summary, new_histogram};
+
+/// When the measured window starts, in both clocks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Window {
+    pub starts: Instant,
+    pub starts_wall: SystemTime,
+}
+
+impl Window {
+    /// The window after `warmup` from now.
+    pub fn after(warmup: Duration) -> Window {
+        Window {
+            starts: Instant::now() + warmup,
+            starts_wall: SystemTime::now() + warmup,
+        }
+    }
+}
+
+/// What one thread's clients measured.
+pub(crate) struct Tally {
+    window: Window,
+    open: bool,
+    corrected: Histogram<u64>,
+    uncorrected: Histogram<u64>,
+    lateness: Histogram<u64>,
+    log: Option<IntervalLog>,
+    requests: u64,
+    warmup_requests: u64,
+    errors: ErrorsByKind,
+    first_error: Option<String>,
+}
+
+impl Tally {
+    pub fn new(config: &Config, window: Window) -> Tally {
+        Tally {
+            window,
+            open: config.rate.is_some(),
+            corrected: new_histogram(),
+            uncorrected: new_histogram(),
+            lateness: new_histogram(),
+            log: config.hdr_log.as_ref().map(|_| IntervalLog::default()),
+            requests: 0,
+            warmup_requests: 0,
+            errors: ErrorsByKind::default(),
+            first_error: None,
+        }
+    }
+
+    /// The answer to `sending`, which has just arrived.
+    pub fn record(&mut self, sending: Sending, limits: &Limits) {
+        let now = Instant::now();
+        limits.answered.fetch_add(1, Ordering::Relaxed);
+        if sending.intended < self.window.starts {
+            self.warmup_requests += 1;
+            return;
+        }
+        self.requests += 1;
+        let corrected = micros(now - sending.intended).max(1);
+        self.corrected.saturating_record(corrected);
+        let uncorrected = self.open.then(|| micros(now - sending.sent).max(1));
+        if let Some(uncorrected) = uncorrected {
+            self.uncorrected.saturating_record(uncorrected);
+            self.lateness
+                .saturating_record(micros(sending.sent - sending.intended));
+        }
+        if let Some(log) = &mut self.log {
+            let second = (now - self.window.starts).as_secs() as usize;
+            log.record(second, corrected, uncorrected);
+        }
+    }
+
+    pub fn fail(&mut self, failure: Failure) {
+        self.errors.count(failure.kind);
+        self.first_error.get_or_insert(failure.message);
+    }
+
+    pub fn add(&mut self, other: Tally) -> Result<(), String> {
+        let sum =
+            |into: &mut Histogram<u64>, from: &Histogram<u64>| into.add(from).map_err(|e| e.to_string());
+        sum(&mut self.corrected, &other.corrected)?;
+        sum(&mut self.uncorrected, &other.uncorrected)?;
+        sum(&mut self.lateness, &other.lateness)?;
+        if let (Some(log), Some(other)) = (&mut self.log, &other.log) {
+            log.add(other)?;
+        }
+        self.requests += other.requests;
+        self.warmup_requests += other.warmup_requests;
+        self.errors.add(&other.errors);
+        self.first_error = self.first_error.take().or(other.first_error);
+        Ok(())
+    }
+
+    /// The summary of a run of `config` that these tallies add up to, ending now; writes
+    /// the interval log if `config` asks for one.
+    pub fn summary(self, config: &Config, source_addrs: Vec<IpAddr>) -> Result<Summary, String> {
+        let window = Instant::now().saturating_duration_since(self.window.starts);
+        if let (Some(log), Some(path)) = (&self.log, &config.hdr_log) {
+            log.write(path, self.window.starts_wall, window)?;
+        }
+        let elapsed_s = window.as_secs_f64();
+        let open = |h: &Histogram<u64>| self.open.then(|| Percentiles::of(h));
+        Ok(Summary {
+            mode: if self.open { "open" } else { "closed" },
+            churn: config.churn,
+            source_addrs,
+            connections: config.connections,
+            depth: config.depth,
+            rate: config.rate,
+            warmup_s: config.warmup.as_secs_f64(),
+            warmup_requests: self.warmup_requests,
+            requests: self.requests,
+            errors: self.errors.total(),
+            errors_by_kind: self.errors,
+            first_error: self.first_error,
+            elapsed_s,
+            requests_per_sec: self.requests as f64 / elapsed_s.max(1e-9),
+            latency_us: Percentiles::of(&self.corrected),
+            uncorrected_latency_us: open(&self.uncorrected),
+            send_lateness_us: open(&self.lateness),
+        })
+    }
+}
+
+fn micros(duration: Duration) -> u64 {
+    duration.as_micros() as u64
+}
