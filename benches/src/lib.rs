@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod format;
 pub mod load;
 pub mod machine;
+pub mod nginx;
 pub mod perf;
 pub mod rounds;
 pub mod servers;

@@ -1,5 +1,6 @@
 //! `scripts/sweep.sh`: the sustained-load sweep over every contender. Writes
-//! `results/sweep.json`, `results/sweep.md` and three SVG plots. Pinning and external
+//! `results/sweep.json`, `results/sweep.md` and three SVG plots. nginx, when installed,
+//! runs every point beside them as an outside anchor (not in the open loop's rates). Pinning and external
 //! servers work as for `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`,
 //! `BENCH_*_URL`).
 
@@ -7,6 +8,7 @@ use std::time::Duration;
 
 use benches::load::{self, Load, LoadKind, Point};
 use benches::machine::Machine;
+use benches::nginx::with_anchors;
 use benches::servers::{CONTENDERS, Lineup, Server};
 use benches::sweep::{
     self, CONNECTIONS, DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, OPEN_LOOP_SHARES, PIPELINE_DEPTH,
@@ -29,7 +31,7 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let lineup = Lineup::start(&CONTENDERS)?;
+    let lineup = Lineup::start(&with_anchors(&CONTENDERS))?;
     let duration = Duration::from_secs_f64(cli.seconds);
     let load = |kind, connections, depth, rate| {
         Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
@@ -50,6 +52,7 @@ fn run(cli: Cli) -> Result<(), String> {
     let slowest_peak = lineup
         .servers
         .iter()
+        .filter(|s| !s.contender.is_anchor())
         .map(|s| {
             points
                 .iter()

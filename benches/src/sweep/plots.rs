@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 use crate::format::group_thousands;
 use crate::load::{LoadKind, Point};
-use crate::servers::CONTENDERS;
+use crate::servers::{ANCHORS, CONTENDERS};
 use crate::sweep::{CONNECTIONS, OPEN_LOOP_SHARES, SweepReport};
 
 /// Writes `sweep_rps.svg`, `sweep_cpu.svg` and `sweep_latency.svg` into `results`.
@@ -47,6 +47,7 @@ fn series(
 ) -> Vec<(String, Vec<f64>)> {
     CONTENDERS
         .iter()
+        .chain(&ANCHORS)
         .map(|c| {
             let values = report
                 .points_of(c.id, kind)
