@@ -105,6 +105,14 @@ fn run() -> Result<(), String> {
                 server_cpus: pinning.server_cpus(),
                 client_cpus,
             };
+            println!(
+                "{}/{}: CPU per request: server {}, client {:.2} µs; bottleneck {}",
+                scenario.name(),
+                server.contender.id,
+                benches::format::micros(usage.server_us_per_request()),
+                usage.client_us_per_request(),
+                usage.bottleneck()
+            );
             measured.push(Measured {
                 scenario,
                 server: index,

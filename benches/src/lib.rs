@@ -13,6 +13,7 @@ pub mod format;
 pub mod hiccup;
 pub mod load;
 pub mod machine;
+pub mod nginx;
 pub mod noise;
 pub mod perf;
 pub mod rounds;

@@ -1,5 +1,7 @@
 //! The contenders: building their binaries, starting each pinned to the server CPUs
 //! (or using a server the user started, via an environment variable), and stopping them.
+//! Beside them stands nginx, an outside anchor (`nginx.rs`): started the same way when it
+//! is installed, measured where it can serve the workload, never part of a verdict.
 //!
 //! No server outlives the bench: each is killed when its guard drops (also while a panic
 //! unwinds), and each child asks the kernel for SIGTERM should the bench die abruptly
@@ -13,7 +15,17 @@ use std::process::{Command, Stdio};
 use server_kit::ServerProcess;
 
 use crate::affinity::CpuSet;
+use crate::nginx::{self, Nginx};
 use crate::settings::Pinning;
+
+/// How a contender is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launch {
+    /// The binary of the cargo package [`Contender::package`], with [`Contender::args`].
+    Cargo,
+    /// The system's nginx with the repository's `nginx/nginx.conf` (`nginx.rs`).
+    Nginx,
+}
 
 /// One server configuration under test: a binary and its flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +39,15 @@ pub struct Contender {
     /// Set this variable to a base URL to bench a server you started yourself; `None`:
     /// always started here.
     pub url_env: Option<&'static str>,
+    pub launch: Launch,
+}
+
+impl Contender {
+    /// Whether it stands outside the comparison (an [`ANCHORS`] row): measured beside the
+    /// contenders, never in a ratio or a verdict.
+    pub fn is_anchor(&self) -> bool {
+        ANCHORS.contains(self)
+    }
 }
 
 pub const TOKIO_HYPER: Contender = Contender {
@@ -35,6 +56,7 @@ pub const TOKIO_HYPER: Contender = Contender {
     package: "tokio_server",
     args: &["--engine", "hyper"],
     url_env: Some("BENCH_TOKIO_URL"),
+    launch: Launch::Cargo,
 };
 
 pub const TOKIO_CODEC: Contender = Contender {
@@ -43,6 +65,7 @@ pub const TOKIO_CODEC: Contender = Contender {
     package: "tokio_server",
     args: &["--engine", "codec"],
     url_env: Some("BENCH_TOKIO_CODEC_URL"),
+    launch: Launch::Cargo,
 };
 
 /// The codec on tokio reading into a buffer per thread, not per connection: not in
@@ -54,6 +77,7 @@ pub const TOKIO_CODEC_SHARED: Contender = Contender {
     package: "tokio_server",
     args: &["--engine", "codec-shared"],
     url_env: None,
+    launch: Launch::Cargo,
 };
 
 pub const IO_URING: Contender = Contender {
@@ -62,6 +86,7 @@ pub const IO_URING: Contender = Contender {
     package: "io_uring_server",
     args: &[],
     url_env: Some("BENCH_URING_URL"),
+    launch: Launch::Cargo,
 };
 
 pub const TOKIO_URING: Contender = Contender {
@@ -70,6 +95,7 @@ pub const TOKIO_URING: Contender = Contender {
     package: "tokio_uring_server",
     args: &[],
     url_env: Some("BENCH_TOKIO_URING_URL"),
+    launch: Launch::Cargo,
 };
 
 /// io_uring_server with `args`, named (and identified) by `label`; always started here.
@@ -87,17 +113,41 @@ pub const fn io_uring_with(label: &'static str, args: &'static [&'static str]) -
 /// The ablation's rows are contenders too (io_uring_server with flags, see `ablation`).
 pub const CONTENDERS: [Contender; 4] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING];
 
+/// nginx, one worker (`nginx/nginx.conf`): where a widely used epoll server lands on this
+/// machine. It cannot echo a body, so it sits out the echo workloads.
+pub const NGINX: Contender = Contender {
+    id: "nginx",
+    label: "nginx (outside anchor)",
+    package: "nginx",
+    args: &[],
+    url_env: None,
+    launch: Launch::Nginx,
+};
+
+/// The outside anchors the sweep and the workloads study measure beside the contenders.
+pub const ANCHORS: [Contender; 1] = [NGINX];
+
 /// A server being benchmarked: started by us (with a pid to measure) or external.
 pub struct Server {
     pub contender: Contender,
     pub base_url: String,
-    process: Option<ServerProcess>,
+    process: Option<Process>,
+}
+
+/// A server we started, stopped when dropped.
+enum Process {
+    Cargo(ServerProcess),
+    Nginx(Nginx),
 }
 
 impl Server {
-    /// The server's pid when we started it; `None` for an external server.
+    /// The pid of the process that serves (for nginx, its worker) when we started it;
+    /// `None` for an external server.
     pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().map(ServerProcess::pid)
+        self.process.as_ref().map(|process| match process {
+            Process::Cargo(server) => server.pid(),
+            Process::Nginx(nginx) => nginx.worker_pid(),
+        })
     }
 
     /// Starts `contender` from `binary`, pinned to `cpus` with one thread per CPU, unless
@@ -115,33 +165,49 @@ impl Server {
                 process: None,
             });
         }
-        let binary = binaries
-            .get(contender.package)
-            .ok_or_else(|| format!("no binary was built for {}", contender.package))?;
-        let mut command = Command::new(binary);
-        command.args(contender.args);
-        let threads = cpus.map_or(1, |set| set.0.len());
-        command.args(["--threads", &threads.to_string()]);
-        let pin = cpus.cloned();
-        // SAFETY: runs between fork and exec; it only makes async-signal-safe syscalls
-        // (sched_setaffinity, prctl) and allocates nothing.
-        unsafe {
-            command.pre_exec(move || {
-                if let Some(set) = &pin {
-                    set.pin_current_thread()?;
-                }
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                Ok(())
-            });
-        }
-        let process = ServerProcess::spawn(command, contender.label.to_string())?;
-        let base_url = format!("http://{}", process.addr());
+        let (addr, process) = match contender.launch {
+            Launch::Cargo => {
+                let binary = binaries
+                    .get(contender.package)
+                    .ok_or_else(|| format!("no binary was built for {}", contender.package))?;
+                let mut command = pinned_command(binary, cpus);
+                command.args(contender.args);
+                let threads = cpus.map_or(1, |set| set.0.len());
+                command.args(["--threads", &threads.to_string()]);
+                let process = ServerProcess::spawn(command, contender.label.to_string())?;
+                (process.addr(), Process::Cargo(process))
+            }
+            Launch::Nginx => {
+                let binary = nginx::binary().ok_or(nginx::NOT_INSTALLED)?;
+                let nginx = Nginx::start(&binary, cpus)?;
+                (nginx.addr(), Process::Nginx(nginx))
+            }
+        };
         Ok(Server {
             contender,
-            base_url,
+            base_url: format!("http://{addr}"),
             process: Some(process),
         })
     }
+}
+
+/// A command for `program` that runs pinned to `cpus` (threads and processes it starts
+/// inherit the pinning) and receives SIGTERM should this process die.
+pub(crate) fn pinned_command(program: &Path, cpus: Option<&CpuSet>) -> Command {
+    let mut command = Command::new(program);
+    let pin = cpus.cloned();
+    // SAFETY: runs between fork and exec; it only makes async-signal-safe syscalls
+    // (sched_setaffinity, prctl) and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if let Some(set) = &pin {
+                set.pin_current_thread()?;
+            }
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    command
 }
 
 /// The workspace root, the parent of `benches/`.
@@ -192,7 +258,7 @@ impl Lineup {
 fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
     let external = contenders
         .iter()
-        .all(|c| c.url_env.is_some_and(|name| std::env::var(name).is_ok()));
+        .all(|c| c.launch != Launch::Cargo || c.url_env.is_some_and(|name| std::env::var(name).is_ok()));
     if external {
         Ok(HashMap::new())
     } else {
@@ -214,7 +280,11 @@ fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<
             "--message-format=json-render-diagnostics",
         ])
         .stderr(Stdio::inherit());
-    let mut packages: Vec<&str> = contenders.iter().map(|c| c.package).collect();
+    let mut packages: Vec<&str> = contenders
+        .iter()
+        .filter(|c| c.launch == Launch::Cargo)
+        .map(|c| c.package)
+        .collect();
     packages.sort_unstable();
     packages.dedup();
     for package in packages {

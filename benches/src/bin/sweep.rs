@@ -1,12 +1,14 @@
 //! `scripts/sweep.sh`: the sustained-load sweep over every contender. Writes
 //! `results/sweep.json`, `results/sweep.md` (compared with the `sweep.json` it replaces)
-//! and three SVG plots. Pinning and external servers work as for `cargo bench`
-//! (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`, `BENCH_*_URL`).
+//! and the SVG plots. nginx, when installed, runs every point beside them as an outside
+//! anchor (not in the open loop's rates). Pinning and external servers work as for
+//! `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`, `BENCH_*_URL`).
 
 use std::time::Duration;
 
 use benches::load::{self, Load, LoadKind, Point};
 use benches::machine::Machine;
+use benches::nginx::with_anchors;
 use benches::noise;
 use benches::rounds::rotated;
 use benches::servers::{CONTENDERS, Lineup, Server};
@@ -40,7 +42,7 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.open_rounds == 0 {
         return Err("--open-rounds must be at least 1".into());
     }
-    let lineup = Lineup::start(&CONTENDERS)?;
+    let lineup = Lineup::start(&with_anchors(&CONTENDERS))?;
     let duration = Duration::from_secs_f64(cli.seconds);
     let load = |kind, connections, depth, rate| {
         Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
@@ -57,6 +59,7 @@ fn run(cli: Cli) -> Result<(), String> {
     let slowest_peak = lineup
         .servers
         .iter()
+        .filter(|s| !s.contender.is_anchor())
         .map(|s| {
             points
                 .iter()

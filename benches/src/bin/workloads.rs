@@ -3,11 +3,13 @@
 //! `results/workloads/` and the verdict at the top of BENCHMARKS.md. With `--features`,
 //! io_uring_server's feature rows at the workloads each feature is meant for instead:
 //! `results/features.{md,json}` and their BENCHMARKS.md section. Pinning and external
-//! servers work as for `cargo bench`.
+//! servers work as for `cargo bench`. nginx, when installed, runs every workload it can
+//! serve as an outside anchor: in the detail tables, never in the verdict.
 
 use std::time::Duration;
 
 use benches::machine::Machine;
+use benches::nginx::with_anchors;
 use benches::rounds::rotated;
 use benches::servers::{Contender, Lineup};
 use benches::workloads::measure::{self, Slot};
@@ -41,9 +43,11 @@ fn run(cli: Cli) -> Result<(), String> {
     let (plan, everyone) = if cli.features {
         (features::lineup(), features::contenders())
     } else {
-        let plan = WORKLOADS.iter().map(|w| (*w, w.contenders().to_vec())).collect();
-        (plan, IDLE_CONTENDERS.to_vec())
+        let plan = WORKLOADS.iter().map(|w| (*w, w.contenders())).collect();
+        (plan, with_anchors(&IDLE_CONTENDERS))
     };
+    let lineup = Lineup::start(&everyone)?;
+    // Only what started: an anchor that is not installed sits out.
     let plan: Vec<_> = plan
         .into_iter()
         .filter(|(w, _)| {
@@ -51,8 +55,11 @@ fn run(cli: Cli) -> Result<(), String> {
                 .as_ref()
                 .is_none_or(|only| w.name.contains(only.as_str()))
         })
+        .map(|(w, mut contenders)| {
+            contenders.retain(|c| everyone.contains(c));
+            (w, contenders)
+        })
         .collect();
-    let lineup = Lineup::start(&everyone)?;
     let samples = measure_rounds(&lineup, &plan, &cli)?;
     drop(lineup.servers);
     let report = WorkloadsReport {

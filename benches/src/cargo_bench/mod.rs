@@ -3,5 +3,6 @@
 
 pub mod estimates;
 pub mod output;
+pub mod pipelined;
 pub mod report;
 pub mod scenario;

@@ -80,7 +80,9 @@ pub fn render_markdown(report: &Report) -> String {
         "Times are per iteration. *vs hyper* is this row's mean time divided by tokio_server (hyper)'s: \
          below 1.00× is faster. CPU per request is the CPU time of the server process and of the bench process \
          (`/proc/PID/task/*/schedstat`) while requests ran (warm-up included, criterion's analysis \
-         excluded), divided by the requests completed; busy % is that CPU time over the same wall time.\n",
+         excluded), divided by the requests completed; busy % is that CPU time over the same wall time. \
+         In the throughput tables, *server capacity per core* is 10^6 ÷ the server's CPU µs per request: \
+         the requests/s one core of the server could answer at that cost, whichever side limited the run.\n",
     );
     for scenario in &report.scenarios {
         out.push_str(&render_scenario(scenario));
@@ -90,8 +92,18 @@ pub fn render_markdown(report: &Report) -> String {
 
 fn render_scenario(scenario: &ScenarioReport) -> String {
     let mut out = format!("\n## {}\n\n{}.\n\n", scenario.name, scenario.description);
-    out.push_str("| server | mean | 95% CI of mean | median | req/s | vs hyper | server CPU/req | client CPU/req | bottleneck |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    let capacity_column = if scenario.throughput {
+        " server capacity per core |"
+    } else {
+        ""
+    };
+    out.push_str(&format!(
+        "| server | mean | 95% CI of mean | median | req/s | vs hyper | server CPU/req |{capacity_column} client CPU/req | bottleneck |\n"
+    ));
+    out.push_str(&format!(
+        "|---|---|---|---|---|---|---|{}---|---|\n",
+        "---|".repeat(usize::from(scenario.throughput))
+    ));
     let baseline = scenario
         .rows
         .iter()
@@ -105,10 +117,15 @@ fn render_scenario(scenario: &ScenarioReport) -> String {
             "—".into()
         };
         let ratio = baseline.map_or_else(|| "—".into(), |base| format!("{:.2}×", e.mean_ns / base));
-        let server_cpu = row
-            .usage
-            .server_us_per_request()
-            .map_or_else(|| "n/a".into(), |us| format!("{us:.1} µs"));
+        let server_us = row.usage.server_us_per_request();
+        let mut server_cpu = server_us.map_or_else(|| "n/a".into(), |us| format!("{us:.1} µs"));
+        if scenario.throughput {
+            let capacity = server_us.map_or_else(
+                || "n/a".into(),
+                |us| format!("{} req/s", group_thousands(1e6 / us)),
+            );
+            server_cpu = format!("{server_cpu} | {capacity}");
+        }
         out.push_str(&format!(
             "| {} | {} | {} – {} | {} | {} | {} | {} | {:.1} µs | {} |\n",
             row.label,

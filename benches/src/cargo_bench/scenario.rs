@@ -1,6 +1,8 @@
 //! The scenarios every contender runs, and one timed iteration of each. Every response's
 //! status and body are checked inside the timed region: an error aborts the run, it is
-//! never timed as a fast iteration.
+//! never timed as a fast iteration. reqwest is the client of every scenario but one: the
+//! pipelined batch, sent by a raw client (`pipelined.rs`) so that the server saturates
+//! before the client does.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -10,12 +12,15 @@ use reqwest::Client;
 
 use http_core::routes::HELLO;
 
+use crate::cargo_bench::pipelined::{DEPTH, Pipelined};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scenario {
     Single,
     SingleCold,
     Concurrent50,
     Throughput1000,
+    Pipelined1000,
     Payload1K,
     Payload64K,
     Payload64KChunked,
@@ -36,11 +41,12 @@ pub const BATCH: usize = 1000;
 const CLIENT_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 impl Scenario {
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 9] = [
         Scenario::Single,
         Scenario::SingleCold,
         Scenario::Concurrent50,
         Scenario::Throughput1000,
+        Scenario::Pipelined1000,
         Scenario::Payload1K,
         Scenario::Payload64K,
         Scenario::Payload64KChunked,
@@ -53,6 +59,7 @@ impl Scenario {
             Scenario::SingleCold => "single_cold",
             Scenario::Concurrent50 => "concurrent_50",
             Scenario::Throughput1000 => "throughput_1000",
+            Scenario::Pipelined1000 => "pipelined_1000",
             Scenario::Payload1K => "payload_1KiB",
             Scenario::Payload64K => "payload_64KiB",
             Scenario::Payload64KChunked => "payload_64KiB_chunked",
@@ -71,6 +78,11 @@ impl Scenario {
                 "{BATCH} `GET /` over {CONNECTIONS} warm connections ({} each, back to back); time is the whole batch",
                 BATCH / CONNECTIONS
             ),
+            Scenario::Pipelined1000 => format!(
+                "the same {BATCH} `GET /` over {CONNECTIONS} warm connections, pipelined {DEPTH} deep by a raw \
+                 client that checks every status and body byte (far cheaper per request than reqwest); \
+                 time is the whole batch"
+            ),
             Scenario::Payload1K | Scenario::Payload64K | Scenario::Payload1M => format!(
                 "`POST /payload` of {} KiB echoed on a warm connection",
                 self.payload_size() >> 10
@@ -85,7 +97,7 @@ impl Scenario {
     pub fn requests_per_iteration(self) -> u64 {
         match self {
             Scenario::Concurrent50 => CONNECTIONS as u64,
-            Scenario::Throughput1000 => BATCH as u64,
+            Scenario::Throughput1000 | Scenario::Pipelined1000 => BATCH as u64,
             _ => 1,
         }
     }
@@ -114,6 +126,7 @@ impl Scenario {
 pub struct Clients {
     warm: Client,
     cold: Client,
+    pipelined: Pipelined,
     base_url: String,
     /// The echo scenarios' bodies, one per size.
     payloads: Vec<Vec<u8>>,
@@ -137,6 +150,7 @@ impl Clients {
         Ok(Clients {
             warm,
             cold,
+            pipelined: Pipelined::new(base_url)?,
             base_url: base_url.to_string(),
             payloads: [Scenario::Payload1K, Scenario::Payload64K, Scenario::Payload1M]
                 .map(|s| payload(s.payload_size()))
@@ -145,10 +159,13 @@ impl Clients {
         })
     }
 
-    /// Opens and exercises the warm connections; run before each scenario is timed.
+    /// Opens and exercises the warm connections (the raw client's anew); run before each
+    /// scenario is timed.
     pub async fn warm_up(&self) -> Result<(), String> {
+        self.pipelined.reconnect().await?;
         for _ in 0..3 {
             self.run(Scenario::Concurrent50).await?;
+            self.run(Scenario::Pipelined1000).await?;
         }
         self.completed.store(0, Ordering::Relaxed);
         Ok(())
@@ -172,6 +189,7 @@ impl Clients {
                 });
                 try_join_all(lanes).await.map(drop)
             }
+            Scenario::Pipelined1000 => self.pipelined.batch(BATCH).await,
             Scenario::Payload1K
             | Scenario::Payload64K
             | Scenario::Payload64KChunked

@@ -17,7 +17,7 @@ use plotters::prelude::*;
 
 use crate::format::group_thousands;
 use crate::load::{LoadKind, Point};
-use crate::servers::CONTENDERS;
+use crate::servers::{ANCHORS, CONTENDERS};
 use crate::sweep::chart::{Axis, COLOURS, Line, chart, chart_with, svg};
 use crate::sweep::{CONNECTIONS, OPEN_LOOP_CONNECTIONS, SweepReport};
 
@@ -198,6 +198,7 @@ fn lines<'a>(
 ) -> Vec<Line> {
     CONTENDERS
         .iter()
+        .chain(&ANCHORS)
         .zip(COLOURS.iter().cycle())
         .map(|(c, &colour)| Line {
             name: c.label.to_string(),

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use crate::format::{group_thousands, micros};
 use crate::load::{LoadKind, Point};
-use crate::servers::CONTENDERS;
+use crate::nginx::ANCHOR_NOTE;
+use crate::servers::{ANCHORS, CONTENDERS};
 use crate::steal::STEAL_LIMIT;
 use crate::sweep::open_loop::open_loop_section;
 use crate::sweep::ratios::ratios_section;
@@ -41,14 +42,24 @@ pub fn render_markdown(report: &SweepReport, stability: &Result<Stability, Strin
         report.pinning,
         report.seconds_per_point
     );
+    if report
+        .points
+        .iter()
+        .any(|p| ANCHORS.iter().any(|a| a.id == p.contender))
+    {
+        out.push_str(&format!("\n{ANCHOR_NOTE}\n"));
+    }
     let closed_table = |title: &str, cell: fn(&Point) -> String| {
         let mut t = format!("\n## {title}\n\n| server |");
         CONNECTIONS
             .iter()
             .for_each(|c| t.push_str(&format!(" {c} conns |")));
         t.push_str(&format!("\n|---|{}\n", "---|".repeat(CONNECTIONS.len())));
-        for c in CONTENDERS {
+        for c in CONTENDERS.iter().chain(&ANCHORS) {
             let cells: Vec<String> = report.points_of(c.id, LoadKind::Closed).map(cell).collect();
+            if cells.is_empty() {
+                continue;
+            }
             t.push_str(&format!("| {} | {} |\n", c.label, cells.join(" | ")));
         }
         t

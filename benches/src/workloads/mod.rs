@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
 use crate::rounds;
-use crate::servers::{CONTENDERS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER};
+use crate::servers::{
+    ANCHORS, CONTENDERS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER,
+};
 
 pub mod features;
 pub mod measure;
@@ -87,12 +89,17 @@ impl Workload {
         matches!(self.shape, Shape::Idle { .. })
     }
 
-    /// The contenders that run it.
-    pub fn contenders(&self) -> &'static [Contender] {
-        match self.shape {
-            Shape::Idle { .. } => &IDLE_CONTENDERS,
-            _ => &CONTENDERS,
+    /// The contenders that run it, then the outside anchors where they can serve it (all
+    /// but the echo: nginx cannot echo a body without extra modules).
+    pub fn contenders(&self) -> Vec<Contender> {
+        let mut contenders = match self.shape {
+            Shape::Idle { .. } => IDLE_CONTENDERS.to_vec(),
+            _ => CONTENDERS.to_vec(),
+        };
+        if !matches!(self.shape, Shape::Echo { .. }) {
+            contenders.extend(ANCHORS);
         }
+        contenders
     }
 
     /// Whether syscalls per request are counted for it (in a separate run, first round only).
@@ -194,6 +201,18 @@ pub const WORKLOADS: [Workload; 12] = [
         },
     },
 ];
+
+/// The body sizes the response workloads ask for (`GET /bytes/{n}`), for a server that
+/// serves them from files.
+pub fn response_sizes() -> Vec<usize> {
+    WORKLOADS
+        .iter()
+        .filter_map(|w| match w.shape {
+            Shape::Response { bytes, .. } => Some(bytes),
+            _ => None,
+        })
+        .collect()
+}
 
 /// Every contender of the other studies, and for idle connections also the tokio engine
 /// that reads into one shared buffer, so the table separates the I/O model from design.

@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::cargo_bench::output::replace_between;
+use crate::nginx::ANCHOR_NOTE;
 use crate::rounds::{Word, median, spread};
+use crate::servers::{ANCHORS, Contender};
 use crate::workloads::{BASELINES, SUBJECT, Unit, WORKLOADS, WorkloadsReport, features, plot};
 
 pub const BEGIN: &str = "<!-- BEGIN VERDICT: scripts/workloads.sh rewrites this section -->";
@@ -47,6 +49,9 @@ pub fn write_features(workspace: &Path, report: &WorkloadsReport) -> Result<(), 
 pub fn render(report: &WorkloadsReport) -> String {
     let mut out = String::from("# For which workload is io_uring worth it?\n\n");
     out.push_str(&verdict(report, ""));
+    if measured_anchors(report).next().is_some() {
+        let _ = writeln!(out, "{ANCHOR_NOTE}\n");
+    }
     for workload in report.workloads() {
         detail(&mut out, report, &workload);
     }
@@ -131,7 +136,23 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
             samples.last().map_or("n/a", |s| s.bottleneck.as_str()),
         );
     }
+    for anchor in measured_anchors(report) {
+        if report.of(workload, anchor.id).next().is_none() {
+            let _ = writeln!(
+                out,
+                "| {} | not measured: it cannot serve this workload (nginx: no echo without extra modules) |  |  |  |  |  |",
+                anchor.label
+            );
+        }
+    }
     out.push('\n');
+}
+
+/// The outside anchors the study measured somewhere.
+fn measured_anchors(report: &WorkloadsReport) -> impl Iterator<Item = &Contender> {
+    ANCHORS
+        .iter()
+        .filter(|anchor| report.samples.iter().any(|s| s.contender == anchor.id))
 }
 
 #[cfg(test)]
@@ -162,6 +183,8 @@ mod tests {
             samples.push(sample("64 KiB echo", "io_uring", round, 8.0 + r));
             samples.push(sample("64 KiB echo", "tokio_codec", round, 10.0 + r));
             samples.push(sample("64 KiB echo", "tokio_hyper", round, 20.0));
+            samples.push(sample("one connection", "io_uring", round, 25.0));
+            samples.push(sample("one connection", "nginx", round, 24.0));
         }
         WorkloadsReport {
             machine: Machine::detect(),
@@ -181,6 +204,19 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("[results/workloads.md](results/workloads.md)"));
+    }
+
+    #[test]
+    fn an_anchor_has_detail_rows_but_no_verdict_column_and_reads_not_measured_where_absent() {
+        let text = render(&report());
+        assert!(text.contains("| nginx | 24.0 24.0 24.0 | 24.0 |"), "{text}");
+        assert!(
+            text.contains("| nginx (outside anchor) | not measured: "),
+            "{text}"
+        );
+        assert!(text.contains(ANCHOR_NOTE), "{text}");
+        let verdict = verdict(&report(), "");
+        assert!(!verdict.contains("nginx"), "{verdict}");
     }
 
     #[test]
