@@ -4,6 +4,7 @@
 # request. Writes results/sweep.md, results/sweep.json and results/sweep_*.svg.
 #   scripts/sweep.sh                  # 5 s per point
 #   scripts/sweep.sh --seconds 2      # a quicker look (or SWEEP_SECONDS=2)
+#   scripts/sweep.sh --server-cpus 0-3 --client-cpus 4-7 --server-threads 2
 #   scripts/sweep.sh --help
 # perf (apt-get install linux-perf) adds syscalls per request; without it they are n/a.
 set -euo pipefail
