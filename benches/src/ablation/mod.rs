@@ -158,17 +158,17 @@ pub const STEPS: [Step; 15] = [
     Step {
         role: Role::Floor,
         contender: FLOOR_URING,
-        mechanism: "A plain io_uring loop (multishot accept, recv, send) that counts request ends and sends canned answers: the floor under every io_uring row.",
+        mechanism: "A plain io_uring loop (multishot accept, one recv or send in flight per connection, no batched waits) that parses no HTTP, counts request ends and sends canned answers: the floor under every io_uring row, which the rows with batched waits and buffer rings can undercut.",
     },
     Step {
         role: Role::Floor,
         contender: FLOOR_TOKIO,
-        mechanism: "A tokio loop that counts request ends and writes canned answers: the floor under the codec on tokio.",
+        mechanism: "A tokio loop that parses no HTTP, counts request ends and writes canned answers: the floor under the codec on tokio.",
     },
     Step {
         role: Role::Floor,
         contender: FLOOR_HYPER,
-        mechanism: "hyper's hello world with its defaults: the floor under the hyper engine.",
+        mechanism: "hyper's hello world with its defaults (hyper parses each request, the answer is fixed): the floor under the hyper engine.",
     },
 ];
 

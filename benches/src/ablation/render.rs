@@ -64,8 +64,7 @@ pub fn render_markdown(report: &AblationReport) -> String {
                 changes(&report.steps[i - 1], step, &floors)
             ),
             (_, Some(Role::Floor), _) => {
-                "Not a contender: no HTTP parsing, canned answers; the \"÷ its floor\" column divides by it."
-                    .to_string()
+                "Not a contender: the \"÷ its floor\" column divides by it.".to_string()
             }
             (_, Some(Role::Control), Some(default)) => format!(
                 "Against the default row, per round: {}. No change smaller than these is claimed.",
