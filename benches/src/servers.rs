@@ -34,7 +34,9 @@ pub struct Contender {
     pub id: &'static str,
     /// How the report names it.
     pub label: &'static str,
+    /// The cargo package that builds it, and the binary of that package it runs.
     pub package: &'static str,
+    pub binary: &'static str,
     pub args: &'static [&'static str],
     /// Set this variable to a base URL to bench a server you started yourself; `None`:
     /// always started here.
@@ -54,6 +56,7 @@ pub const TOKIO_HYPER: Contender = Contender {
     id: "tokio_hyper",
     label: "tokio_server (hyper)",
     package: "tokio_server",
+    binary: "tokio_server",
     args: &["--engine", "hyper"],
     url_env: Some("BENCH_TOKIO_URL"),
     launch: Launch::Cargo,
@@ -63,6 +66,7 @@ pub const TOKIO_CODEC: Contender = Contender {
     id: "tokio_codec",
     label: "tokio_server (codec)",
     package: "tokio_server",
+    binary: "tokio_server",
     args: &["--engine", "codec"],
     url_env: Some("BENCH_TOKIO_CODEC_URL"),
     launch: Launch::Cargo,
@@ -75,6 +79,7 @@ pub const TOKIO_CODEC_SHARED: Contender = Contender {
     id: "tokio_codec_shared",
     label: "tokio_server (codec, shared buffer)",
     package: "tokio_server",
+    binary: "tokio_server",
     args: &["--engine", "codec-shared"],
     url_env: None,
     launch: Launch::Cargo,
@@ -84,6 +89,7 @@ pub const IO_URING: Contender = Contender {
     id: "io_uring",
     label: "io_uring_server",
     package: "io_uring_server",
+    binary: "io_uring_server",
     args: &[],
     url_env: Some("BENCH_URING_URL"),
     launch: Launch::Cargo,
@@ -93,6 +99,7 @@ pub const TOKIO_URING: Contender = Contender {
     id: "tokio_uring",
     label: "tokio_uring_server",
     package: "tokio_uring_server",
+    binary: "tokio_uring_server",
     args: &[],
     url_env: Some("BENCH_TOKIO_URING_URL"),
     launch: Launch::Cargo,
@@ -109,6 +116,53 @@ pub const fn io_uring_with(label: &'static str, args: &'static [&'static str]) -
     }
 }
 
+/// A floor, not a contender: the cheapest `GET /` answer of one stack (the `floors`
+/// crate), measured beside the contenders so each engine's distance from its stack's
+/// floor is a column. Labels start with "floor: ".
+const fn floor(id: &'static str, label: &'static str) -> Contender {
+    Contender {
+        id,
+        label,
+        package: "floors",
+        binary: id,
+        args: &[],
+        url_env: None,
+        launch: Launch::Cargo,
+    }
+}
+
+pub const FLOOR_HYPER: Contender = floor("bare_hyper", "floor: bare hyper");
+pub const FLOOR_TOKIO: Contender = floor("bare_tokio", "floor: bare tokio loop");
+pub const FLOOR_URING: Contender = floor("bare_uring", "floor: bare io_uring loop");
+
+/// The floors, in report order.
+pub const FLOORS: [Contender; 3] = [FLOOR_HYPER, FLOOR_TOKIO, FLOOR_URING];
+
+impl Contender {
+    pub fn is_floor(&self) -> bool {
+        self.package == "floors"
+    }
+
+    /// The floor of this contender's stack: bare hyper under the hyper engine, the bare
+    /// tokio loop under the codec engines, and the bare io_uring loop under
+    /// io_uring_server and also under tokio_uring_server, whose requests go through the
+    /// same kernel interface (what it costs above that floor is tokio-uring's runtime
+    /// and the codec). `None` for a floor.
+    pub fn floor(&self) -> Option<Contender> {
+        match self.package {
+            "io_uring_server" | "tokio_uring_server" => Some(FLOOR_URING),
+            "tokio_server" if self.args.contains(&"hyper") => Some(FLOOR_HYPER),
+            "tokio_server" => Some(FLOOR_TOKIO),
+            _ => None,
+        }
+    }
+}
+
+/// The contender or floor with this id, among the [`CONTENDERS`] and [`FLOORS`].
+pub fn by_id(id: &str) -> Option<Contender> {
+    CONTENDERS.iter().chain(&FLOORS).copied().find(|c| c.id == id)
+}
+
 /// The contenders of `cargo bench`, the sweep and the large-body study, in report order.
 /// The ablation's rows are contenders too (io_uring_server with flags, see `ablation`).
 pub const CONTENDERS: [Contender; 4] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING];
@@ -119,6 +173,7 @@ pub const NGINX: Contender = Contender {
     id: "nginx",
     label: "nginx (outside anchor)",
     package: "nginx",
+    binary: "nginx",
     args: &[],
     url_env: None,
     launch: Launch::Nginx,
@@ -150,12 +205,13 @@ impl Server {
         })
     }
 
-    /// Starts `contender` from `binary`, pinned to `cpus` with one thread per CPU, unless
-    /// the user pointed the bench at their own server.
+    /// Starts `contender` from its binary, pinned to `cpus` with `threads` server threads,
+    /// unless the user pointed the bench at their own server.
     pub fn start(
         contender: Contender,
         binaries: &HashMap<String, PathBuf>,
         cpus: Option<&CpuSet>,
+        threads: usize,
     ) -> Result<Server, String> {
         if let Some(url) = contender.url_env.and_then(|name| std::env::var(name).ok()) {
             let base_url = url.trim_end_matches('/').to_string();
@@ -168,11 +224,10 @@ impl Server {
         let (addr, process) = match contender.launch {
             Launch::Cargo => {
                 let binary = binaries
-                    .get(contender.package)
-                    .ok_or_else(|| format!("no binary was built for {}", contender.package))?;
+                    .get(contender.binary)
+                    .ok_or_else(|| format!("no binary {} was built", contender.binary))?;
                 let mut command = pinned_command(binary, cpus);
                 command.args(contender.args);
-                let threads = cpus.map_or(1, |set| set.0.len());
                 command.args(["--threads", &threads.to_string()]);
                 let process = ServerProcess::spawn(command, contender.label.to_string())?;
                 (process.addr(), Process::Cargo(process))
@@ -223,25 +278,39 @@ pub fn workspace_root() -> PathBuf {
 pub struct Lineup {
     pub workspace: PathBuf,
     pub pinning: Pinning,
+    /// Threads each server runs: one per server CPU unless the run asked otherwise.
+    pub server_threads: usize,
     pub servers: Vec<Server>,
     binaries: HashMap<String, PathBuf>,
 }
 
 impl Lineup {
-    /// Reads the pinning from the environment, pins this thread (the client) to the client
-    /// CPUs, then builds and starts `contenders` pinned to the server CPUs.
+    /// Reads the pinning from the environment, then as [`Lineup::start_with`] with one
+    /// server thread per server CPU.
     pub fn start(contenders: &[Contender]) -> Result<Lineup, String> {
+        Lineup::start_with(contenders, Pinning::from_env()?, None)
+    }
+
+    /// Pins this thread (the client) to the client CPUs, then builds and starts
+    /// `contenders` pinned to the server CPUs, each with `server_threads` threads (default
+    /// one per server CPU).
+    pub fn start_with(
+        contenders: &[Contender],
+        pinning: Pinning,
+        server_threads: Option<usize>,
+    ) -> Result<Lineup, String> {
         let workspace = workspace_root();
-        let pinning = Pinning::from_env()?;
         pinning.pin_client()?;
+        let server_threads = server_threads.unwrap_or_else(|| pinning.server_cpus());
         let binaries = binaries_of(&workspace, contenders)?;
         let servers = contenders
             .iter()
-            .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref()))
+            .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref(), server_threads))
             .collect::<Result<_, _>>()?;
         Ok(Lineup {
             workspace,
             pinning,
+            server_threads,
             servers,
             binaries,
         })
@@ -250,7 +319,12 @@ impl Lineup {
     /// A new process of `contender` (one of those the lineup was started with), pinned
     /// as the others are: for a measure that must start from a fresh server.
     pub fn start_fresh(&self, contender: Contender) -> Result<Server, String> {
-        Server::start(contender, &self.binaries, self.pinning.server.as_ref())
+        Server::start(
+            contender,
+            &self.binaries,
+            self.pinning.server.as_ref(),
+            self.server_threads,
+        )
     }
 }
 
@@ -266,7 +340,7 @@ fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<Str
     }
 }
 
-/// Builds the contenders' binaries with the bench profile; returns package name ->
+/// Builds the contenders' packages with the bench profile; returns binary name ->
 /// executable.
 fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -307,4 +381,19 @@ fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<
         }
     }
     Ok(binaries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_contender_stands_on_a_floor_and_floors_on_none() {
+        let floors: Vec<&str> = CONTENDERS.iter().map(|c| c.floor().unwrap().id).collect();
+        assert_eq!(floors, ["bare_hyper", "bare_tokio", "bare_uring", "bare_uring"]);
+        assert_eq!(TOKIO_CODEC_SHARED.floor(), Some(FLOOR_TOKIO));
+        assert!(FLOORS.iter().all(|f| f.is_floor() && f.floor().is_none()));
+        assert!(!CONTENDERS.iter().any(Contender::is_floor));
+        assert_eq!(by_id("bare_uring"), Some(FLOOR_URING));
+    }
 }

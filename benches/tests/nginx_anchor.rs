@@ -32,7 +32,7 @@ fn nginx_serves_the_contract_where_the_studies_ask_it_to() {
         eprintln!("{}", nginx::NOT_INSTALLED);
         return;
     }
-    let server = Server::start(NGINX, &Default::default(), None).unwrap();
+    let server = Server::start(NGINX, &Default::default(), None, 1).unwrap();
     let worker = server.pid().expect("nginx was started here");
     let sizes = benches::workloads::response_sizes();
     assert!(!sizes.is_empty());

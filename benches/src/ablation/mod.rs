@@ -1,12 +1,13 @@
 //! The io_uring feature ablation (`scripts/ablation.sh`): io_uring_server with its
 //! features added one at a time, from single-shot accept and plain recv up to SQPOLL,
-//! beside tokio's two engines, each row measured over interleaved rounds. This module
-//! holds the rows (contenders with flags) and the per-row figures; `render` the markdown.
+//! beside tokio's two engines and the three floors (the cheapest loop of each stack, not
+//! contenders), each row measured over interleaved rounds. This module holds the rows
+//! (contenders with flags) and the per-row figures; `render` the markdown.
 
 use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
-use crate::servers::{Contender, TOKIO_CODEC, TOKIO_HYPER};
+use crate::servers::{Contender, FLOOR_HYPER, FLOOR_TOKIO, FLOOR_URING, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod render;
 
@@ -20,6 +21,9 @@ pub enum Role {
     Control,
     /// One of tokio's engines, compared with the default io_uring_server.
     Reference,
+    /// A floor (`floors` crate): its stack's cheapest answer, no HTTP parsing; each
+    /// other row's server CPU is divided by its stack's floor.
+    Floor,
 }
 
 /// One row: a contender (io_uring_server with flags, or a reference), and what adding it
@@ -52,7 +56,7 @@ const fn reference(label: &'static str, contender: Contender) -> Contender {
 }
 
 /// The io_uring steps, each adding one feature to the one before, then the references.
-pub const STEPS: [Step; 12] = [
+pub const STEPS: [Step; 15] = [
     Step {
         role: Role::Feature,
         contender: io_uring(
@@ -151,11 +155,32 @@ pub const STEPS: [Step; 12] = [
         contender: reference("reference: tokio_server (hyper)", TOKIO_HYPER),
         mechanism: "What most Rust services run.",
     },
+    Step {
+        role: Role::Floor,
+        contender: FLOOR_URING,
+        mechanism: "A plain io_uring loop (multishot accept, one recv or send in flight per connection, no batched waits) that parses no HTTP, counts request ends and sends canned answers: the floor under every io_uring row, which the rows with batched waits and buffer rings can undercut.",
+    },
+    Step {
+        role: Role::Floor,
+        contender: FLOOR_TOKIO,
+        mechanism: "A tokio loop that parses no HTTP, counts request ends and writes canned answers: the floor under the codec on tokio.",
+    },
+    Step {
+        role: Role::Floor,
+        contender: FLOOR_HYPER,
+        mechanism: "hyper's hello world with its defaults (hyper parses each request, the answer is fixed): the floor under the hyper engine.",
+    },
 ];
 
 /// The role of the row named `name` (rows of a recorded run are matched by name).
 pub fn role_of(name: &str) -> Option<Role> {
     STEPS.iter().find(|s| s.contender.label == name).map(|s| s.role)
+}
+
+/// The name of the floor row under the row named `name`: its stack's floor.
+pub fn floor_of(name: &str) -> Option<&'static str> {
+    let step = STEPS.iter().find(|s| s.contender.label == name)?;
+    Some(step.contender.floor()?.label)
 }
 
 /// The feature row of io_uring_server without flags: the server as users start it.

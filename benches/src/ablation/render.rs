@@ -2,7 +2,9 @@
 //! sentence per step saying what it changes and what changed measurably, and the default
 //! server's ratios to tokio's engines per round.
 
-use crate::ablation::{AblationReport, Role, STEPS, Sample, StepResult, default_step, role_of, spread};
+use crate::ablation::{
+    AblationReport, Role, STEPS, Sample, StepResult, default_step, floor_of, role_of, spread,
+};
 use crate::format::group_thousands;
 use crate::rounds::Word;
 
@@ -32,14 +34,15 @@ pub fn render_markdown(report: &AblationReport) -> String {
         group_thousands(report.open_loop_rate),
         report.open_loop_connections,
     );
-    out += "| configuration | req/s | server CPU µs/req | syscalls/req | pipelined req/s | p99 µs at fixed rate |\n";
-    out += "|---|---|---|---|---|---|\n";
+    out += "| configuration | req/s | server CPU µs/req | ÷ its floor | syscalls/req | pipelined req/s | p99 µs at fixed rate |\n";
+    out += "|---|---|---|---|---|---|---|\n";
     for step in &report.steps {
         out += &format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
             step.name,
             cell(step, CLOSED_RPS, group_thousands),
             cell(step, CPU, |v| format!("{v:.2}")),
+            over_floor(report, step),
             cell(step, SYSCALLS, |v| format!("{v:.2}")),
             cell(step, PIPELINED_RPS, group_thousands),
             cell(step, P99, group_thousands),
@@ -60,6 +63,9 @@ pub fn render_markdown(report: &AblationReport) -> String {
                 "Measured against the row above: {}.",
                 changes(&report.steps[i - 1], step, &floors)
             ),
+            (_, Some(Role::Floor), _) => {
+                "Not a contender: the \"÷ its floor\" column divides by it.".to_string()
+            }
             (_, Some(Role::Control), Some(default)) => format!(
                 "Against the default row, per round: {}. No change smaller than these is claimed.",
                 floors.describe(default, step)
@@ -82,6 +88,20 @@ pub fn render_markdown(report: &AblationReport) -> String {
         NOISE_FLOOR * 100.0
     );
     out
+}
+
+/// The row's server CPU per request over its stack's floor's, round by round: median
+/// (min-max); "floor" on a floor's row, "n/a" without a floor row in the run.
+fn over_floor(report: &AblationReport, step: &StepResult) -> String {
+    if role_of(&step.name) == Some(Role::Floor) {
+        return "floor".into();
+    }
+    let floor = floor_of(&step.name).and_then(|name| report.steps.iter().find(|s| s.name == name));
+    let per_round = floor.map(|floor| ratios(floor, step, CPU)).unwrap_or_default();
+    match spread(per_round.into_iter().map(Some)) {
+        Some((median, low, high)) => format!("{median:.2}x ({low:.2}-{high:.2})"),
+        None => "n/a".into(),
+    }
 }
 
 fn cell(step: &StepResult, metric: Metric, show: impl Fn(f64) -> String) -> String {
@@ -223,6 +243,48 @@ mod tests {
         assert!(changes(&a, &slightly_lower, &floors).starts_with("server CPU/req no difference"));
         let wide = Floors([0.25; 4]);
         assert!(changes(&a, &lower_every_round, &wide).starts_with("server CPU/req no difference"));
+    }
+
+    #[test]
+    fn rows_are_divided_by_their_stacks_floor_round_by_round() {
+        let label = |i: usize| STEPS[i].contender.label;
+        let floor_row = |role: Role, package: &str| {
+            STEPS
+                .iter()
+                .position(|s| s.role == role && s.contender.package == package)
+                .unwrap()
+        };
+        let uring_floor = STEPS
+            .iter()
+            .position(|s| s.contender == crate::servers::FLOOR_URING)
+            .unwrap();
+        let default = step(label(default_step()), [6.0, 9.0, 8.0]);
+        let floor = step(label(uring_floor), [4.0, 6.0, 5.0]);
+        let codec = step(label(floor_row(Role::Reference, "tokio_server")), [8.0, 8.0, 8.0]);
+        let report = AblationReport {
+            machine: crate::machine::Machine {
+                date: String::new(),
+                git_commit: String::new(),
+                cpu_model: String::new(),
+                logical_cores: 2,
+                physical_cores: None,
+                memory_gib: 1.0,
+                kernel: String::new(),
+                rustc: String::new(),
+                steal_percent: None,
+            },
+            pinning: String::new(),
+            seconds_per_point: 1.0,
+            connections: 256,
+            depth: 16,
+            open_loop_connections: 64,
+            open_loop_rate: 1000.0,
+            steps: vec![default.clone(), floor.clone(), codec.clone()],
+        };
+        assert_eq!(over_floor(&report, &default), "1.50x (1.50-1.60)");
+        assert_eq!(over_floor(&report, &floor), "floor");
+        assert_eq!(over_floor(&report, &codec), "n/a", "its floor did not run");
+        assert!(render_markdown(&report).contains("| ÷ its floor |"));
     }
 
     #[test]

@@ -1,17 +1,21 @@
 //! `scripts/sweep.sh`: the sustained-load sweep over every contender. Writes
 //! `results/sweep.json`, `results/sweep.md` (compared with the `sweep.json` it replaces)
 //! and the SVG plots. nginx, when installed, runs every point beside them as an outside
-//! anchor (not in the open loop's rates). Pinning and external servers work as for
-//! `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`, `BENCH_*_URL`).
+//! anchor (not in the open loop's rates); the floors (`benches::servers::FLOORS`) run at
+//! the detail points only. Pinning and external servers work as for `cargo bench`
+//! (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`, `BENCH_*_URL`); `--server-cpus`,
+//! `--client-cpus` and `--server-threads` set them on the command line.
 
+use std::num::NonZeroUsize;
 use std::time::Duration;
 
+use benches::affinity::CpuSet;
 use benches::load::{self, Load, LoadKind, Point};
 use benches::machine::Machine;
 use benches::nginx::with_anchors;
 use benches::noise;
 use benches::rounds::rotated;
-use benches::servers::{CONTENDERS, Lineup, Server};
+use benches::servers::{CONTENDERS, FLOORS, Lineup, Server};
 use benches::settings::Pinning;
 use benches::steal::STEAL_LIMIT;
 use benches::sweep::{
@@ -22,7 +26,9 @@ use clap::Parser;
 
 /// The sustained-load sweep: closed loops over a range of connections, pipelining, and
 /// an open loop at fixed rates in rounds, for every contender, interleaved point by point,
-/// with steal per point and a hiccup meter on each CPU during the open loop.
+/// with steal per point and a hiccup meter on each CPU during the open loop; the floors
+/// (bare hyper, bare tokio and bare io_uring loops) at the 256-connection closed point and
+/// the pipelined point.
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Cli {
@@ -32,6 +38,16 @@ struct Cli {
     /// Rounds of the open loop at each rate; the contenders' order rotates each round.
     #[arg(long, env = "SWEEP_OPEN_ROUNDS", default_value_t = 3)]
     open_rounds: usize,
+    /// CPUs the servers are pinned to, e.g. `0` or `0-3` (default: the first available).
+    #[arg(long, env = "BENCH_SERVER_CPUS", value_parser = CpuSet::parse)]
+    server_cpus: Option<CpuSet>,
+    /// CPUs the client runs on (default: every available CPU the servers do not use).
+    #[arg(long, env = "BENCH_CLIENT_CPUS", value_parser = CpuSet::parse)]
+    client_cpus: Option<CpuSet>,
+    /// Threads each server runs (default: one per server CPU); with more cores, run the
+    /// sweep once per count to see how each server scales from 1 to N threads.
+    #[arg(long)]
+    server_threads: Option<NonZeroUsize>,
 }
 
 fn main() {
@@ -42,7 +58,13 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.open_rounds == 0 {
         return Err("--open-rounds must be at least 1".into());
     }
-    let lineup = Lineup::start(&with_anchors(&CONTENDERS))?;
+    let pinning = Pinning::choose(&CpuSet::current(), cli.server_cpus, cli.client_cpus);
+    let main = with_anchors(&CONTENDERS);
+    let everyone: Vec<_> = main.iter().chain(&FLOORS).copied().collect();
+    let threads = cli.server_threads.map(NonZeroUsize::get);
+    let lineup = Lineup::start_with(&everyone, pinning, threads)?;
+    // The contenders and the anchor; the floors follow them in the lineup.
+    let contenders = &lineup.servers[..main.len()];
     let duration = Duration::from_secs_f64(cli.seconds);
     let load = |kind, connections, depth, rate| {
         Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
@@ -51,13 +73,19 @@ fn run(cli: Cli) -> Result<(), String> {
     let mut points: Vec<Point> = Vec::new();
     for connections in CONNECTIONS {
         let closed = load(LoadKind::Closed, connections, 1, None);
-        let syscalls = connections == DETAIL_CONNECTIONS;
-        run_all(&lineup, closed, &mut points, (syscalls, 0))?;
+        let detail = connections == DETAIL_CONNECTIONS;
+        let servers = if detail { &lineup.servers[..] } else { contenders };
+        run_all(servers, &lineup.pinning, closed, &mut points, (detail, 0))?;
     }
     let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
-    run_all(&lineup, pipelined, &mut points, (true, 0))?;
-    let slowest_peak = lineup
-        .servers
+    run_all(
+        &lineup.servers,
+        &lineup.pinning,
+        pipelined,
+        &mut points,
+        (true, 0),
+    )?;
+    let slowest_peak = contenders
         .iter()
         .filter(|s| !s.contender.is_anchor())
         .map(|s| {
@@ -73,13 +101,18 @@ fn run(cli: Cli) -> Result<(), String> {
         for share in OPEN_LOOP_SHARES {
             let rate = Some((slowest_peak * share).round());
             let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, rate);
-            run_all(&lineup, open, &mut points, (false, round))?;
+            run_all(contenders, &lineup.pinning, open, &mut points, (false, round))?;
         }
     }
     drop(lineup.servers);
     let report = SweepReport {
         machine: Machine::detect(),
-        pinning: lineup.pinning.describe(),
+        pinning: format!(
+            "{}, {} server thread{}",
+            lineup.pinning.describe(),
+            lineup.server_threads,
+            if lineup.server_threads == 1 { "" } else { "s" }
+        ),
         seconds_per_point: cli.seconds,
         slowest_peak,
         open_rounds: cli.open_rounds,
@@ -96,17 +129,18 @@ fn run(cli: Cli) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `load` against every server in turn, starting with the `round`th (so the order
-/// rotates over rounds), with syscall counts if `syscalls`. A point whose steal passes
-/// [`STEAL_LIMIT`] is measured once more, and the second measurement kept.
+/// Runs `load` against each of `servers` in turn, starting with the `round`th (so the
+/// order rotates over rounds), with syscall counts if `syscalls`. A point whose steal
+/// passes [`STEAL_LIMIT`] is measured once more, and the second measurement kept.
 fn run_all(
-    lineup: &Lineup,
+    servers: &[Server],
+    pinning: &Pinning,
     load: Load,
     points: &mut Vec<Point>,
     (syscalls, round): (bool, usize),
 ) -> Result<(), String> {
-    for i in rotated(lineup.servers.len(), round) {
-        let server = &lineup.servers[i];
+    for i in rotated(servers.len(), round) {
+        let server = &servers[i];
         eprintln!(
             "sweep: {} {} c={} d={} rate={:?}",
             server.contender.label,
@@ -115,14 +149,14 @@ fn run_all(
             load.depth,
             load.rate
         );
-        let mut point = measure(server, load, &lineup.pinning)?;
+        let mut point = measure(server, load, pinning)?;
         if let Some(noise) = point.noise.filter(|n| n.steal.too_high()) {
             eprintln!(
                 "sweep: {:.1}% of the point stolen (above {:.0}%): measuring it again",
                 noise.steal.worst() * 100.0,
                 STEAL_LIMIT * 100.0
             );
-            point = measure(server, load, &lineup.pinning)?;
+            point = measure(server, load, pinning)?;
         }
         if syscalls {
             point.syscalls_per_request = load::syscalls_per_request(server, load);

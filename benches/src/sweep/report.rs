@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::format::{group_thousands, micros};
 use crate::load::{LoadKind, Point};
 use crate::nginx::ANCHOR_NOTE;
-use crate::servers::{ANCHORS, CONTENDERS};
+use crate::servers::{ANCHORS, CONTENDERS, by_id};
 use crate::steal::STEAL_LIMIT;
 use crate::sweep::open_loop::open_loop_section;
 use crate::sweep::ratios::ratios_section;
@@ -90,14 +90,16 @@ pub fn render_markdown(report: &SweepReport, stability: &Result<Stability, Strin
 
 fn detail_table(report: &SweepReport, keep: impl Fn(&Point) -> bool, title: &str) -> String {
     let mut t = format!(
-        "\n## {title}\n\n| server | req/s | server CPU/req | client CPU/req | syscalls/req | peak RSS | p99 | bottleneck |\n|---|---|---|---|---|---|---|---|\n"
+        "\n## {title}\n\n{FLOOR_NOTE}\n\n| server | req/s | server CPU/req | ÷ its floor | client CPU/req | syscalls/req | peak RSS | p99 | bottleneck |\n|---|---|---|---|---|---|---|---|---|\n"
     );
-    for p in report.points.iter().filter(|p| keep(p)) {
+    let kept: Vec<&Point> = report.points.iter().filter(|p| keep(p)).collect();
+    for p in &kept {
         t.push_str(&format!(
-            "| {} | {} | {} | {:.1} µs | {} | {} | {} µs | {} |\n",
+            "| {} | {} | {} | {} | {:.1} µs | {} | {} | {} µs | {} |\n",
             p.label,
             group_thousands(p.requests_per_sec),
             micros(p.server_cpu_us_per_request),
+            over_floor(p, &kept),
             p.client_cpu_us_per_request,
             p.syscalls_per_request
                 .map_or_else(|| "n/a".into(), |s| format!("{s:.2}")),
@@ -160,5 +162,78 @@ fn describe(point: &Point) -> String {
             point.kind.name(),
             point.connections
         ),
+    }
+}
+
+/// What the "÷ its floor" column divides by, said under each detail heading.
+const FLOOR_NOTE: &str = "\"÷ its floor\" is server CPU per request over that of its stack's floor at the same \
+     point: bare hyper under the hyper engine, the bare tokio loop under the codec, the bare io_uring loop \
+     under io_uring_server and tokio_uring_server (the same kernel interface, under tokio-uring's runtime). \
+     The floors answer with canned bytes and parse no HTTP; they are not contenders.";
+
+/// `p`'s server CPU per request divided by its floor's among `points` (the same point of
+/// the sweep); "floor" on a floor's own row, "n/a" when either was not measured.
+fn over_floor(p: &Point, points: &[&Point]) -> String {
+    let Some(contender) = by_id(&p.contender) else {
+        return "n/a".into();
+    };
+    let Some(floor) = contender.floor() else {
+        return "floor".into();
+    };
+    points
+        .iter()
+        .find(|f| f.contender == floor.id)
+        .and_then(|f| Some(p.server_cpu_us_per_request? / f.server_cpu_us_per_request?))
+        .map_or_else(|| "n/a".into(), |ratio| format!("{ratio:.2}x"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadgen::run::Percentiles;
+
+    fn point(contender: &str, cpu: Option<f64>) -> Point {
+        Point {
+            contender: contender.into(),
+            label: contender.into(),
+            kind: LoadKind::Closed,
+            connections: DETAIL_CONNECTIONS,
+            depth: 1,
+            rate: None,
+            requests: 1000,
+            requests_per_sec: 1000.0,
+            latency_us: Percentiles {
+                mean: 0.0,
+                p50: 0,
+                p90: 0,
+                p99: 0,
+                p999: 0,
+                max: 0,
+                spectrum: Vec::new(),
+            },
+            uncorrected_latency_us: None,
+            send_lateness_us: None,
+            server_cpu_us_per_request: cpu,
+            client_cpu_us_per_request: 1.0,
+            syscalls_per_request: None,
+            peak_rss_kib: None,
+            bottleneck: String::new(),
+            noise: None,
+        }
+    }
+
+    #[test]
+    fn each_engine_is_divided_by_its_own_floor() {
+        let points = [
+            point("tokio_hyper", Some(6.0)),
+            point("io_uring", Some(4.5)),
+            point("tokio_codec", Some(5.0)),
+            point("bare_hyper", Some(4.0)),
+            point("bare_uring", Some(3.0)),
+            point("bare_tokio", None),
+        ];
+        let all: Vec<&Point> = points.iter().collect();
+        let column: Vec<String> = all.iter().map(|p| over_floor(p, &all)).collect();
+        assert_eq!(column, ["1.50x", "1.50x", "n/a", "floor", "floor", "floor"]);
     }
 }
