@@ -1,0 +1,166 @@
+//! The contenders, the floors and the outside anchor: which binary each is, with which
+//! flags, how it is launched, and which floor sits under which engine.
+
+/// How a contender is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launch {
+    /// The binary of the cargo package [`Contender::package`], with [`Contender::args`].
+    Cargo,
+    /// The system's nginx with the repository's `nginx/nginx.conf` (`nginx.rs`).
+    Nginx,
+}
+
+/// One server configuration under test: a binary and its flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Contender {
+    /// Stable id used in benchmark names and JSON.
+    pub id: &'static str,
+    /// How the report names it.
+    pub label: &'static str,
+    /// The cargo package that builds it, and the binary of that package it runs.
+    pub package: &'static str,
+    pub binary: &'static str,
+    pub args: &'static [&'static str],
+    /// Set this variable to a base URL to bench a server you started yourself; `None`:
+    /// always started here.
+    pub url_env: Option<&'static str>,
+    pub launch: Launch,
+}
+
+impl Contender {
+    /// Whether it stands outside the comparison (an [`ANCHORS`] row): measured beside the
+    /// contenders, never in a ratio or a verdict.
+    pub fn is_anchor(&self) -> bool {
+        ANCHORS.contains(self)
+    }
+}
+
+pub const TOKIO_HYPER: Contender = Contender {
+    id: "tokio_hyper",
+    label: "tokio_server (hyper)",
+    package: "tokio_server",
+    binary: "tokio_server",
+    args: &["--engine", "hyper"],
+    url_env: Some("BENCH_TOKIO_URL"),
+    launch: Launch::Cargo,
+};
+
+pub const TOKIO_CODEC: Contender = Contender {
+    id: "tokio_codec",
+    label: "tokio_server (codec)",
+    package: "tokio_server",
+    binary: "tokio_server",
+    args: &["--engine", "codec"],
+    url_env: Some("BENCH_TOKIO_CODEC_URL"),
+    launch: Launch::Cargo,
+};
+
+/// The codec on tokio reading into a buffer per thread, not per connection: not in
+/// [`CONTENDERS`]; it stands beside the others where memory per idle connection is
+/// measured, to tell what is io_uring's doing from what is the server's design.
+pub const TOKIO_CODEC_SHARED: Contender = Contender {
+    id: "tokio_codec_shared",
+    label: "tokio_server (codec, shared buffer)",
+    package: "tokio_server",
+    binary: "tokio_server",
+    args: &["--engine", "codec-shared"],
+    url_env: None,
+    launch: Launch::Cargo,
+};
+
+pub const IO_URING: Contender = Contender {
+    id: "io_uring",
+    label: "io_uring_server",
+    package: "io_uring_server",
+    binary: "io_uring_server",
+    args: &[],
+    url_env: Some("BENCH_URING_URL"),
+    launch: Launch::Cargo,
+};
+
+pub const TOKIO_URING: Contender = Contender {
+    id: "tokio_uring",
+    label: "tokio_uring_server",
+    package: "tokio_uring_server",
+    binary: "tokio_uring_server",
+    args: &[],
+    url_env: Some("BENCH_TOKIO_URING_URL"),
+    launch: Launch::Cargo,
+};
+
+/// io_uring_server with `args`, named (and identified) by `label`; always started here.
+pub const fn io_uring_with(label: &'static str, args: &'static [&'static str]) -> Contender {
+    Contender {
+        id: label,
+        label,
+        args,
+        url_env: None,
+        ..IO_URING
+    }
+}
+
+/// A floor, not a contender: the cheapest `GET /` answer of one stack (the `floors`
+/// crate), measured beside the contenders so each engine's distance from its stack's
+/// floor is a column. Labels start with "floor: ".
+const fn floor(id: &'static str, label: &'static str) -> Contender {
+    Contender {
+        id,
+        label,
+        package: "floors",
+        binary: id,
+        args: &[],
+        url_env: None,
+        launch: Launch::Cargo,
+    }
+}
+
+pub const FLOOR_HYPER: Contender = floor("bare_hyper", "floor: bare hyper");
+pub const FLOOR_TOKIO: Contender = floor("bare_tokio", "floor: bare tokio loop");
+pub const FLOOR_URING: Contender = floor("bare_uring", "floor: bare io_uring loop");
+
+/// The floors, in report order.
+pub const FLOORS: [Contender; 3] = [FLOOR_HYPER, FLOOR_TOKIO, FLOOR_URING];
+
+impl Contender {
+    pub fn is_floor(&self) -> bool {
+        self.package == "floors"
+    }
+
+    /// The floor of this contender's stack: bare hyper under the hyper engine, the bare
+    /// tokio loop under the codec engines, and the bare io_uring loop under
+    /// io_uring_server and also under tokio_uring_server, whose requests go through the
+    /// same kernel interface (what it costs above that floor is tokio-uring's runtime
+    /// and the codec). `None` for a floor.
+    pub fn floor(&self) -> Option<Contender> {
+        match self.package {
+            "io_uring_server" | "tokio_uring_server" => Some(FLOOR_URING),
+            "tokio_server" if self.args.contains(&"hyper") => Some(FLOOR_HYPER),
+            "tokio_server" => Some(FLOOR_TOKIO),
+            _ => None,
+        }
+    }
+}
+
+/// The contender or floor with this id, among the [`CONTENDERS`] and [`FLOORS`].
+pub fn by_id(id: &str) -> Option<Contender> {
+    CONTENDERS.iter().chain(&FLOORS).copied().find(|c| c.id == id)
+}
+
+/// The contenders of `cargo bench`, the sweep and the large-body study, in report order.
+/// The ablation's rows are contenders too (io_uring_server with flags, see `ablation`).
+pub const CONTENDERS: [Contender; 4] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING];
+
+/// nginx, one worker (`nginx/nginx.conf`): where a widely used epoll server lands on this
+/// machine. It cannot echo a body, so it sits out the echo workloads.
+pub const NGINX: Contender = Contender {
+    id: "nginx",
+    label: "nginx (outside anchor)",
+    package: "nginx",
+    binary: "nginx",
+    args: &[],
+    url_env: None,
+    launch: Launch::Nginx,
+};
+
+/// The outside anchors the sweep and the workloads study measure beside the contenders.
+pub const ANCHORS: [Contender; 1] = [NGINX];
