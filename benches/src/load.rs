@@ -73,6 +73,31 @@ pub struct Point {
     pub noise: Option<Noise>,
 }
 
+/// A point for tests of rendering: 1000 requests of `contender` under `kind`, every
+/// figure zero or absent; set the ones a test reads with struct update syntax.
+#[cfg(test)]
+pub(crate) fn blank_point(contender: &str, kind: LoadKind) -> Point {
+    Point {
+        contender: contender.into(),
+        label: contender.into(),
+        kind,
+        connections: if kind == LoadKind::Open { 64 } else { 256 },
+        depth: 1,
+        rate: None,
+        requests: 1000,
+        requests_per_sec: 0.0,
+        latency_us: Percentiles::default(),
+        uncorrected_latency_us: None,
+        send_lateness_us: None,
+        server_cpu_us_per_request: None,
+        client_cpu_us_per_request: 1.0,
+        syscalls_per_request: None,
+        peak_rss_kib: None,
+        bottleneck: String::new(),
+        noise: None,
+    }
+}
+
 /// A `POST /payload` of `bytes` (chunked in `chunk`-byte pieces if set), echoed back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Post {

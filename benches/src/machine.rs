@@ -71,6 +71,22 @@ impl Machine {
     }
 }
 
+/// A machine for tests of rendering: no figure of it matters.
+#[cfg(test)]
+pub(crate) fn blank(git_commit: &str) -> Machine {
+    Machine {
+        date: "today".into(),
+        git_commit: git_commit.into(),
+        cpu_model: String::new(),
+        logical_cores: 2,
+        physical_cores: None,
+        memory_gib: 1.0,
+        kernel: String::new(),
+        rustc: String::new(),
+        steal_percent: None,
+    }
+}
+
 fn git_commit() -> String {
     let commit = command_output("git", &["rev-parse", "--short", "HEAD"]);
     // Generated output (results/, BENCHMARKS.md) rewritten by an earlier script of the same

@@ -262,17 +262,7 @@ mod tests {
         let floor = step(label(uring_floor), [4.0, 6.0, 5.0]);
         let codec = step(label(floor_row(Role::Reference, "tokio_server")), [8.0, 8.0, 8.0]);
         let report = AblationReport {
-            machine: crate::machine::Machine {
-                date: String::new(),
-                git_commit: String::new(),
-                cpu_model: String::new(),
-                logical_cores: 2,
-                physical_cores: None,
-                memory_gib: 1.0,
-                kernel: String::new(),
-                rustc: String::new(),
-                steal_percent: None,
-            },
+            machine: crate::machine::blank(""),
             pinning: String::new(),
             seconds_per_point: 1.0,
             connections: 256,

@@ -100,6 +100,7 @@ pub fn open_cells(report: &SweepReport) -> Vec<OpenCell<'_>> {
 pub(crate) mod tests {
     use super::*;
     use crate::hiccup::HiccupSummary;
+    use crate::load::blank_point;
     use crate::noise::{HiccupFloor, Noise};
     use crate::steal::Steal;
     use crate::sweep::stability::tests::report_of;
@@ -130,31 +131,19 @@ pub(crate) mod tests {
             }),
         };
         Point {
-            contender: contender.into(),
             label: format!("{contender} server"),
-            kind: LoadKind::Open,
-            connections: 64,
-            depth: 1,
             rate: Some(rate),
-            requests: 1000,
             requests_per_sec: rate,
             latency_us: Percentiles {
-                mean: 0.0,
                 p50: 1,
                 p90: 2,
                 p99,
                 p999: 2 * p99,
                 max: 3 * p99,
-                spectrum: Vec::new(),
+                ..Percentiles::default()
             },
-            uncorrected_latency_us: None,
-            send_lateness_us: None,
-            server_cpu_us_per_request: None,
-            client_cpu_us_per_request: 1.0,
-            syscalls_per_request: None,
-            peak_rss_kib: None,
-            bottleneck: String::new(),
             noise: Some(noise),
+            ..blank_point(contender, LoadKind::Open)
         }
     }
 

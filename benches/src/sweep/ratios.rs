@@ -97,36 +97,20 @@ pub fn ratios_section(report: &SweepReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::Machine;
+    use crate::load::blank_point;
     use loadgen::run::Percentiles;
 
     fn point(contender: &str, kind: LoadKind, rate: Option<f64>, value: f64) -> Point {
         Point {
-            contender: contender.into(),
-            label: contender.into(),
-            kind,
-            connections: if kind == LoadKind::Open { 64 } else { 256 },
-            depth: 1,
             rate,
-            requests: 1000,
             requests_per_sec: value * 1000.0,
             latency_us: Percentiles {
-                mean: 0.0,
-                p50: 0,
-                p90: 0,
                 p99: value as u64 * 100,
-                p999: 0,
-                max: 0,
-                spectrum: Vec::new(),
+                ..Percentiles::default()
             },
-            uncorrected_latency_us: None,
-            send_lateness_us: None,
             server_cpu_us_per_request: Some(value),
-            client_cpu_us_per_request: 1.0,
             syscalls_per_request: Some(value / 10.0),
-            peak_rss_kib: None,
-            bottleneck: String::new(),
-            noise: None,
+            ..blank_point(contender, kind)
         }
     }
 
@@ -143,17 +127,7 @@ mod tests {
             points.push(point(contender, LoadKind::Open, Some(50.0), value / 2.0));
         }
         let report = SweepReport {
-            machine: Machine {
-                date: String::new(),
-                git_commit: String::new(),
-                cpu_model: String::new(),
-                logical_cores: 2,
-                physical_cores: None,
-                memory_gib: 1.0,
-                kernel: String::new(),
-                rustc: String::new(),
-                steal_percent: None,
-            },
+            machine: crate::machine::blank(""),
             pinning: String::new(),
             seconds_per_point: 1.0,
             slowest_peak: 100.0,

@@ -190,35 +190,12 @@ fn over_floor(p: &Point, points: &[&Point]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loadgen::run::Percentiles;
+    use crate::load::blank_point;
 
     fn point(contender: &str, cpu: Option<f64>) -> Point {
         Point {
-            contender: contender.into(),
-            label: contender.into(),
-            kind: LoadKind::Closed,
-            connections: DETAIL_CONNECTIONS,
-            depth: 1,
-            rate: None,
-            requests: 1000,
-            requests_per_sec: 1000.0,
-            latency_us: Percentiles {
-                mean: 0.0,
-                p50: 0,
-                p90: 0,
-                p99: 0,
-                p999: 0,
-                max: 0,
-                spectrum: Vec::new(),
-            },
-            uncorrected_latency_us: None,
-            send_lateness_us: None,
             server_cpu_us_per_request: cpu,
-            client_cpu_us_per_request: 1.0,
-            syscalls_per_request: None,
-            peak_rss_kib: None,
-            bottleneck: String::new(),
-            noise: None,
+            ..blank_point(contender, LoadKind::Closed)
         }
     }
 

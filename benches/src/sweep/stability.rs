@@ -143,23 +143,12 @@ pub fn stability_section(comparison: &Result<Stability, String>) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::load::Point;
-    use crate::machine::Machine;
     use crate::sweep::floor::tests::open_point;
 
     /// A sweep of `points` whose slowest peak is 100 req/s, so a rate is its share in %.
     pub fn report_of(points: Vec<Point>) -> SweepReport {
         SweepReport {
-            machine: Machine {
-                date: "today".into(),
-                git_commit: "abc1234".into(),
-                cpu_model: String::new(),
-                logical_cores: 2,
-                physical_cores: None,
-                memory_gib: 1.0,
-                kernel: String::new(),
-                rustc: String::new(),
-                steal_percent: None,
-            },
+            machine: crate::machine::blank("abc1234"),
             pinning: String::new(),
             seconds_per_point: 1.0,
             slowest_peak: 100.0,
