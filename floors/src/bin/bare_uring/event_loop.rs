@@ -9,11 +9,11 @@ use floors::RequestEnds;
 
 use crate::kernel::{Completion, Kernel, Op};
 
-/// Serves `listener` with `kernel` until an unrecoverable ring error.
-pub fn run(mut kernel: Kernel, listener: TcpListener, answer: &[u8]) -> io::Error {
+/// Serves `listener` with `kernel` until an unrecoverable error.
+pub fn run(mut kernel: Kernel, listener: &TcpListener) -> io::Error {
     let mut ends: Vec<RequestEnds> = Vec::new();
     let mut completions = Vec::new();
-    kernel.accept(&listener);
+    kernel.accept(listener);
     loop {
         if let Err(error) = kernel.wait(&mut completions) {
             return error;
@@ -30,7 +30,10 @@ pub fn run(mut kernel: Kernel, listener: TcpListener, answer: &[u8]) -> io::Erro
                         kernel.recv(slot);
                     }
                     if !more {
-                        kernel.accept(&listener);
+                        if let Err(error) = rearm_after(result) {
+                            return error;
+                        }
+                        kernel.accept(listener);
                     }
                 }
                 Op::Recv(slot) if result > 0 => {
@@ -39,10 +42,7 @@ pub fn run(mut kernel: Kernel, listener: TcpListener, answer: &[u8]) -> io::Erro
                         kernel.recv(slot);
                         continue;
                     }
-                    let output = kernel.output(slot);
-                    for _ in 0..requests {
-                        output.extend_from_slice(answer);
-                    }
+                    kernel.owe(slot, requests);
                     kernel.send(slot);
                 }
                 Op::Send(slot) if result > 0 => {
@@ -55,5 +55,21 @@ pub fn run(mut kernel: Kernel, listener: TcpListener, answer: &[u8]) -> io::Erro
                 Op::Recv(slot) | Op::Send(slot) => kernel.close(slot),
             }
         }
+    }
+}
+
+/// Whether the multishot accept that ended with `result` may be armed again: at once
+/// after a connection, after a pause when descriptors ran out (so a full backlog does
+/// not spin the CPU), never when the kernel refuses the accept itself.
+fn rearm_after(result: i32) -> Result<(), io::Error> {
+    match -result {
+        libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM => {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            Ok(())
+        }
+        libc::EINVAL | libc::EBADF | libc::ENOTSOCK | libc::EOPNOTSUPP => {
+            Err(io::Error::from_raw_os_error(-result))
+        }
+        _ => Ok(()),
     }
 }

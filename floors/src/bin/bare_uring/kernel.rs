@@ -8,9 +8,10 @@
 //! flight; the flag is cleared only by that operation's completion ([`Kernel::wait`]).
 //! So a connection's buffers are freed only after its last completion, and a completion
 //! can never name a slot that was reused (no generation counter is needed). The input is
-//! a boxed slice and the output a `Vec` not resized while in flight, so neither moves
-//! when the slot table grows. Dropping the [`Kernel`] leaks the buffers of connections
-//! still in flight rather than free memory the kernel may yet write.
+//! a boxed slice, whose heap allocation does not move when the slot table grows. Sends
+//! read from one leaked, never-written buffer of canned answers (`'static`), so a
+//! connection owns no output memory at all. Dropping the [`Kernel`] leaks the inputs of
+//! connections still in flight rather than free memory the kernel may yet write.
 
 use std::io;
 use std::net::TcpListener;
@@ -20,8 +21,14 @@ use io_uring::{IoUring, cqueue, opcode, squeue, types};
 
 /// Bytes received at a time per connection. Default is 4 KiB.
 const INPUT_BYTES: usize = 4096;
-/// Submission queue entries (the completion queue gets twice as many).
+/// Submission queue entries.
 const RING_ENTRIES: u32 = 1024;
+/// Completion queue entries: one operation is in flight per connection, so this many
+/// connections per thread fit without the kernel's slower overflow path.
+const COMPLETION_ENTRIES: u32 = 65536;
+/// The most request ends one receive can hold (each is at least `\r\n\r\n`), and so
+/// the most answers one send carries.
+pub const MOST_ANSWERS: usize = INPUT_BYTES / 4;
 /// `user_data` of the multishot accept; a connection's operations carry `slot << 1 | op`
 /// with op 0 for recv and 1 for send.
 const ACCEPT: u64 = u64::MAX;
@@ -47,8 +54,9 @@ pub struct Completion {
 struct Connection {
     socket: OwnedFd,
     input: Box<[u8]>,
-    output: Vec<u8>,
-    /// Bytes of `output` already sent.
+    /// Bytes of answers owed by the current send (a prefix of [`Kernel::answers`]).
+    owed: usize,
+    /// Bytes of those already sent.
     sent: usize,
     in_flight: bool,
 }
@@ -56,6 +64,10 @@ struct Connection {
 /// A ring and the connections it serves, on one thread.
 pub struct Kernel {
     ring: IoUring,
+    /// [`MOST_ANSWERS`] canned answers back to back, leaked: never freed nor written.
+    answers: &'static [u8],
+    /// One answer's length.
+    answer_len: usize,
     connections: Vec<Option<Connection>>,
     free: Vec<usize>,
     /// What the ring was set up with, for the ready line.
@@ -64,18 +76,26 @@ pub struct Kernel {
 
 impl Kernel {
     /// A ring with SINGLE_ISSUER|DEFER_TASKRUN (completion work runs when this thread
-    /// waits), or a plain one where the kernel refuses those flags.
-    pub fn new() -> io::Result<Kernel> {
+    /// waits), or a plain one where the kernel refuses those flags, answering `answer`.
+    pub fn new(answer: &[u8]) -> io::Result<Kernel> {
         let (ring, setup) = match IoUring::builder()
             .setup_single_issuer()
             .setup_defer_taskrun()
+            .setup_cqsize(COMPLETION_ENTRIES)
             .build(RING_ENTRIES)
         {
             Ok(ring) => (ring, "SINGLE_ISSUER|DEFER_TASKRUN"),
-            Err(_) => (IoUring::new(RING_ENTRIES)?, "plain"),
+            Err(_) => (
+                IoUring::builder()
+                    .setup_cqsize(COMPLETION_ENTRIES)
+                    .build(RING_ENTRIES)?,
+                "plain",
+            ),
         };
         Ok(Kernel {
             ring,
+            answers: answer.repeat(MOST_ANSWERS).leak(),
+            answer_len: answer.len(),
             connections: Vec::new(),
             free: Vec::new(),
             setup,
@@ -88,7 +108,7 @@ impl Kernel {
             .build()
             .user_data(ACCEPT);
         // SAFETY: the accept passes no memory (no address buffer); it names only the
-        // listener's descriptor, which the event loop holds for the ring's whole life.
+        // listener's descriptor, and the armed accept holds its own reference to that file.
         unsafe { self.push(&entry) };
     }
 
@@ -99,7 +119,7 @@ impl Kernel {
         let connection = Connection {
             socket,
             input: vec![0; INPUT_BYTES].into_boxed_slice(),
-            output: Vec::new(),
+            owed: 0,
             sent: 0,
             in_flight: false,
         };
@@ -128,8 +148,8 @@ impl Kernel {
         .build()
         .user_data((slot as u64) << 1);
         // SAFETY: the kernel may write INPUT_BYTES bytes into the slot's boxed input until
-        // this recv completes; the box is neither freed, moved nor read before then, as
-        // `in_flight` is set and only that completion clears it (module invariant).
+        // this recv completes; that heap allocation is neither freed, moved nor read before
+        // then, as `in_flight` is set and only that completion clears it (module invariant).
         unsafe { self.push(&entry) };
     }
 
@@ -138,26 +158,28 @@ impl Kernel {
         &self.idle(slot).input[..len]
     }
 
-    /// The output to fill before [`Kernel::send`]; emptied, with nothing sent yet.
-    pub fn output(&mut self, slot: usize) -> &mut Vec<u8> {
+    /// Owes `answers` canned answers (at most [`MOST_ANSWERS`]) to the connection, to go
+    /// with the next [`Kernel::send`].
+    pub fn owe(&mut self, slot: usize, answers: usize) {
+        let owed = answers.min(MOST_ANSWERS) * self.answer_len;
         let connection = self.idle(slot);
-        connection.output.clear();
+        connection.owed = owed;
         connection.sent = 0;
-        &mut connection.output
     }
 
     /// Counts `len` more bytes as sent; true when the whole output has gone.
     pub fn sent(&mut self, slot: usize, len: usize) -> bool {
         let connection = self.idle(slot);
         connection.sent += len;
-        connection.sent >= connection.output.len()
+        connection.sent >= connection.owed
     }
 
-    /// Submits a send of what is left of the output.
+    /// Submits a send of what is left of the answers owed.
     pub fn send(&mut self, slot: usize) {
+        let answers = self.answers;
         let connection = self.idle(slot);
         connection.in_flight = true;
-        let rest = &connection.output[connection.sent..];
+        let rest = &answers[connection.sent..connection.owed];
         let entry = opcode::Send::new(
             types::Fd(connection.socket.as_raw_fd()),
             rest.as_ptr(),
@@ -165,9 +187,8 @@ impl Kernel {
         )
         .build()
         .user_data((slot as u64) << 1 | 1);
-        // SAFETY: the kernel may read `rest` (inside the slot's output Vec) until this send
-        // completes; the Vec is neither resized, freed nor written before then, as
-        // `in_flight` is set and only that completion clears it (module invariant).
+        // SAFETY: the kernel may read `rest` until this send completes; it lies in the
+        // leaked `answers`, which live for the whole process and are never written.
         unsafe { self.push(&entry) };
     }
 
@@ -216,7 +237,8 @@ impl Kernel {
         connection
     }
 
-    /// Queues `entry`, submitting first if the queue is full.
+    /// Queues `entry`, submitting first if the queue is full. A ring that cannot take
+    /// submissions any more ends the process with one line, as `run`'s errors do.
     ///
     /// # Safety
     /// Any memory `entry` names must stay valid, and not be written where the kernel
@@ -227,8 +249,13 @@ impl Kernel {
             if unsafe { self.ring.submission().push(entry) }.is_ok() {
                 return;
             }
-            if let Err(e) = self.ring.submit() {
-                panic!("io_uring_enter failed while the submission queue was full: {e}");
+            match self.ring.submit() {
+                Ok(_) => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)) => {}
+                Err(e) => {
+                    server_kit::log!("io_uring failed while its submission queue was full: {e}; exiting");
+                    std::process::exit(1);
+                }
             }
         }
     }
@@ -238,9 +265,10 @@ impl Drop for Kernel {
     fn drop(&mut self) {
         for connection in self.connections.drain(..).flatten() {
             if connection.in_flight {
-                // The kernel may still write into it until a completion nobody will wait
-                // for: leak it rather than free it.
-                std::mem::forget(connection);
+                // The kernel may still write into the input until a completion nobody will
+                // wait for: leak it rather than free it. The socket may close: the ring
+                // holds its own reference to the file.
+                std::mem::forget(connection.input);
             }
         }
     }

@@ -17,10 +17,10 @@ fn main() {
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());
     let (workers, setups) = Workers::start("floor", listeners, |listener, ready| {
-        move || match kernel::Kernel::new() {
+        move || match kernel::Kernel::new(answer) {
             Ok(kernel) => {
                 let _ = ready.send(Ok(kernel.setup));
-                let error = event_loop::run(kernel, listener, answer);
+                let error = event_loop::run(kernel, &listener);
                 server_kit::log!("io_uring failed: {error}; exiting");
                 std::process::exit(1);
             }
