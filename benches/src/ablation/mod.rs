@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
-use crate::servers::{Contender, FLOOR_HYPER, FLOOR_TOKIO, FLOOR_URING, TOKIO_CODEC, TOKIO_HYPER};
+use crate::servers::{Contender, FLOOR_HYPER, FLOOR_TOKIO, FLOOR_URING, NGINX, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod render;
 
@@ -56,7 +56,7 @@ const fn reference(label: &'static str, contender: Contender) -> Contender {
 }
 
 /// The io_uring steps, each adding one feature to the one before, then the references.
-pub const STEPS: [Step; 15] = [
+pub const STEPS: [Step; 16] = [
     Step {
         role: Role::Feature,
         contender: io_uring(
@@ -154,6 +154,11 @@ pub const STEPS: [Step; 15] = [
         role: Role::Reference,
         contender: reference("reference: tokio_server (hyper)", TOKIO_HYPER),
         mechanism: "What most Rust services run.",
+    },
+    Step {
+        role: Role::Reference,
+        contender: reference("reference: nginx (outside anchor)", NGINX),
+        mechanism: "nginx with one worker on epoll (nginx/nginx.conf), the outside anchor; its row is left out when nginx is not installed.",
     },
     Step {
         role: Role::Floor,

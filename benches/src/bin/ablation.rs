@@ -8,12 +8,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use benches::ablation::render::render_markdown;
-use benches::ablation::{AblationReport, STEPS, Sample, StepResult};
+use benches::ablation::{AblationReport, STEPS, Sample, Step, StepResult};
 use benches::cargo_bench::output::replace_between;
 use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
+use benches::nginx::with_anchors;
 use benches::rounds::rotated;
-use benches::servers::{Contender, Lineup, workspace_root};
+use benches::servers::{Contender, Launch, Lineup, workspace_root};
 use benches::sweep::{DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, PIPELINE_DEPTH};
 use clap::Parser;
 
@@ -53,7 +54,13 @@ fn run(cli: Cli) -> Result<(), String> {
         return write(&workspace, &report, false);
     }
     let (seconds, rounds, rate) = (cli.seconds, cli.rounds, cli.rate);
-    let contenders: Vec<Contender> = STEPS.iter().map(|step| step.contender).collect();
+    // nginx's row only where nginx is installed (`with_anchors` says so when it is not).
+    let anchors = with_anchors(&[]);
+    let steps: Vec<&Step> = STEPS
+        .iter()
+        .filter(|step| step.contender.launch != Launch::Nginx || !anchors.is_empty())
+        .collect();
+    let contenders: Vec<Contender> = steps.iter().map(|step| step.contender).collect();
     let lineup = Lineup::start(&contenders)?;
     let duration = Duration::from_secs_f64(seconds);
     let load = |kind, connections, depth, rate| {
@@ -109,7 +116,7 @@ fn run(cli: Cli) -> Result<(), String> {
         depth: PIPELINE_DEPTH,
         open_loop_connections: OPEN_LOOP_CONNECTIONS,
         open_loop_rate: rate,
-        steps: STEPS
+        steps: steps
             .iter()
             .zip(samples)
             .map(|(step, samples)| StepResult {
