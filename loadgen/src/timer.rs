@@ -13,14 +13,20 @@
 //! slack; the thread's other timed waits (epoll_wait) do, so the load threads lower theirs
 //! to 1 ns ([`lower_timer_slack`]).
 //!
-//! Measured (release, io_uring_server `--threads 1` on CPU 0, loadgen on CPU 1, 64
-//! connections, 3 s after a 1 s warm-up, 2 runs each; client CPU per request / send
-//! lateness p99): see the table in the commit adding this design and
-//! `MIN_GAP`'s doc for the figures that chose it.
+//! Measured on this 2-CPU VM with other builds running (release; io_uring_server
+//! `--threads 1` on CPU 0, loadgen on CPU 1, both `nice -n -15`; 64 connections at 20k
+//! req/s, 1 s warm-up + 3 s; 2-4 interleaved runs): client CPU per request, tokio's sleep
+//! 9.3-12.6 µs (lateness p50 1.08-1.17 ms), a timerfd per connection 18.8-31.2 µs
+//! (8-441 µs), this clock with a 20-30 µs gap 20.9-27.8 µs, 100 µs 20.2-21.0 µs, 250 µs
+//! 13.6-15.0 µs (160-237 µs), 500 µs 13.1-13.5 µs (345-352 µs). Every timer wake of an
+//! idle client costs several µs, so only coalescing saves CPU; 250 µs keeps the pacing
+//! five times finer than tokio's ticks at about a third more client CPU. At 50k and 75k
+//! req/s the contended server fell behind under every variant, so those runs say nothing
+//! about pacing.
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::future::{Future, poll_fn};
 use std::io;
 use std::num::NonZeroU64;
@@ -39,8 +45,8 @@ use tokio::io::unix::AsyncFd;
 use tokio::time::Instant;
 
 /// The shortest time from one expiry to the next: sends due within it of each other leave
-/// together, each at or after its deadline.
-pub(crate) const MIN_GAP: Duration = Duration::from_micros(30);
+/// together, each at or after its deadline. Default is 250 µs (see the module doc).
+pub(crate) const MIN_GAP: Duration = Duration::from_micros(250);
 
 thread_local! {
     /// This thread's clock while any [`Deadline`] holds it.
@@ -78,7 +84,7 @@ impl Deadline {
         Wait {
             clock: &self.clock,
             at,
-            waker: None,
+            queued: None,
         }
         .await
     }
@@ -87,22 +93,17 @@ impl Deadline {
 /// One thread's timerfd and the waits on it.
 struct ThreadClock {
     timer: AsyncFd<OwnedFd>,
-    waits: RefCell<BinaryHeap<Reverse<Entry>>>,
+    /// Pending waits by (deadline, number): numbered so equal deadlines leave in the order
+    /// they were queued.
+    deadlines: RefCell<BinaryHeap<Reverse<(Instant, u64)>>>,
+    /// The waker of each pending wait by number; a dropped wait removes its own.
+    wakers: RefCell<HashMap<u64, Waker>>,
     /// When the timerfd will fire; `None` while disarmed.
     armed: Cell<Option<Instant>>,
     /// The last expiry plus [`MIN_GAP`]: the timer is never armed sooner.
     next_allowed: Cell<Instant>,
-    /// Entries are numbered so equal deadlines leave in the order they were queued.
     queued: Cell<u64>,
     failed: Cell<bool>,
-}
-
-/// One pending wait: its deadline and the waker its future keeps current (emptied when the
-/// future is dropped, so a stale entry wakes nobody).
-struct Entry {
-    at: Instant,
-    number: u64,
-    waker: Rc<RefCell<Option<Waker>>>,
 }
 
 impl ThreadClock {
@@ -114,7 +115,8 @@ impl ThreadClock {
         let timer = unsafe { AsyncFd::register_with_interest(timer, Interest::READABLE) };
         Ok(ThreadClock {
             timer: timer.map_err(|e| e.into_parts().1)?,
-            waits: RefCell::new(BinaryHeap::new()),
+            deadlines: RefCell::new(BinaryHeap::new()),
+            wakers: RefCell::new(HashMap::new()),
             armed: Cell::new(None),
             next_allowed: Cell::new(Instant::now()),
             queued: Cell::new(0),
@@ -122,10 +124,12 @@ impl ThreadClock {
         })
     }
 
-    fn queue(&self, at: Instant, waker: Rc<RefCell<Option<Waker>>>) -> io::Result<()> {
+    /// Queues a wait until `at` and returns its number.
+    fn queue(&self, at: Instant, waker: Waker) -> io::Result<u64> {
         let number = self.queued.replace(self.queued.get() + 1);
-        self.waits.borrow_mut().push(Reverse(Entry { at, number, waker }));
-        self.arm_for(at)
+        self.wakers.borrow_mut().insert(number, waker);
+        self.deadlines.borrow_mut().push(Reverse((at, number)));
+        self.arm_for(at).map(|()| number)
     }
 
     /// Makes the timer fire by `at` (or [`MIN_GAP`] after the last expiry, if later).
@@ -136,7 +140,10 @@ impl ThreadClock {
         }
         let now = Instant::now();
         // The timerfd's clock is read after `now`, so the armed time is never early.
-        let value = add(clock_gettime(ClockId::Monotonic), fire_at.saturating_duration_since(now));
+        let value = add(
+            clock_gettime(ClockId::Monotonic),
+            fire_at.saturating_duration_since(now),
+        );
         let disarmed = Timespec {
             tv_sec: 0,
             tv_nsec: 0,
@@ -155,49 +162,52 @@ impl ThreadClock {
         let now = Instant::now();
         self.armed.set(None);
         self.next_allowed.set(now + MIN_GAP);
-        let mut waits = self.waits.borrow_mut();
-        while let Some(Reverse(due)) = waits.peek().filter(|Reverse(entry)| entry.at <= now) {
-            if let Some(waker) = due.waker.borrow_mut().take() {
+        let mut deadlines = self.deadlines.borrow_mut();
+        while let Some(&Reverse((at, number))) = deadlines.peek()
+            && at <= now
+        {
+            deadlines.pop();
+            if let Some(waker) = self.wakers.borrow_mut().remove(&number) {
                 waker.wake();
             }
-            waits.pop();
         }
-        let next = waits.peek().map(|Reverse(entry)| entry.at);
-        drop(waits);
+        let next = deadlines.peek().map(|Reverse((at, _))| *at);
+        drop(deadlines);
         next.map_or(Ok(()), |at| self.arm_for(at))
     }
 
-    /// Ends every wait with an error (the timerfd failed).
-    fn fail(&self) {
+    /// Ends every wait with an error (the timerfd failed), and with it the driver.
+    fn fail(&self) -> Poll<()> {
         self.failed.set(true);
-        for Reverse(entry) in self.waits.borrow_mut().drain() {
-            if let Some(waker) = entry.waker.borrow_mut().take() {
-                waker.wake();
-            }
-        }
+        self.deadlines.borrow_mut().clear();
+        let wakers = std::mem::take(&mut *self.wakers.borrow_mut());
+        wakers.into_values().for_each(Waker::wake);
+        Poll::Ready(())
     }
 }
 
 /// The driver task: reads each expiry and releases the due waits, until the clock is gone.
 async fn drive(clock: Weak<ThreadClock>) {
-    poll_fn(|cx| loop {
-        let Some(clock) = clock.upgrade() else {
-            return Poll::Ready(());
-        };
-        let mut ready = match clock.timer.poll_read_ready(cx) {
-            Poll::Pending => return Poll::Pending,
-            Poll::Ready(Ok(ready)) => ready,
-            Poll::Ready(Err(_)) => return Poll::Ready(clock.fail()),
-        };
-        let mut expirations = [0u8; 8];
-        match ready.try_io(|timer| Ok(rustix::io::read(timer, &mut expirations)?)) {
-            Err(_would_block) => continue,
-            Ok(Err(_)) => return Poll::Ready(clock.fail()),
-            Ok(Ok(_)) => {
-                // Unreadable until the next expiry: skip the read that would say so.
-                ready.clear_ready();
-                if clock.expired().is_err() {
-                    return Poll::Ready(clock.fail());
+    poll_fn(|cx| {
+        loop {
+            let Some(clock) = clock.upgrade() else {
+                return Poll::Ready(());
+            };
+            let mut ready = match clock.timer.poll_read_ready(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Ok(ready)) => ready,
+                Poll::Ready(Err(_)) => return clock.fail(),
+            };
+            let mut expirations = [0u8; 8];
+            match ready.try_io(|timer| Ok(rustix::io::read(timer, &mut expirations)?)) {
+                Err(_would_block) => continue,
+                Ok(Err(_)) => return clock.fail(),
+                Ok(Ok(_)) => {
+                    // Unreadable until the next expiry: skip the read that would say so.
+                    ready.clear_ready();
+                    if clock.expired().is_err() {
+                        return clock.fail();
+                    }
                 }
             }
         }
@@ -209,8 +219,8 @@ async fn drive(clock: Weak<ThreadClock>) {
 struct Wait<'a> {
     clock: &'a ThreadClock,
     at: Instant,
-    /// Shared with the queued entry; `None` until first polled.
-    waker: Option<Rc<RefCell<Option<Waker>>>>,
+    /// Its number on the clock once queued (at the first poll).
+    queued: Option<u64>,
 }
 
 impl Future for Wait<'_> {
@@ -223,13 +233,9 @@ impl Future for Wait<'_> {
         if self.at <= Instant::now() {
             return Poll::Ready(Ok(()));
         }
-        match &self.waker {
-            Some(waker) => *waker.borrow_mut() = Some(cx.waker().clone()),
-            None => {
-                let waker = Rc::new(RefCell::new(Some(cx.waker().clone())));
-                self.waker = Some(waker.clone());
-                self.clock.queue(self.at, waker)?;
-            }
+        match self.queued {
+            Some(number) => drop(self.clock.wakers.borrow_mut().insert(number, cx.waker().clone())),
+            None => self.queued = Some(self.clock.queue(self.at, cx.waker().clone())?),
         }
         Poll::Pending
     }
@@ -237,29 +243,9 @@ impl Future for Wait<'_> {
 
 impl Drop for Wait<'_> {
     fn drop(&mut self) {
-        if let Some(waker) = &self.waker {
-            waker.borrow_mut().take();
+        if let Some(number) = self.queued {
+            self.clock.wakers.borrow_mut().remove(&number);
         }
-    }
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Entry) -> bool {
-        (self.at, self.number) == (other.at, other.number)
-    }
-}
-
-impl Eq for Entry {}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Entry) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Entry) -> std::cmp::Ordering {
-        (self.at, self.number).cmp(&(other.at, other.number))
     }
 }
 
