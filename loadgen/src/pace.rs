@@ -4,8 +4,8 @@
 //! measured from its send's *intended* time, as wrk2 does, so a server stall shows in the
 //! percentiles instead of silently delaying later sends (coordinated omission), and the
 //! [`Sending`] also says when it actually left (for the uncorrected latency and the
-//! client's own lateness). Waits are timerfd deadlines (`timer.rs`), not tokio's 1 ms
-//! ticks. In the closed loop a send is measured from when it leaves.
+//! client's own lateness). Waits are on the thread's timerfd clock (`timer.rs`), not
+//! tokio's 1 ms ticks. In the closed loop a send is measured from when it leaves.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
@@ -70,8 +70,8 @@ pub(crate) struct Pacer {
 
 impl Pacer {
     /// Client `index` of `clients`, at `rate` sends per second over all of them (`None`:
-    /// closed loop). The schedule starts at [`Pacer::begin`]. Must be made inside a tokio
-    /// runtime (the open loop's timer is a timerfd on its reactor).
+    /// closed loop). The schedule starts at [`Pacer::begin`]. Must be made inside a
+    /// [`tokio::task::LocalSet`] (the open loop waits on the thread's timerfd clock).
     pub fn new(rate: Option<f64>, clients: usize, index: usize) -> std::io::Result<Pacer> {
         let interval = rate.map(|rate| Duration::from_secs_f64(clients as f64 / rate));
         Ok(Pacer {

@@ -103,7 +103,7 @@ pub fn run(config: Config) -> Result<Summary, String> {
     if (config.rate.is_some() || config.churn.is_some()) && config.depth != 1 {
         return Err("the open loop (--rate) and churn send one request at a time: use --depth 1".into());
     }
-    // Room for the open loop's timers beside the connections.
+    // Room for many connections.
     server_kit::fd_limit::raise_to_hard_limit();
     let threads = config.threads.clamp(1, config.connections.max(1));
     let start = Instant::now();
@@ -192,7 +192,7 @@ async fn client(
         Ok(pacer) => pacer,
         Err(e) => {
             limits.failed.store(true, Ordering::Relaxed);
-            let failure = Failure::new(ErrorKind::Connect, format!("timerfd for the schedule: {e}"));
+            let failure = Failure::new(ErrorKind::Connect, format!("the thread's timerfd clock: {e}"));
             return tally.borrow_mut().fail(failure);
         }
     };

@@ -1,6 +1,6 @@
 //! The open loop's section of `results/sweep.md`: p99 and p99.9 over rounds per contender
 //! and share, then every point with its percentiles, the hiccup floor on the client's and
-//! the server's CPU, and steal; a cell within the floor ([`super::floor`]) ends with
+//! the server's CPU, steal, the uncorrected p99 and how late the client sent; a cell within the floor ([`super::floor`]) ends with
 //! [`WITHIN`]. The per-point table is a list of columns, so a figure is one more entry.
 
 use crate::format::group_thousands;
@@ -9,6 +9,7 @@ use crate::load::Point;
 use crate::noise::HiccupFloor;
 use crate::sweep::floor::{OpenCell, Tail, open_cells, point_within_floor};
 use crate::sweep::{OPEN_LOOP_CONNECTIONS, SweepReport, shares_text};
+use loadgen::run::Percentiles;
 
 /// The mark of a latency cell within the platform's noise.
 pub const WITHIN: &str = "≈";
@@ -22,7 +23,7 @@ struct Row<'a> {
 /// A column of the per-point table: its heading and how a row shows in it.
 type Column = (&'static str, fn(&Row) -> String);
 
-const POINT_COLUMNS: [Column; 12] = [
+const POINT_COLUMNS: [Column; 14] = [
     ("server", |r| r.point.label.clone()),
     ("round", |r| (r.round + 1).to_string()),
     ("offered req/s", |r| group_thousands(r.point.rate.unwrap_or(0.0))),
@@ -32,6 +33,12 @@ const POINT_COLUMNS: [Column; 12] = [
     ("p99", |r| tail_cell(r.point, Tail::P99)),
     ("p99.9", |r| tail_cell(r.point, Tail::P999)),
     ("max", |r| us(r.point.latency_us.max)),
+    ("uncorrected p99", |r| {
+        p99_cell(r.point.uncorrected_latency_us.as_ref())
+    }),
+    ("client send lateness p99", |r| {
+        p99_cell(r.point.send_lateness_us.as_ref())
+    }),
     ("client CPU hiccups p99 / max", |r| {
         hiccups_cell(r.point, |f| &f.client)
     }),
@@ -48,7 +55,10 @@ pub fn open_loop_section(report: &SweepReport) -> String {
         "\n## Open loop at fixed rates ({OPEN_LOOP_CONNECTIONS} connections)\n\n\
          Rates are {} of the slowest contender's closed-loop peak ({} req/s), each measured in {} \
          round(s) whose contender order rotates. Latency counts from each request's intended \
-         send time when it could not leave on time (coordinated-omission correction).\n\n\
+         send time (the coordinated-omission correction, so a stall also charges the requests \
+         it held back); uncorrected, from when the request actually left. Client send \
+         lateness: how long after its intended time a request left; when it is far above the \
+         hiccups the client, not the server, fell behind, and the point measured the client.\n\n\
          {WITHIN}: within the platform's noise, at or below the larger of the two CPUs' hiccups at \
          the same percentile during that point (over rounds: in any round); no ranking is read \
          from such a cell. Hiccups: how late a thread sleeping 1 ms at a time woke on each CPU \
@@ -114,6 +124,10 @@ fn meter_cost(report: &SweepReport) -> String {
 
 fn us(value: u64) -> String {
     format!("{} µs", group_thousands(value as f64))
+}
+
+fn p99_cell(percentiles: Option<&Percentiles>) -> String {
+    percentiles.map_or_else(|| "n/a".into(), |p| us(p.p99))
 }
 
 fn tail_cell(point: &Point, tail: Tail) -> String {
@@ -186,17 +200,37 @@ mod tests {
         );
         assert!(
             section.contains(
-                "| b server | 1 | 50 | 50 | 1 µs | 2 µs | 250 µs ≈ | 500 µs ≈ | 750 µs | 100 / 400 µs | 300 / 1,200 µs | 0.0% / 6.2% (high) |"
+                "| b server | 1 | 50 | 50 | 1 µs | 2 µs | 250 µs ≈ | 500 µs ≈ | 750 µs | n/a | n/a | 100 / 400 µs | 300 / 1,200 µs | 0.0% / 6.2% (high) |"
             ),
             "{section}"
         );
         // A point without meters is never marked, and its floor is not made up.
         assert!(
             section.contains(
-                "| b server | 2 | 50 | 50 | 1 µs | 2 µs | 2,500 µs | 5,000 µs | 7,500 µs | n/a | n/a | 0.0% / 0.0% |"
+                "| b server | 2 | 50 | 50 | 1 µs | 2 µs | 2,500 µs | 5,000 µs | 7,500 µs | n/a | n/a | n/a | n/a | 0.0% / 0.0% |"
             ),
             "{section}"
         );
         assert!(section.contains("at most 0.1% of a CPU"), "{section}");
+    }
+
+    #[test]
+    fn every_point_shows_its_uncorrected_p99_and_the_clients_lateness() {
+        let mut point = open_point("a", 50.0, 1_200, None);
+        let percentiles = |p99| Percentiles {
+            p99,
+            ..point.latency_us.clone()
+        };
+        (point.uncorrected_latency_us, point.send_lateness_us) =
+            (Some(percentiles(900)), Some(percentiles(35)));
+        let section = open_loop_section(&report_of(vec![point]));
+        assert!(
+            section.contains("| uncorrected p99 | client send lateness p99 |"),
+            "{section}"
+        );
+        assert!(
+            section.contains("| 3,600 µs | 900 µs | 35 µs | n/a | n/a |"),
+            "{section}"
+        );
     }
 }
