@@ -22,6 +22,15 @@ pub fn own_cpu_time() -> Duration {
     Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
 }
 
+/// The time on a CPU, in ns, from the text of the `schedstat` file at `path` (its first
+/// figure).
+pub(crate) fn schedstat_ns(stat: &str, path: &str) -> Result<u64, String> {
+    stat.split_whitespace()
+        .next()
+        .and_then(|ns| ns.parse().ok())
+        .ok_or_else(|| format!("{path}: unreadable: {stat:?}"))
+}
+
 /// `/proc` reports user and system time in these units (USER_HZ, 100 on Linux).
 pub(crate) const TICK: Duration = Duration::from_millis(10);
 
@@ -48,12 +57,7 @@ impl Snapshot {
             let path = task.path().join("schedstat");
             match std::fs::read_to_string(&path) {
                 Ok(stat) => {
-                    let ns = stat
-                        .split_whitespace()
-                        .next()
-                        .and_then(|ns| ns.parse::<u64>().ok())
-                        .ok_or_else(|| format!("{}: unreadable: {stat:?}", path.display()))?;
-                    threads.insert(tid, ns);
+                    threads.insert(tid, schedstat_ns(&stat, &path.display().to_string())?);
                 }
                 // The thread exited since the directory was listed: the process total
                 // keeps its time, and `since` sees it gone.

@@ -166,11 +166,7 @@ fn sleep_until_stopped(stop: &AtomicBool) -> Result<HiccupSummary, String> {
 fn thread_cpu_time() -> Result<Duration, String> {
     let path = "/proc/thread-self/schedstat";
     let stat = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    stat.split_whitespace()
-        .next()
-        .and_then(|ns| ns.parse().ok())
-        .map(Duration::from_nanos)
-        .ok_or_else(|| format!("{path}: unreadable: {stat:?}"))
+    crate::cpu::schedstat_ns(&stat, path).map(Duration::from_nanos)
 }
 
 #[cfg(test)]

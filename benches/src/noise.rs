@@ -65,7 +65,7 @@ pub fn measure<T>(
         }
         None => None,
     };
-    let steal = steal.stop()?;
+    let steal = steal.read()?;
     Ok((
         result?,
         Noise {

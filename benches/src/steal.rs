@@ -68,11 +68,6 @@ impl StealWatch {
     }
 
     /// The share of wall time stolen since [`StealWatch::start`].
-    pub fn stop(self) -> Result<Steal, String> {
-        self.read()
-    }
-
-    /// The share of wall time stolen so far, the watch still running.
     pub fn read(&self) -> Result<Steal, String> {
         let after = (read_ticks(&self.server)?, read_ticks(&self.client)?);
         let wall = self.start.elapsed();
@@ -156,7 +151,7 @@ mod tests {
     #[test]
     fn a_watch_reads_this_machines_cpus_and_a_missing_cpu_is_an_error() {
         let pinning = Pinning::choose(&CpuSet::current(), None, None);
-        let steal = StealWatch::start(&pinning).unwrap().stop().unwrap();
+        let steal = StealWatch::start(&pinning).unwrap().read().unwrap();
         assert!(steal.server >= 0.0 && steal.client >= 0.0);
         let missing = Pinning {
             server: Some(CpuSet(vec![4095])),
