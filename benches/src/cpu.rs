@@ -59,9 +59,10 @@ impl Snapshot {
                 Ok(stat) => {
                     threads.insert(tid, schedstat_ns(&stat, &path.display().to_string())?);
                 }
-                // The thread exited since the directory was listed: the process total
-                // keeps its time, and `since` sees it gone.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                // The thread exited since the directory was listed (its entry gone, or
+                // still listed but already reaped: ESRCH): the process total keeps its
+                // time, and `since` sees it gone.
+                Err(e) if thread_gone(&e) => {}
                 Err(e) => return Err(format!("{}: {e}", path.display())),
             }
         }
@@ -82,6 +83,11 @@ impl Snapshot {
         let process = self.process.saturating_sub(earlier.process);
         if process > live + ROUNDING { process } else { live }
     }
+}
+
+/// Whether reading a thread's file failed only because that thread has exited.
+fn thread_gone(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::NotFound || error.raw_os_error() == Some(libc::ESRCH)
 }
 
 /// How far the process's tick counters may run ahead of its threads' nanoseconds from
@@ -211,6 +217,13 @@ mod tests {
             process: Duration::from_millis(60),
         };
         assert_eq!(one_gone.since(&earlier), Duration::from_millis(50));
+    }
+
+    #[test]
+    fn only_a_vanished_thread_is_skipped() {
+        assert!(thread_gone(&std::io::Error::from_raw_os_error(libc::ESRCH)));
+        assert!(thread_gone(&std::io::Error::from_raw_os_error(libc::ENOENT)));
+        assert!(!thread_gone(&std::io::Error::from_raw_os_error(libc::EACCES)));
     }
 
     #[test]
