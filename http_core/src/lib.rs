@@ -18,4 +18,4 @@ pub mod routes;
 pub use codec::{Codec, Outcome};
 pub use error::HttpError;
 pub use limits::Limits;
-pub use output::{Output, Sink};
+pub use output::{Lending, Output, Sink};

@@ -1,7 +1,11 @@
 //! Where the codec appends rendered responses. A `Vec<u8>` takes a copy of every byte; an
 //! [`Output`] keeps large `'static` bodies (such as `GET /bytes/{n}`'s) by reference
 //! between its owned bytes, so a server writes them from the one shared buffer instead of
-//! copying them per request. Both hold the same bytes in the same order.
+//! copying them per request. Through a [`Lending`], it also keeps a large body borrowed
+//! from the request (`POST /payload`'s echo) as a range of the server's input buffer,
+//! which the server then hands over ([`Output::adopt`]) and gets back once the response
+//! is sent ([`Output::reclaim`]): the echo is written from where it was received. All of
+//! them hold the same bytes in the same order.
 
 use std::ops::Range;
 
@@ -17,6 +21,11 @@ pub trait Sink {
     fn push(&mut self, bytes: &[u8]);
     /// Appends bytes that live forever; the sink may keep a reference instead of a copy.
     fn push_static(&mut self, bytes: &'static [u8]);
+    /// Appends bytes borrowed from the request being answered; a sink lent the input they
+    /// lie in ([`Lending`]) may keep their place instead of a copy.
+    fn push_borrowed(&mut self, bytes: &[u8]) {
+        self.push(bytes);
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -33,14 +42,25 @@ impl Sink for Vec<u8> {
     }
 }
 
-/// Responses waiting to be written: owned bytes with static bodies spliced in.
+/// Responses waiting to be written: owned bytes with bodies spliced in.
 #[derive(Debug, Default)]
 pub struct Output {
     owned: Vec<u8>,
-    /// Each static body with the length `owned` had when it was appended: it goes
-    /// between `owned[..at]` and `owned[at..]`, after any earlier body at the same `at`.
-    spliced: Vec<(usize, &'static [u8])>,
+    /// Each body kept by reference with the length `owned` had when it was appended: it
+    /// goes between `owned[..at]` and `owned[at..]`, after any earlier body at the same `at`.
+    spliced: Vec<(usize, Piece)>,
     spliced_len: usize,
+    /// Input buffers handed over by the server, which [`Piece::Adopted`] ranges index.
+    adopted: Vec<Vec<u8>>,
+    /// A [`Lending`] kept a range of a buffer not yet adopted.
+    awaiting_adoption: bool,
+}
+
+/// A body kept by reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Static(&'static [u8]),
+    Adopted { buffer: usize, range: Range<usize> },
 }
 
 /// One contiguous piece of an [`Output`], never empty.
@@ -49,6 +69,11 @@ pub enum Segment {
     /// A range of [`Output::owned`].
     Owned(Range<usize>),
     Static(&'static [u8]),
+    /// A range of the output's `buffer`th adopted input buffer.
+    Adopted {
+        buffer: usize,
+        range: Range<usize>,
+    },
 }
 
 impl Sink for Output {
@@ -64,10 +89,59 @@ impl Sink for Output {
         if bytes.len() < BY_REFERENCE_MIN {
             self.owned.extend_from_slice(bytes);
         } else {
-            self.spliced.push((self.owned.len(), bytes));
-            self.spliced_len += bytes.len();
+            self.splice(Piece::Static(bytes), bytes.len());
         }
     }
+}
+
+/// A sink appending to an [`Output`] that keeps a body borrowed from `input` (the bytes
+/// the codec is serving), if at least [`BY_REFERENCE_MIN`] long, as a range of `input`
+/// instead of a copy. If it kept any ([`Lending::kept_any`]), the caller must hand the
+/// output the buffer `input` starts at ([`Output::adopt`]) before the output is read, and
+/// must not change that buffer's first `input.len()` bytes from then on.
+pub struct Lending<'a> {
+    output: &'a mut Output,
+    input: &'a [u8],
+    kept: bool,
+}
+
+impl Lending<'_> {
+    pub fn kept_any(&self) -> bool {
+        self.kept
+    }
+}
+
+impl Sink for Lending<'_> {
+    fn written(&self) -> usize {
+        self.output.len()
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.output.push(bytes);
+    }
+
+    fn push_static(&mut self, bytes: &'static [u8]) {
+        self.output.push_static(bytes);
+    }
+
+    fn push_borrowed(&mut self, bytes: &[u8]) {
+        match offset_within(self.input, bytes) {
+            Some(start) if bytes.len() >= BY_REFERENCE_MIN => {
+                let buffer = self.output.adopted.len();
+                let range = start..start + bytes.len();
+                self.output.splice(Piece::Adopted { buffer, range }, bytes.len());
+                self.output.awaiting_adoption = true;
+                self.kept = true;
+            }
+            _ => self.output.push(bytes),
+        }
+    }
+}
+
+/// Where `part` starts within `whole`, if it lies entirely inside it.
+fn offset_within(whole: &[u8], part: &[u8]) -> Option<usize> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    (start <= whole.len() && part.len() <= whole.len() - start).then_some(start)
 }
 
 impl Output {
@@ -80,16 +154,49 @@ impl Output {
         self.len() == 0
     }
 
-    /// Empties it, keeping the owned bytes' capacity.
+    /// Empties it, keeping the owned bytes' capacity and dropping adopted buffers.
     pub fn clear(&mut self) {
+        self.reclaim();
+    }
+
+    /// Empties it like [`Output::clear`], but gives back the largest adopted buffer (its
+    /// length as adopted, every byte initialised) for the server to receive into again.
+    pub fn reclaim(&mut self) -> Option<Vec<u8>> {
         self.owned.clear();
         self.spliced.clear();
         self.spliced_len = 0;
+        self.awaiting_adoption = false;
+        let largest = std::mem::take(&mut self.adopted).into_iter().max_by_key(Vec::len);
+        largest.filter(|buffer| !buffer.is_empty())
     }
 
-    /// Bytes allocated for owned bytes (static bodies are shared, not held).
+    /// A sink that appends to this output and keeps a large body borrowed from `input`
+    /// by reference (see [`Lending`]).
+    pub fn lending<'a>(&'a mut self, input: &'a [u8]) -> Lending<'a> {
+        Lending {
+            output: self,
+            input,
+            kept: false,
+        }
+    }
+
+    /// Takes over the buffer whose start a [`Lending`] kept ranges of: it is dropped or
+    /// reclaimed with this output's contents, and not changed before.
+    pub fn adopt(&mut self, buffer: Vec<u8>) {
+        assert!(self.awaiting_adoption, "no lending kept a range of this buffer");
+        self.adopted.push(buffer);
+        self.awaiting_adoption = false;
+    }
+
+    /// Bytes allocated for owned bytes and adopted buffers (static bodies are shared, not
+    /// held).
     pub fn capacity(&self) -> usize {
-        self.owned.capacity()
+        self.owned.capacity() + self.adopted.iter().map(Vec::capacity).sum::<usize>()
+    }
+
+    fn splice(&mut self, piece: Piece, len: usize) {
+        self.spliced.push((self.owned.len(), piece));
+        self.spliced_len += len;
     }
 
     /// Room for at least `additional` more owned bytes.
@@ -111,14 +218,22 @@ impl Output {
     /// The pieces in order: for each static body, the owned bytes before it and the body;
     /// then the owned bytes after the last one.
     pub fn segments(&self) -> impl Iterator<Item = Segment> + '_ {
+        assert!(!self.awaiting_adoption, "a lent buffer was never adopted");
         let mut start = 0;
         let splices = self.spliced.iter().map(Some).chain([None]);
         splices
             .flat_map(move |splice| {
-                let end = splice.map_or(self.owned.len(), |&(at, _)| at);
+                let end = splice.map_or(self.owned.len(), |(at, _)| *at);
                 let before = Segment::Owned(start..end);
                 start = end;
-                [Some(before), splice.map(|&(_, bytes)| Segment::Static(bytes))]
+                let piece = splice.map(|(_, piece)| match piece {
+                    Piece::Static(bytes) => Segment::Static(bytes),
+                    Piece::Adopted { buffer, range } => Segment::Adopted {
+                        buffer: *buffer,
+                        range: range.clone(),
+                    },
+                });
+                [Some(before), piece]
             })
             .flatten()
             .filter(|segment| !self.bytes(segment).is_empty())
@@ -129,6 +244,7 @@ impl Output {
         match segment {
             Segment::Owned(range) => &self.owned[range.clone()],
             Segment::Static(bytes) => bytes,
+            Segment::Adopted { buffer, range } => &self.adopted[*buffer][range.clone()],
         }
     }
 
@@ -194,6 +310,51 @@ mod tests {
         assert_eq!(output.rest_of_segment(output.len()), (&b""[..], false));
         output.clear();
         assert!(output.is_empty() && output.segments().next().is_none());
+    }
+
+    #[test]
+    fn a_lending_keeps_a_large_borrowed_body_in_place_until_reclaimed() {
+        let input: Vec<u8> = (0..3 * BY_REFERENCE_MIN).map(|i| i as u8).collect();
+        let (head, body) = (&input[..10], &input[10..10 + BY_REFERENCE_MIN]);
+        let mut output = Output::default();
+        let mut lending = output.lending(&input);
+        lending.push(b"answer:");
+        lending.push_borrowed(body);
+        lending.push_borrowed(head);
+        lending.push_borrowed(&LARGE);
+        assert!(lending.kept_any());
+        let expected = [&b"answer:"[..], body, head, &LARGE].concat();
+        let address = input.as_ptr();
+        output.adopt(input);
+        assert_eq!(output.to_vec(), expected);
+        assert_eq!(output.len(), expected.len());
+        let kept = Segment::Adopted {
+            buffer: 0,
+            range: 10..10 + BY_REFERENCE_MIN,
+        };
+        assert_eq!(output.segments().nth(1), Some(kept), "kept, not copied");
+        let back = output.reclaim().expect("the adopted buffer comes back");
+        assert_eq!(back.as_ptr(), address);
+        assert!(output.is_empty() && output.reclaim().is_none());
+    }
+
+    #[test]
+    fn a_lending_copies_small_bodies_and_keeps_nothing() {
+        let input = vec![7u8; 64];
+        let mut output = Output::default();
+        let mut lending = output.lending(&input);
+        lending.push_borrowed(&input[8..]);
+        assert!(!lending.kept_any());
+        assert_eq!(output.to_vec(), &input[8..]);
+    }
+
+    #[test]
+    #[should_panic(expected = "never adopted")]
+    fn a_kept_range_cannot_be_read_before_its_buffer_is_adopted() {
+        let input = vec![1u8; BY_REFERENCE_MIN];
+        let mut output = Output::default();
+        output.lending(&input).push_borrowed(&input);
+        output.to_vec();
     }
 
     #[test]

@@ -59,7 +59,8 @@ pub fn render(reply: &Reply, omit_body: bool, persistence: Persistence, out: &mu
     if !omit_body {
         match &reply.body {
             Body::Static(body) => out.push_static(body),
-            body => out.push(body.as_bytes()),
+            Body::Borrowed(body) => out.push_borrowed(body),
+            Body::Owned(body) => out.push(body),
         }
     }
 }

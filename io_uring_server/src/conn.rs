@@ -7,6 +7,9 @@
 //! responses rendered meanwhile go to `pending`, and the two swap when `sending` is done.
 //! Both are `http_core::Output`s: a large static body (`GET /bytes/{n}`) stays in its
 //! shared buffer, and sends go out one segment at a time (a head, then that body).
+//! An echoed body stays in the input buffer it was received into: that buffer moves into
+//! the output (`Input::hand_over`, `Output::adopt`) and is the kernel's like the rest of
+//! `sending`, then comes back as the input's spare once sent.
 //! Both are freed whenever everything rendered has been sent, and the input holds
 //! nothing once its requests are answered, so an idle keep-alive connection holds no
 //! buffer: only its slab entry (its bytes come from the provided-buffer ring on arrival).
@@ -320,7 +323,7 @@ impl Conn {
         let mut answered = 0;
         if self.input.is_empty() {
             let consumed;
-            (consumed, answered) = self.serve(data);
+            (consumed, answered, _) = self.serve(data, false);
             if self.phase == Phase::Open {
                 self.input.extend(&data[consumed..]);
             }
@@ -346,10 +349,16 @@ impl Conn {
         let input = &self.input;
         if !input.is_empty() && input.len() >= self.input_needed && !input.is_lent() {
             let input = std::mem::take(&mut self.input);
-            let consumed;
-            (consumed, responses) = self.serve(input.bytes());
+            let (consumed, kept_input);
+            (consumed, responses, kept_input) = self.serve(input.bytes(), true);
             self.input = input;
-            self.input.consume(consumed);
+            if kept_input {
+                // An echo refers to its body where it was received: the output owns that
+                // buffer until the response is sent (`on_sent` gives it back).
+                self.pending.adopt(self.input.hand_over(consumed));
+            } else {
+                self.input.consume(consumed);
+            }
             if self.phase != Phase::Open {
                 self.input.clear();
             }
@@ -364,16 +373,24 @@ impl Conn {
     }
 
     /// Answers what it can of `input` (buffered or just received), rendering at most up to
-    /// the output limit; returns the bytes consumed and the responses rendered.
-    fn serve(&mut self, input: &[u8]) -> (usize, usize) {
+    /// the output limit; returns the bytes consumed, the responses rendered, and whether a
+    /// response refers to `input` (only when `lend`, for the connection's own input: the
+    /// caller must then hand its buffer to `pending`).
+    fn serve(&mut self, input: &[u8], lend: bool) -> (usize, usize, bool) {
         if self.phase != Phase::Open || self.paused() {
-            return (0, 0);
+            return (0, 0, false);
         }
         let room = self.pending.len() + OUTPUT_LIMIT - self.backlog();
         if self.pending.capacity() == 0 {
             self.pending.reserve(OUTPUT_RESERVE);
         }
-        let outcome = self.codec.serve_within(input, &mut self.pending, room);
+        let (outcome, kept_input) = if lend {
+            let mut lending = self.pending.lending(input);
+            let outcome = self.codec.serve_within(input, &mut lending, room);
+            (outcome, lending.kept_any())
+        } else {
+            (self.codec.serve_within(input, &mut self.pending, room), false)
+        };
         let rest = input.len() - outcome.consumed;
         self.input_needed = rest + outcome.needed;
         // A request this large still unfinished (a body to come, or a chunked one that has
@@ -382,7 +399,7 @@ impl Conn {
         if outcome.close || (self.shutting_down && rest == 0) {
             self.phase = Phase::Draining;
         }
-        (outcome.consumed, outcome.responses)
+        (outcome.consumed, outcome.responses, kept_input)
     }
 
     /// Once the peer has stopped sending, the connection ends when every complete request
@@ -416,7 +433,9 @@ impl Conn {
         self.last_progress = now;
         self.sent += n;
         if self.sent >= self.sending.len() {
-            self.sending.clear();
+            if let Some(buffer) = self.sending.reclaim() {
+                self.input.recycle(buffer);
+            }
             self.sent = 0;
         }
         let answered = self.answer();

@@ -5,9 +5,12 @@
 //! moves its bytes (every such call asserts), so the address handed to the kernel stays
 //! valid and unaliased until the recv's completion reports how much it wrote. No byte is
 //! zeroed or copied twice: room lent to a recv is zeroed once, when the buffer grows.
-
-/// Room past which an emptied buffer is freed by [`Input::release_if_empty`].
-const KEEP_WHEN_EMPTY: usize = 64 << 10;
+//!
+//! A response may keep an echoed body where it was received: the connection then hands
+//! the whole buffer to its output ([`Input::hand_over`]) and continues in a spare one.
+//! Once that response is sent the buffer comes back ([`Input::recycle`]) as the spare, so
+//! a connection echoing large bodies alternates two buffers, neither zeroed nor regrown
+//! again.
 
 #[derive(Default)]
 pub struct Input {
@@ -15,6 +18,9 @@ pub struct Input {
     used: usize,
     /// A recv is writing `bytes[used..]`.
     lent: bool,
+    /// A buffer handed over earlier and given back, initialised to its length: the next
+    /// one to grow into.
+    spare: Vec<u8>,
 }
 
 /// Shows sizes only: the room may be being written by the kernel.
@@ -41,10 +47,10 @@ impl Input {
         self.used == 0
     }
 
-    /// Bytes allocated, input and room together.
+    /// Bytes allocated, input, room and spare together.
     #[cfg(test)]
     pub fn allocated(&self) -> usize {
-        self.bytes.capacity()
+        self.bytes.capacity() + self.spare.capacity()
     }
 
     /// A recv is writing the room: until it completes, the input may not change.
@@ -56,6 +62,7 @@ impl Input {
     pub fn extend(&mut self, data: &[u8]) {
         assert!(!self.lent, "input changed while a recv writes it");
         let end = self.used + data.len();
+        self.move_to_spare_if_it_fits(end);
         if end > self.bytes.len() {
             self.bytes.truncate(self.used);
             self.bytes.extend_from_slice(data);
@@ -82,6 +89,7 @@ impl Input {
     pub fn lend(&mut self, at_least: usize) {
         assert!(!self.lent, "input lent twice");
         let end = self.used + at_least;
+        self.move_to_spare_if_it_fits(end);
         if end > self.bytes.len() {
             self.bytes.resize(end, 0);
         }
@@ -102,12 +110,37 @@ impl Input {
         self.used += n.min(self.bytes.len() - self.used);
     }
 
-    /// Frees a large buffer holding no input, so an idle connection that once received a
-    /// large body does not keep its memory.
-    pub fn release_if_empty(&mut self) {
-        if self.bytes.capacity() > KEEP_WHEN_EMPTY {
-            self.free_if_empty();
+    /// Gives up the whole buffer, whose input up to `consumed` a response now refers to,
+    /// and continues in the spare one with the input after `consumed`.
+    pub fn hand_over(&mut self, consumed: usize) -> Vec<u8> {
+        assert!(!self.lent, "input handed over while a recv writes it");
+        let buffer = std::mem::replace(&mut self.bytes, std::mem::take(&mut self.spare));
+        let used = std::mem::replace(&mut self.used, 0);
+        self.extend(&buffer[consumed..used]);
+        buffer
+    }
+
+    /// A buffer handed over earlier comes back: kept as the spare if larger than it.
+    pub fn recycle(&mut self, buffer: Vec<u8>) {
+        if buffer.len() > self.spare.len() {
+            self.spare = buffer;
         }
+    }
+
+    /// Before growing to `end` bytes: if the spare is large enough, move the input there
+    /// instead (a copy of the input only; the spare's room is already initialised).
+    fn move_to_spare_if_it_fits(&mut self, end: usize) {
+        if end > self.bytes.len() && end <= self.spare.len() {
+            self.spare[..self.used].copy_from_slice(&self.bytes[..self.used]);
+            self.bytes = std::mem::take(&mut self.spare);
+        }
+    }
+
+    /// Frees the spare, and the buffer if it holds no input and no recv writes it, so an
+    /// idle connection keeps no memory of the bodies it once received.
+    pub fn release_if_empty(&mut self) {
+        self.spare = Vec::new();
+        self.free_if_empty();
     }
 
     /// Frees the buffer, whatever its size, if it holds no input and no recv writes it.
@@ -151,5 +184,42 @@ mod tests {
         assert!(input.bytes.capacity() >= 1 << 20, "kept while requests follow");
         input.release_if_empty();
         assert_eq!(input.bytes.capacity(), 0);
+    }
+
+    #[test]
+    fn a_handed_over_buffer_keeps_its_input_and_comes_back_as_the_spare() {
+        let mut input = Input::default();
+        input.extend(b"request one;request two");
+        let buffer = input.hand_over(12);
+        assert_eq!(
+            &buffer[..12],
+            b"request one;",
+            "the answered request stays in place"
+        );
+        assert_eq!(input.bytes(), b"request two");
+        let address = buffer.as_ptr();
+        input.clear();
+        input.recycle(buffer);
+        input.lend(16);
+        assert_eq!(
+            input.lent_room().as_ptr(),
+            address,
+            "grown into the spare, not reallocated"
+        );
+        input.filled(0);
+        input.recycle(vec![0; 1 << 16]);
+        input.release_if_empty();
+        assert_eq!(input.spare.capacity(), 0, "the spare is freed when idle");
+    }
+
+    #[test]
+    fn input_moves_into_a_larger_spare_with_its_bytes() {
+        let mut input = Input::default();
+        input.extend(b"head");
+        input.recycle(vec![0; 1 << 16]);
+        input.extend(&[b'x'; 100]);
+        assert_eq!(&input.bytes()[..5], b"headx");
+        assert_eq!(input.len(), 104);
+        assert_eq!(input.allocated(), 1 << 16, "the small buffer was dropped");
     }
 }

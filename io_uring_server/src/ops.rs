@@ -102,10 +102,11 @@ pub fn submit(
             let entry = opcode::Send::new(types::Fd(fd), bytes.as_ptr(), bytes.len() as u32)
                 .flags(libc::MSG_NOSIGNAL | more)
                 .build();
-            // SAFETY: `unsent` is the connection's `sending` output (its owned bytes, or a
-            // `'static` body that never changes), which `Conn` leaves
-            // untouched until this send's completion, and the connection is not freed
-            // while the send is in flight.
+            // SAFETY: `unsent` is the connection's `sending` output (its owned bytes, an
+            // input buffer it adopted, or a `'static` body that never changes), which
+            // `Conn` leaves untouched (neither changed, cleared nor dropped) until this
+            // send's completion, and the connection is not freed while the send is in
+            // flight.
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }

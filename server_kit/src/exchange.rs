@@ -1,8 +1,9 @@
 //! The one connection loop of the codec-driven tokio servers (tokio_server's `codec`
 //! engine on epoll, tokio_uring_server on io_uring): read into a buffer, hand it to
 //! http_core's codec, write every response it produced in one (vectored) write, a large
-//! static body straight from its shared buffer, and close with a lingering drain. Each server supplies its socket's I/O as a [`Transport`], so the HTTP
-//! work and the timeouts are the same code on both I/O layers.
+//! static body straight from its shared buffer and an echoed body from the buffer it was
+//! read into, and close with a lingering drain. Each server supplies its socket's I/O as a
+//! [`Transport`], so the HTTP work and the timeouts are the same code on both I/O layers.
 
 use std::future::Future;
 use std::io::{self, IoSlice};
@@ -50,6 +51,9 @@ pub async fn serve<T: Transport>(transport: &mut T, settings: &Settings) {
 async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity: &Activity) {
     let mut codec = Codec::new(settings.limits);
     let mut input: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    // An echoed body is sent from the buffer it was read into; that buffer then becomes
+    // the next input's, so a connection echoing large bodies alternates two.
+    let mut spare: Vec<u8> = Vec::new();
     let mut output = Output::default();
     loop {
         let read = tokio::select! {
@@ -60,13 +64,24 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
             Ok(0) | Err(_) => return,
             Ok(_) => activity.touch(true),
         }
-        let outcome = codec.serve(&input, &mut output);
-        input.drain(..outcome.consumed);
+        let mut lending = output.lending(&input);
+        let outcome = codec.serve(&input, &mut lending);
+        if lending.kept_any() {
+            let rest = std::mem::take(&mut spare);
+            let answered = std::mem::replace(&mut input, rest);
+            input.extend_from_slice(&answered[outcome.consumed..]);
+            output.adopt(answered);
+        } else {
+            input.drain(..outcome.consumed);
+        }
         if !output.is_empty() {
             if transport.send_all(&mut output).await.is_err() {
                 return;
             }
-            output.clear();
+            if let Some(mut answered) = output.reclaim() {
+                answered.clear();
+                spare = answered;
+            }
         }
         activity.touch(!input.is_empty());
         if outcome.close {

@@ -61,6 +61,11 @@ impl Transport for Uring<'_> {
                     written
                 }
                 Segment::Static(bytes) => self.stream.write_all(bytes).await.0,
+                // tokio-uring takes buffers by value: a body kept in an adopted input
+                // buffer goes out as a copy, as it did before buffers were adopted.
+                adopted @ Segment::Adopted { .. } => {
+                    self.stream.write_all(output.bytes(&adopted).to_vec()).await.0
+                }
             };
             if written.is_err() {
                 break;
