@@ -13,6 +13,11 @@ use std::ops::Range;
 /// separate piece to write would cost more than the copy. Default is 4 KiB.
 pub const BY_REFERENCE_MIN: usize = 4 * 1024;
 
+/// A body borrowed from the input shorter than this is copied: keeping it holds the
+/// whole input buffer until the response is sent, and costs a write of its own. Default
+/// is 16 KiB.
+pub const BORROWED_BY_REFERENCE_MIN: usize = 16 * 1024;
+
 /// What the codec appends to.
 pub trait Sink {
     /// Bytes appended so far, static ones included.
@@ -50,8 +55,10 @@ pub struct Output {
     /// goes between `owned[..at]` and `owned[at..]`, after any earlier body at the same `at`.
     spliced: Vec<(usize, Piece)>,
     spliced_len: usize,
-    /// Input buffers handed over by the server, which [`Piece::Adopted`] ranges index.
-    adopted: Vec<Vec<u8>>,
+    /// The input buffer handed over by the server, which [`Piece::Adopted`] ranges are
+    /// of. One at most: while it is held, further borrowed bodies are copied, so an
+    /// output never pins more than one input buffer.
+    adopted: Option<Vec<u8>>,
     /// A [`Lending`] kept a range of a buffer not yet adopted.
     awaiting_adoption: bool,
 }
@@ -60,7 +67,7 @@ pub struct Output {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece {
     Static(&'static [u8]),
-    Adopted { buffer: usize, range: Range<usize> },
+    Adopted(Range<usize>),
 }
 
 /// One contiguous piece of an [`Output`], never empty.
@@ -69,11 +76,8 @@ pub enum Segment {
     /// A range of [`Output::owned`].
     Owned(Range<usize>),
     Static(&'static [u8]),
-    /// A range of the output's `buffer`th adopted input buffer.
-    Adopted {
-        buffer: usize,
-        range: Range<usize>,
-    },
+    /// A range of the output's adopted input buffer.
+    Adopted(Range<usize>),
 }
 
 impl Sink for Output {
@@ -95,8 +99,8 @@ impl Sink for Output {
 }
 
 /// A sink appending to an [`Output`] that keeps a body borrowed from `input` (the bytes
-/// the codec is serving), if at least [`BY_REFERENCE_MIN`] long, as a range of `input`
-/// instead of a copy. If it kept any ([`Lending::kept_any`]), the caller must hand the
+/// the codec is serving), if at least [`BORROWED_BY_REFERENCE_MIN`] long and the output
+/// holds no adopted buffer yet, as a range of `input` instead of a copy. If it kept any ([`Lending::kept_any`]), the caller must hand the
 /// output the buffer `input` starts at ([`Output::adopt`]) before the output is read, and
 /// must not change that buffer's first `input.len()` bytes from then on.
 pub struct Lending<'a> {
@@ -125,11 +129,11 @@ impl Sink for Lending<'_> {
     }
 
     fn push_borrowed(&mut self, bytes: &[u8]) {
+        let may_keep = bytes.len() >= BORROWED_BY_REFERENCE_MIN && self.output.adopted.is_none();
         match offset_within(self.input, bytes) {
-            Some(start) if bytes.len() >= BY_REFERENCE_MIN => {
-                let buffer = self.output.adopted.len();
+            Some(start) if may_keep => {
                 let range = start..start + bytes.len();
-                self.output.splice(Piece::Adopted { buffer, range }, bytes.len());
+                self.output.splice(Piece::Adopted(range), bytes.len());
                 self.output.awaiting_adoption = true;
                 self.kept = true;
             }
@@ -159,15 +163,14 @@ impl Output {
         self.reclaim();
     }
 
-    /// Empties it like [`Output::clear`], but gives back the largest adopted buffer (its
-    /// length as adopted, every byte initialised) for the server to receive into again.
+    /// Empties it like [`Output::clear`], but gives back the adopted buffer (its length
+    /// as adopted, every byte initialised) for the server to receive into again.
     pub fn reclaim(&mut self) -> Option<Vec<u8>> {
         self.owned.clear();
         self.spliced.clear();
         self.spliced_len = 0;
         self.awaiting_adoption = false;
-        let largest = std::mem::take(&mut self.adopted).into_iter().max_by_key(Vec::len);
-        largest.filter(|buffer| !buffer.is_empty())
+        self.adopted.take()
     }
 
     /// A sink that appends to this output and keeps a large body borrowed from `input`
@@ -184,14 +187,14 @@ impl Output {
     /// reclaimed with this output's contents, and not changed before.
     pub fn adopt(&mut self, buffer: Vec<u8>) {
         assert!(self.awaiting_adoption, "no lending kept a range of this buffer");
-        self.adopted.push(buffer);
+        self.adopted = Some(buffer);
         self.awaiting_adoption = false;
     }
 
     /// Bytes allocated for owned bytes and adopted buffers (static bodies are shared, not
     /// held).
     pub fn capacity(&self) -> usize {
-        self.owned.capacity() + self.adopted.iter().map(Vec::capacity).sum::<usize>()
+        self.owned.capacity() + self.adopted.as_ref().map_or(0, Vec::capacity)
     }
 
     fn splice(&mut self, piece: Piece, len: usize) {
@@ -215,8 +218,8 @@ impl Output {
         &mut self.owned
     }
 
-    /// The pieces in order: for each static body, the owned bytes before it and the body;
-    /// then the owned bytes after the last one.
+    /// The pieces in order: for each body kept by reference (static or adopted), the
+    /// owned bytes before it and the body; then the owned bytes after the last one.
     pub fn segments(&self) -> impl Iterator<Item = Segment> + '_ {
         assert!(!self.awaiting_adoption, "a lent buffer was never adopted");
         let mut start = 0;
@@ -228,10 +231,7 @@ impl Output {
                 start = end;
                 let piece = splice.map(|(_, piece)| match piece {
                     Piece::Static(bytes) => Segment::Static(bytes),
-                    Piece::Adopted { buffer, range } => Segment::Adopted {
-                        buffer: *buffer,
-                        range: range.clone(),
-                    },
+                    Piece::Adopted(range) => Segment::Adopted(range.clone()),
                 });
                 [Some(before), piece]
             })
@@ -244,7 +244,13 @@ impl Output {
         match segment {
             Segment::Owned(range) => &self.owned[range.clone()],
             Segment::Static(bytes) => bytes,
-            Segment::Adopted { buffer, range } => &self.adopted[*buffer][range.clone()],
+            Segment::Adopted(range) => {
+                let adopted = self
+                    .adopted
+                    .as_ref()
+                    .expect("kept ranges are of an adopted buffer");
+                &adopted[range.clone()]
+            }
         }
     }
 
@@ -314,8 +320,9 @@ mod tests {
 
     #[test]
     fn a_lending_keeps_a_large_borrowed_body_in_place_until_reclaimed() {
-        let input: Vec<u8> = (0..3 * BY_REFERENCE_MIN).map(|i| i as u8).collect();
-        let (head, body) = (&input[..10], &input[10..10 + BY_REFERENCE_MIN]);
+        const MIN: usize = BORROWED_BY_REFERENCE_MIN;
+        let input: Vec<u8> = (0..3 * MIN).map(|i| i as u8).collect();
+        let (head, body) = (&input[..10], &input[10..10 + MIN]);
         let mut output = Output::default();
         let mut lending = output.lending(&input);
         lending.push(b"answer:");
@@ -328,11 +335,16 @@ mod tests {
         output.adopt(input);
         assert_eq!(output.to_vec(), expected);
         assert_eq!(output.len(), expected.len());
-        let kept = Segment::Adopted {
-            buffer: 0,
-            range: 10..10 + BY_REFERENCE_MIN,
-        };
+        let kept = Segment::Adopted(10..10 + MIN);
         assert_eq!(output.segments().nth(1), Some(kept), "kept, not copied");
+        let later_input = vec![9u8; MIN];
+        let mut lending = output.lending(&later_input);
+        lending.push_borrowed(&later_input);
+        assert!(
+            !lending.kept_any(),
+            "one adopted buffer at most: the next is copied"
+        );
+        assert!(output.to_vec().ends_with(&later_input));
         let back = output.reclaim().expect("the adopted buffer comes back");
         assert_eq!(back.as_ptr(), address);
         assert!(output.is_empty() && output.reclaim().is_none());
@@ -340,7 +352,7 @@ mod tests {
 
     #[test]
     fn a_lending_copies_small_bodies_and_keeps_nothing() {
-        let input = vec![7u8; 64];
+        let input = vec![7u8; BORROWED_BY_REFERENCE_MIN];
         let mut output = Output::default();
         let mut lending = output.lending(&input);
         lending.push_borrowed(&input[8..]);
@@ -351,7 +363,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "never adopted")]
     fn a_kept_range_cannot_be_read_before_its_buffer_is_adopted() {
-        let input = vec![1u8; BY_REFERENCE_MIN];
+        let input = vec![1u8; BORROWED_BY_REFERENCE_MIN];
         let mut output = Output::default();
         output.lending(&input).push_borrowed(&input);
         output.to_vec();

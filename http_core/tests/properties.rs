@@ -64,6 +64,10 @@ fn pipelined_request() -> impl Strategy<Value = String> {
             "POST /payload HTTP/1.1\r\nHost: p\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         )),
+        (16_000usize..40_000).prop_map(|n| format!(
+            "POST /payload HTTP/1.1\r\nHost: p\r\nContent-Length: {n}\r\n\r\n{}",
+            "e".repeat(n)
+        )),
         Just("GET /bytes/x HTTP/1.1\r\nHost: p\r\n\r\n".to_string()),
         Just("GET / HTTP/1.1\r\n\r\n".to_string()),
     ]
@@ -139,5 +143,35 @@ proptest! {
             }
         }
         prop_assert_eq!(mask_dates(&output.to_vec()), mask_dates(&vec));
+    }
+
+    #[test]
+    fn an_output_lent_its_input_holds_the_bytes_a_vec_does(requests in proptest::collection::vec(pipelined_request(), 1..10),
+                                                            budget in 1usize..40_000) {
+        let input = requests.concat();
+        let (mut plain, mut lent) = (Codec::default(), Codec::default());
+        let (mut vec, mut outputs) = (Vec::new(), Vec::new());
+        let mut consumed = 0;
+        while consumed < input.len() {
+            // Each call serves a buffer of its own, which its output adopts if it kept a body.
+            let rest = input.as_bytes()[consumed..].to_vec();
+            let mut output = Output::default();
+            let mut lending = output.lending(&rest);
+            let got = lent.serve_within(&rest, &mut lending, budget);
+            let kept = lending.kept_any();
+            let start = vec.len();
+            let want = plain.serve_within(&rest, &mut vec, start + budget);
+            prop_assert_eq!(want, got);
+            if kept {
+                output.adopt(rest);
+            }
+            prop_assert_eq!(output.len(), vec.len() - start);
+            outputs.extend(output.to_vec());
+            consumed += want.consumed;
+            if want.close || want.consumed == 0 {
+                break;
+            }
+        }
+        prop_assert_eq!(mask_dates(&outputs), mask_dates(&vec));
     }
 }

@@ -348,9 +348,13 @@ impl Conn {
         let mut responses = 0;
         let input = &self.input;
         if !input.is_empty() && input.len() >= self.input_needed && !input.is_lent() {
+            // Only a connection receiving large bodies with plain recvs lends its input: a
+            // body kept there costs the response a second send, which a body that arrived
+            // through the buffer ring is cheaper to copy than to pay.
+            let lend = self.wants_plain_recv();
             let input = std::mem::take(&mut self.input);
             let (consumed, kept_input);
-            (consumed, responses, kept_input) = self.serve(input.bytes(), true);
+            (consumed, responses, kept_input) = self.serve(input.bytes(), lend);
             self.input = input;
             if kept_input {
                 // An echo refers to its body where it was received: the output owns that
@@ -433,7 +437,10 @@ impl Conn {
         self.last_progress = now;
         self.sent += n;
         if self.sent >= self.sending.len() {
-            if let Some(buffer) = self.sending.reclaim() {
+            // The buffer of a body echoed from the input comes back as its spare, where the
+            // next large body will be received; once requests come through the buffer
+            // ring again, no buffer is kept.
+            if let Some(buffer) = self.sending.reclaim().filter(|_| self.wants_plain_recv()) {
                 self.input.recycle(buffer);
             }
             self.sent = 0;

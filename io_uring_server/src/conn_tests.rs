@@ -437,9 +437,16 @@ fn a_large_body_still_to_come_is_received_straight_into_the_input() {
     assert_eq!(answered, 1, "the echo is rendered");
     assert!(rooms[0] < 200_000 && rooms.len() <= 3, "rooms grow: {rooms:?}");
     assert!(c.input.is_empty());
-    let answer = flush(&mut c);
-    assert!(answer.starts_with(b"HTTP/1.1 200 OK") && answer.ends_with(&body));
-    submitted.extend(ops(&mut c));
+    let mut answer = flush_one(&mut c);
+    assert!(answer.starts_with(b"HTTP/1.1 200 OK") && answer.ends_with(b"\r\n\r\n"));
+    assert_eq!(
+        ops(&mut c),
+        [Op::Send],
+        "then the body, sent from where it was received"
+    );
+    assert_eq!(c.unsent(), &body[..]);
+    answer.extend(flush(&mut c));
+    assert!(answer.ends_with(&body) && answer.len() == head_len(&answer) + body.len());
     assert_eq!(
         submitted,
         [Op::Send, Op::RecvInto],
@@ -605,4 +612,34 @@ fn a_plain_send_refused_twice_fails_the_connection() {
     c.completed(Kind::Send, false);
     c.send_refused();
     assert_eq!(c.phase(), Phase::Closing);
+}
+
+#[test]
+fn an_echo_split_over_the_ring_is_copied_into_one_send_and_leaves_no_buffer() {
+    let body: Vec<u8> = (0..40_000).map(|i| (i % 251) as u8).collect();
+    let post = post(&body);
+    let mut c = conn();
+    assert_eq!(ops(&mut c), [Op::Recv]);
+    let (first, second) = post.split_at(post.len() / 2);
+    assert_eq!(c.on_data(first, 1), 0);
+    assert_eq!(c.on_data(second, 1), 1, "the echo is rendered");
+    assert_eq!(ops(&mut c), [Op::Send]);
+    let answer = flush_one(&mut c);
+    assert!(answer.ends_with(&body) && answer.len() == head_len(&answer) + body.len());
+    assert_eq!(ops(&mut c), []);
+    assert_eq!(c.allocated(), 0, "nothing is held for the next request");
+}
+
+/// Completes the send in flight whole; returns its bytes.
+fn flush_one(conn: &mut Conn) -> Vec<u8> {
+    complete_send(conn, usize::MAX)
+}
+
+/// The length of the head at the start of a response.
+fn head_len(response: &[u8]) -> usize {
+    response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head")
+        + 4
 }

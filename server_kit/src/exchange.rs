@@ -26,6 +26,9 @@ pub const LINGER: Duration = Duration::from_secs(1);
 /// A connected socket's I/O as the loop needs it. A future dropped before it completes
 /// (shutdown, timeout) is never followed by another call on the same transport.
 pub trait Transport {
+    /// `send_all` writes an echoed body from the input buffer it was read into, which the
+    /// output adopts for the write ([`http_core::Lending`]); otherwise it is copied.
+    const LENDS_INPUT: bool = true;
     /// Appends what the peer sent next to `input`; `Ok(0)` at end of stream.
     fn receive(&mut self, input: &mut Vec<u8>) -> impl Future<Output = io::Result<usize>>;
     /// Writes all of `output`, and leaves it as it was given.
@@ -64,9 +67,13 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
             Ok(0) | Err(_) => return,
             Ok(_) => activity.touch(true),
         }
-        let mut lending = output.lending(&input);
-        let outcome = codec.serve(&input, &mut lending);
-        if lending.kept_any() {
+        let (outcome, kept_input) = if T::LENDS_INPUT {
+            let mut lending = output.lending(&input);
+            (codec.serve(&input, &mut lending), lending.kept_any())
+        } else {
+            (codec.serve(&input, &mut output), false)
+        };
+        if kept_input {
             let rest = std::mem::take(&mut spare);
             let answered = std::mem::replace(&mut input, rest);
             input.extend_from_slice(&answered[outcome.consumed..]);
