@@ -2,9 +2,10 @@
 # Regenerates every artifact under results/ (and the generated sections of BENCHMARKS.md)
 # at the commit checked out, one study after another, each with the defaults its
 # committed results were made with: cargo bench, the sweep, the ablation, the large-body
-# study, the workloads study and its feature table, and the profiles (when perf is
-# installed). About 80 minutes on 2 CPUs (77 min here at abe85d6: cargo bench 6, sweep 8, ablation 26,
-# bodies 6, workloads 25, features 4, profiles 3); nothing else should run on the machine meanwhile.
+# study, the workloads study and its feature table, the churn study, and the profiles (when
+# perf is installed). About 95 minutes on 2 CPUs (77 min here at abe85d6: cargo bench 6, sweep 8, ablation 26,
+# bodies 6, workloads 25, features 4, profiles 3; churn, added since, about 13 more); nothing else should
+# run on the machine meanwhile.
 #   scripts/reproduce.sh           # everything
 #   scripts/reproduce.sh --list    # the steps, without running them
 # Each study's header names the commit (with "uncommitted changes" if the tree was dirty),
@@ -21,6 +22,7 @@ steps=(
   "scripts/bodies.sh"
   "scripts/workloads.sh"
   "scripts/workloads.sh --features --seconds 2"
+  "scripts/churn.sh"
   "scripts/profiles.sh"
 )
 if [ "${1:-}" = "--list" ]; then

@@ -14,6 +14,7 @@
 
 use std::cell::RefCell;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::os::fd::AsRawFd;
 
 use serde::Serialize;
 use tokio::io::AsyncWriteExt;
@@ -139,13 +140,37 @@ pub async fn connect(addr: SocketAddr, source: Option<IpAddr>) -> Result<TcpStre
     }
     .map_err(fail)?;
     if let Some(ip) = source {
-        // Lets the port be one whose earlier connection still waits in TIME_WAIT (the
-        // kernel reuses such 4-tuples on loopback, net.ipv4.tcp_tw_reuse).
-        socket.set_reuseaddr(true).map_err(fail)?;
+        bind_address_only(&socket).map_err(fail)?;
         socket.bind(SocketAddr::new(ip, 0)).map_err(fail)?;
     }
     socket.set_nodelay(true).map_err(fail)?;
     socket.connect(addr).await.map_err(fail)
+}
+
+/// Makes a later `bind` to port 0 take only the address (IP_BIND_ADDRESS_NO_PORT): the
+/// port is then chosen at connect, where a port in use towards another address and port,
+/// or whose earlier connection to the same one has waited in TIME_WAIT for a second
+/// (`net.ipv4.tcp_tw_reuse` on loopback), serves again. A port chosen by `bind` must be
+/// free of every connection from that address, TIME_WAIT included: once tens of
+/// thousands wait there, the kernel's search for one slows connects to a few hundred a
+/// second.
+fn bind_address_only(socket: &TcpSocket) -> std::io::Result<()> {
+    let on: libc::c_int = 1;
+    // SAFETY: the descriptor is the socket's own and open; the option value is a c_int
+    // that lives across the call, its size passed beside it.
+    let result = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_IP,
+            libc::IP_BIND_ADDRESS_NO_PORT,
+            (&raw const on).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    match result {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
 }
 
 #[cfg(test)]
@@ -171,5 +196,29 @@ mod tests {
         assert_eq!(spread[7], IpAddr::V4(Ipv4Addr::new(127, 0, 0, 9)));
         assert!(source_addrs(local, false).is_empty());
         assert!(source_addrs("127.0.0.5:80".parse().unwrap(), true).is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_spread_connection_binds_its_address_and_leaves_the_port_to_connect() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let source = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+        let stream = connect(listener.local_addr().unwrap(), Some(source))
+            .await
+            .unwrap();
+        assert_eq!(stream.local_addr().unwrap().ip(), source);
+        let mut value: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: the descriptor is the stream's own and open; value and len outlive the
+        // call and len holds value's size.
+        let result = unsafe {
+            libc::getsockopt(
+                stream.as_raw_fd(),
+                libc::IPPROTO_IP,
+                libc::IP_BIND_ADDRESS_NO_PORT,
+                (&raw mut value).cast(),
+                &raw mut len,
+            )
+        };
+        assert_eq!((result, value), (0, 1));
     }
 }

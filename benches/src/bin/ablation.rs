@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use benches::ablation::render::render_markdown;
 use benches::ablation::{AblationReport, STEPS, Sample, Step, StepResult};
-use benches::cargo_bench::output::replace_between;
+use benches::cargo_bench::output::{rewrite_benchmarks_section, write_json};
 use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
 use benches::nginx::with_anchors;
@@ -144,13 +144,10 @@ fn write(workspace: &Path, report: &AblationReport, json: bool) -> Result<(), St
     let markdown = render_markdown(report);
     std::fs::write(results.join("ablation.md"), &markdown).map_err(|e| e.to_string())?;
     if json {
-        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
-        std::fs::write(results.join("ablation.json"), text).map_err(|e| e.to_string())?;
+        write_json(&results.join("ablation.json"), report)?;
     }
-    let path = workspace.join("BENCHMARKS.md");
-    let document = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
     let section = markdown
         .replacen("# io_uring feature ablation\n\n", "", 1)
         .replace("\n## ", "\n### ");
-    std::fs::write(&path, replace_between(&document, BEGIN, END, &section)?).map_err(|e| e.to_string())
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &section)
 }

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::cargo_bench::output::replace_between;
+use crate::cargo_bench::output::{rewrite_benchmarks_section, write_json};
 
 use crate::bodies::{
     BASELINES, BodiesReport, CHUNK, SUBJECT, WORKLOADS, chunked_pairs, median, size_text, spread, verdict,
@@ -17,8 +17,7 @@ pub const END: &str = "<!-- END BODIES -->";
 pub fn write_all(workspace: &Path, report: &BodiesReport) -> Result<(), String> {
     let results = workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
-    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
-    std::fs::write(results.join("bodies.json"), json + "\n").map_err(|e| e.to_string())?;
+    write_json(&results.join("bodies.json"), report)?;
     let markdown = render(report);
     std::fs::write(results.join("bodies.md"), &markdown).map_err(|e| e.to_string())?;
     let summary = markdown
@@ -27,9 +26,7 @@ pub fn write_all(workspace: &Path, report: &BodiesReport) -> Result<(), String> 
         .collect::<Vec<_>>()
         .join("\n### ")
         .replacen("# Large bodies: server CPU per request\n\n", "", 1);
-    let path = workspace.join("BENCHMARKS.md");
-    let document = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-    std::fs::write(&path, replace_between(&document, BEGIN, END, &summary)?).map_err(|e| e.to_string())
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &summary)
 }
 
 pub fn render(report: &BodiesReport) -> String {

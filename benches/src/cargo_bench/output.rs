@@ -12,20 +12,31 @@ pub fn write_all(workspace: &Path, report: &Report) -> Result<(), String> {
     let results = workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| format!("{}: {e}", results.display()))?;
     let markdown = render_markdown(report);
-    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
     write(&results.join("latest.md"), &markdown)?;
-    write(&results.join("latest.json"), &(json + "\n"))?;
-    let benchmarks = workspace.join("BENCHMARKS.md");
-    let current =
-        std::fs::read_to_string(&benchmarks).map_err(|e| format!("{}: {e}", benchmarks.display()))?;
-    write(
-        &benchmarks,
-        &replace_section(&current, &demote_headings(&markdown))?,
-    )
+    write_json(&results.join("latest.json"), report)?;
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &demote_headings(&markdown))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes `report` to `path` as indented JSON ending in a newline.
+pub fn write_json(path: &Path, report: &impl serde::Serialize) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+    write(path, &(json + "\n"))
+}
+
+/// Replaces what lies between `begin` and `end` in `workspace`'s BENCHMARKS.md with
+/// `section`: how every study rewrites its own section.
+pub fn rewrite_benchmarks_section(
+    workspace: &Path,
+    (begin, end): (&str, &str),
+    section: &str,
+) -> Result<(), String> {
+    let path = workspace.join("BENCHMARKS.md");
+    let document = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    write(&path, &replace_between(&document, begin, end, section)?)
 }
 
 /// Replaces what lies between the markers, keeping the markers.

@@ -7,6 +7,8 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
+use crate::servers::{ANCHORS, CONTENDERS, Contender};
+
 /// Okabe-Ito's blue, vermillion and bluish green, then black and a purple: distinct for
 /// colour-blind readers and dark enough for thin lines on white.
 pub const COLOURS: [RGBColor; 5] = [
@@ -25,6 +27,23 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
     /// Dots without a line or a legend entry (the individual rounds).
     pub dots_only: bool,
+}
+
+/// One line per contender, then per anchor, each in its own colour (the same in every
+/// plot), its points from `points_of`; a contender without points is left out.
+pub fn contender_lines(points_of: impl Fn(&Contender) -> Vec<(f64, f64)>) -> Vec<Line> {
+    CONTENDERS
+        .iter()
+        .chain(&ANCHORS)
+        .zip(COLOURS.iter().cycle())
+        .map(|(c, &colour)| Line {
+            name: c.label.to_string(),
+            colour,
+            points: points_of(c),
+            dots_only: false,
+        })
+        .filter(|line| !line.points.is_empty())
+        .collect()
 }
 
 /// An axis: its coordinate, title and tick label.

@@ -6,14 +6,14 @@
 //! rounds whose contender order rotates, with a hiccup meter on each CPU (`floor` reads
 //! its tails against them, `stability` compares two sweeps). `report` renders the tables
 //! (the open loop's in `open_loop`, ending with `ratios`), `plots` the SVG charts (drawn
-//! by `chart`).
+//! by `chart`, which the churn study draws with too).
 
 use serde::{Deserialize, Serialize};
 
 use crate::load::{LoadKind, Point};
 use crate::machine::Machine;
 
-mod chart;
+pub mod chart;
 pub mod floor;
 pub mod open_loop;
 pub mod plots;

@@ -17,8 +17,7 @@ use plotters::prelude::*;
 
 use crate::format::group_thousands;
 use crate::load::{LoadKind, Point};
-use crate::servers::{ANCHORS, CONTENDERS};
-use crate::sweep::chart::{Axis, COLOURS, Line, chart, chart_with, svg};
+use crate::sweep::chart::{Axis, Line, chart, chart_with, contender_lines, svg};
 use crate::sweep::{CONNECTIONS, OPEN_LOOP_CONNECTIONS, SweepReport};
 
 /// The spectrum's ticks as `1 / (1 - q)`, on a log axis (so each tick is one more "nine"):
@@ -196,18 +195,7 @@ fn lines<'a>(
     report: &'a SweepReport,
     points_of: impl Fn(&mut dyn Iterator<Item = &'a Point>) -> Vec<(f64, f64)>,
 ) -> Vec<Line> {
-    CONTENDERS
-        .iter()
-        .chain(&ANCHORS)
-        .zip(COLOURS.iter().cycle())
-        .map(|(c, &colour)| Line {
-            name: c.label.to_string(),
-            colour,
-            points: points_of(&mut report.points.iter().filter(|p| p.contender == c.id)),
-            dots_only: false,
-        })
-        .filter(|line| !line.points.is_empty())
-        .collect()
+    contender_lines(|c| points_of(&mut report.points.iter().filter(|p| p.contender == c.id)))
 }
 
 fn top(lines: &[Line]) -> f64 {

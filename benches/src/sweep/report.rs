@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use crate::cargo_bench::output::write_json;
 use crate::format::{group_thousands, micros};
 use crate::load::{LoadKind, Point};
 use crate::nginx::ANCHOR_NOTE;
@@ -23,8 +24,7 @@ pub fn write_all(
     stability: &Result<Stability, String>,
 ) -> Result<(), String> {
     std::fs::create_dir_all(results).map_err(|e| e.to_string())?;
-    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
-    std::fs::write(results.join("sweep.json"), json + "\n").map_err(|e| e.to_string())?;
+    write_json(&results.join("sweep.json"), report)?;
     std::fs::write(results.join("sweep.md"), render_markdown(report, stability))
         .map_err(|e| e.to_string())?;
     plots::draw_all(results, report)

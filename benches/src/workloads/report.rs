@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::cargo_bench::output::replace_between;
+use crate::cargo_bench::output::{rewrite_benchmarks_section, write_json};
 use crate::nginx::ANCHOR_NOTE;
 use crate::rounds::{Word, median, spread};
 use crate::servers::{ANCHORS, Contender};
@@ -19,31 +19,23 @@ pub fn write_all(workspace: &Path, report: &WorkloadsReport) -> Result<(), Strin
     let results = workspace.join("results");
     let plots = results.join("workloads");
     std::fs::create_dir_all(&plots).map_err(|e| e.to_string())?;
-    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
-    std::fs::write(results.join("workloads.json"), json + "\n").map_err(|e| e.to_string())?;
+    write_json(&results.join("workloads.json"), report)?;
     for workload in report.workloads() {
         plot::draw(&plots.join(plot::file_name(&workload)), report, &workload)?;
     }
     std::fs::write(results.join("workloads.md"), render(report)).map_err(|e| e.to_string())?;
-    let path = workspace.join("BENCHMARKS.md");
-    let document = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-    let section = verdict(report, "results/");
-    std::fs::write(&path, replace_between(&document, BEGIN, END, &section)?).map_err(|e| e.to_string())
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &verdict(report, "results/"))
 }
 
 /// Writes `results/features.{md,json}` and the feature section of BENCHMARKS.md.
 pub fn write_features(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
     let results = workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
-    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
-    std::fs::write(results.join("features.json"), json + "\n").map_err(|e| e.to_string())?;
+    write_json(&results.join("features.json"), report)?;
     let table = features::render(report);
     let markdown = format!("# io_uring features where each is meant to pay\n\n{table}");
     std::fs::write(results.join("features.md"), markdown).map_err(|e| e.to_string())?;
-    let path = workspace.join("BENCHMARKS.md");
-    let document = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-    let section = replace_between(&document, features::BEGIN, features::END, &table)?;
-    std::fs::write(&path, section).map_err(|e| e.to_string())
+    rewrite_benchmarks_section(workspace, (features::BEGIN, features::END), &table)
 }
 
 pub fn render(report: &WorkloadsReport) -> String {
