@@ -30,6 +30,7 @@ pub fn write_all(workspace: &Path, report: &ChurnReport) -> Result<(), String> {
 pub fn render(report: &ChurnReport) -> String {
     let mut out = String::from("# Connection churn at several loads\n\n");
     out += &summary(report, "");
+    out.push('\n');
     if ANCHORS
         .iter()
         .any(|a| report.samples.iter().any(|s| s.contender == a.id))
@@ -300,6 +301,8 @@ mod tests {
             assert!(text.contains(heading), "{text}");
         }
         assert!(!text.contains("## server closes, open loop"), "{text}");
+        // A line right under a table would read as one more row of it.
+        assert!(text.contains(&format!("**ties** |\n\n{ANCHOR_NOTE}")), "{text}");
         assert!(
             text.contains(
                 "| 8 clients | io_uring label | 2400 | 41.00 (40.00-42.00) | 101 | 901 | client in round 2 |"
