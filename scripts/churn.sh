@@ -3,7 +3,7 @@
 # loads: closed loops at 1, 8, 32 and 128 clients and open loops at fixed connection
 # rates, every server over interleaved rounds. Writes results/churn.md, .json,
 # results/churn_cpu.svg and the churn section of BENCHMARKS.md.
-#   scripts/churn.sh                             # 3 rounds of 3 s per point (as committed; about 13 minutes)
+#   scripts/churn.sh                             # 3 rounds of 3 s per point (as committed; about 12 minutes)
 #   scripts/churn.sh --rounds 1 --seconds 1      # a quicker look
 #   scripts/churn.sh --only "client closes"      # one pattern ("clients": the closed loops, "connections/s": the open ones)
 set -euo pipefail

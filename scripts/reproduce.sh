@@ -3,8 +3,8 @@
 # at the commit checked out, one study after another, each with the defaults its
 # committed results were made with: cargo bench, the sweep, the ablation, the large-body
 # study, the workloads study and its feature table, the churn study, and the profiles (when
-# perf is installed). About 95 minutes on 2 CPUs (77 min here at abe85d6: cargo bench 6, sweep 8, ablation 26,
-# bodies 6, workloads 25, features 4, profiles 3; churn, added since, about 13 more); nothing else should
+# perf is installed). About 90 minutes on 2 CPUs (77 min here at abe85d6: cargo bench 6, sweep 8, ablation 26,
+# bodies 6, workloads 25, features 4, profiles 3; churn, added since, 12 more); nothing else should
 # run on the machine meanwhile.
 #   scripts/reproduce.sh           # everything
 #   scripts/reproduce.sh --list    # the steps, without running them
