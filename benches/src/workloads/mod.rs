@@ -102,6 +102,33 @@ impl Workload {
         contenders
     }
 
+    /// What bounds every server on this workload, where that is not the I/O model: shown
+    /// under its detail table (words only; the figures come from the run).
+    pub fn bound_by(&self) -> Option<&'static str> {
+        match self.shape {
+            Shape::Echo { .. } => Some(
+                "What bounds it: the kernel copies each body twice, from the client's socket \
+                 into the server and from the server into the socket, the same for every \
+                 engine. Both codec engines send an echoed body from the buffer it was \
+                 received into (io_uring_server for a large body it receives by plain recvs; \
+                 one that arrives through the buffer ring is copied once, which costs less \
+                 than the second send a kept body needs), so what is left to the I/O model is \
+                 a few syscalls per request.",
+            ),
+            Shape::Response { .. } => Some(
+                "What bounds it: every byte is copied from the server's memory into the socket, \
+                 and on loopback the kernel's TCP work for both ends runs on the sender's CPU; \
+                 how the send is submitted changes neither. nginx sends these bodies from \
+                 files with sendfile, which skips the copy. io_uring's zero-copy send cannot \
+                 skip it here: the kernel copies every zero-copy page looped to a local socket \
+                 (Documentation/networking/msg_zerocopy.rst, \"Loopback\"), so it only adds \
+                 its pinning and notification, and reads slower in results/features.md. \
+                 Across a real NIC that copy is what SEND_ZC removes; this VM cannot measure it.",
+            ),
+            _ => None,
+        }
+    }
+
     /// Whether syscalls per request are counted for it (in a separate run, first round only).
     pub fn counts_syscalls(&self) -> bool {
         matches!(

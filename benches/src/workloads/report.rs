@@ -84,7 +84,9 @@ pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
         out,
         "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \
          on the other), a shared VM whose speed drifts between periods; only ratios within one \
-         round compare. Where each server's CPU goes, by category, with flame graphs: \
+         round compare. Echoes and large responses are bound by the kernel's copies, not by \
+         the I/O model (each section says why). Where each server's CPU goes, by category, \
+         with flame graphs: \
          [{prefix}profiles.md]({prefix}profiles.md) (`scripts/profiles.sh`).\n"
     );
     out
@@ -138,6 +140,13 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         }
     }
     out.push('\n');
+    if let Some(why) = WORKLOADS
+        .iter()
+        .find(|w| w.name == workload)
+        .and_then(|w| w.bound_by())
+    {
+        let _ = writeln!(out, "{why}\n");
+    }
 }
 
 /// The outside anchors the study measured somewhere.
@@ -215,6 +224,12 @@ mod tests {
     fn the_detail_lists_every_round_and_the_syscalls_counted_once() {
         let text = render(&report());
         assert!(text.contains("## 64 KiB echo"), "{text}");
+        assert!(
+            text.contains(
+                "extra modules) |  |  |  |  |  |\n\nWhat bounds it: the kernel copies each body twice"
+            ),
+            "the echo's detail says what bounds it: {text}"
+        );
         assert!(
             text.contains("| io_uring | 8.0 9.0 10.0 | 9.0 | 1000 | 50 | 0.50 | client |"),
             "{text}"
