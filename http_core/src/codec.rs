@@ -11,7 +11,7 @@ use crate::chunked::ChunkedDecoder;
 use crate::error::HttpError;
 use crate::headers::Framing;
 use crate::limits::Limits;
-use crate::output::Sink;
+use crate::output::{Output, Sink};
 use crate::request::{Head, parse_head};
 use crate::response::{CONTINUE, Persistence, render};
 use crate::routes::{RouteRequest, plain_error, route};
@@ -113,6 +113,25 @@ impl Codec {
             }
         }
         outcome
+    }
+
+    /// [`Codec::serve_within`] into an [`Output`]; with `lend`, through a
+    /// [`crate::Lending`] over `input`, so a large echoed body may be kept where it is.
+    /// Returns whether it was: the caller must then hand `out` the buffer `input` starts
+    /// at ([`Output::adopt`]).
+    pub fn serve_lending(
+        &mut self,
+        input: &[u8],
+        out: &mut Output,
+        out_limit: usize,
+        lend: bool,
+    ) -> (Outcome, bool) {
+        if !lend {
+            return (self.serve_within(input, out, out_limit), false);
+        }
+        let mut lending = out.lending(input);
+        let outcome = self.serve_within(input, &mut lending, out_limit);
+        (outcome, lending.kept_any())
     }
 
     fn serve_one(&mut self, input: &[u8], out: &mut impl Sink) -> Result<Step, HttpError> {

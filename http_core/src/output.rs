@@ -100,18 +100,19 @@ impl Sink for Output {
 
 /// A sink appending to an [`Output`] that keeps a body borrowed from `input` (the bytes
 /// the codec is serving), if at least [`BORROWED_BY_REFERENCE_MIN`] long and the output
-/// holds no adopted buffer yet, as a range of `input` instead of a copy. If it kept any ([`Lending::kept_any`]), the caller must hand the
-/// output the buffer `input` starts at ([`Output::adopt`]) before the output is read, and
-/// must not change that buffer's first `input.len()` bytes from then on.
+/// holds no adopted buffer yet, as a range of `input` instead of a copy. If it kept any
+/// ([`Lending::kept_any`]), the caller must hand the output the buffer `input` starts at
+/// ([`Output::adopt`]) before the output is read, and must not change that buffer's first
+/// `input.len()` bytes from then on.
 pub struct Lending<'a> {
     output: &'a mut Output,
     input: &'a [u8],
-    kept: bool,
 }
 
 impl Lending<'_> {
+    /// A range of `input` was kept: its buffer awaits adoption.
     pub fn kept_any(&self) -> bool {
-        self.kept
+        self.output.awaiting_adoption
     }
 }
 
@@ -135,7 +136,6 @@ impl Sink for Lending<'_> {
                 let range = start..start + bytes.len();
                 self.output.splice(Piece::Adopted(range), bytes.len());
                 self.output.awaiting_adoption = true;
-                self.kept = true;
             }
             _ => self.output.push(bytes),
         }
@@ -176,11 +176,7 @@ impl Output {
     /// A sink that appends to this output and keeps a large body borrowed from `input`
     /// by reference (see [`Lending`]).
     pub fn lending<'a>(&'a mut self, input: &'a [u8]) -> Lending<'a> {
-        Lending {
-            output: self,
-            input,
-            kept: false,
-        }
+        Lending { output: self, input }
     }
 
     /// Takes over the buffer whose start a [`Lending`] kept ranges of: it is dropped or

@@ -388,13 +388,7 @@ impl Conn {
         if self.pending.capacity() == 0 {
             self.pending.reserve(OUTPUT_RESERVE);
         }
-        let (outcome, kept_input) = if lend {
-            let mut lending = self.pending.lending(input);
-            let outcome = self.codec.serve_within(input, &mut lending, room);
-            (outcome, lending.kept_any())
-        } else {
-            (self.codec.serve_within(input, &mut self.pending, room), false)
-        };
+        let (outcome, kept_input) = self.codec.serve_lending(input, &mut self.pending, room, lend);
         let rest = input.len() - outcome.consumed;
         self.input_needed = rest + outcome.needed;
         // A request this large still unfinished (a body to come, or a chunked one that has

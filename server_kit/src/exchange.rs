@@ -67,12 +67,7 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
             Ok(0) | Err(_) => return,
             Ok(_) => activity.touch(true),
         }
-        let (outcome, kept_input) = if T::LENDS_INPUT {
-            let mut lending = output.lending(&input);
-            (codec.serve(&input, &mut lending), lending.kept_any())
-        } else {
-            (codec.serve(&input, &mut output), false)
-        };
+        let (outcome, kept_input) = codec.serve_lending(&input, &mut output, usize::MAX, T::LENDS_INPUT);
         if kept_input {
             let rest = std::mem::take(&mut spare);
             let answered = std::mem::replace(&mut input, rest);
