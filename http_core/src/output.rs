@@ -255,18 +255,18 @@ impl Output {
         self.segments().map(|segment| self.bytes(&segment))
     }
 
-    /// The bytes from `offset` to the end of the segment holding it (empty at or past the
-    /// end), and whether they are static.
-    pub fn rest_of_segment(&self, offset: usize) -> (&[u8], bool) {
+    /// The pieces from `offset` on, for a send that resumes there: the rest of the
+    /// segment holding `offset`, then every later segment whole; each with whether it is
+    /// static (bytes that outlive any send). Nothing at or past the end.
+    pub fn slices_from(&self, offset: usize) -> impl Iterator<Item = (&[u8], bool)> {
         let mut start = 0;
-        for segment in self.segments() {
+        self.segments().filter_map(move |segment| {
             let bytes = self.bytes(&segment);
-            if offset < start + bytes.len() {
-                return (&bytes[offset - start..], matches!(segment, Segment::Static(_)));
-            }
+            let skip = offset.saturating_sub(start).min(bytes.len());
             start += bytes.len();
-        }
-        (&[], false)
+            let rest = &bytes[skip..];
+            (!rest.is_empty()).then_some((rest, matches!(segment, Segment::Static(_))))
+        })
     }
 
     /// Every byte in order, as one buffer.
@@ -307,9 +307,11 @@ mod tests {
                 Segment::Static(&LARGE),
             ]
         );
-        assert_eq!(output.rest_of_segment(2), (&b"ad1"[..], false));
-        assert_eq!(output.rest_of_segment(6), (&LARGE[1..], true));
-        assert_eq!(output.rest_of_segment(output.len()), (&b""[..], false));
+        let from = |offset| output.slices_from(offset).collect::<Vec<_>>();
+        assert_eq!(from(2)[..2], [(&b"ad1"[..], false), (&LARGE[..], true)]);
+        assert_eq!(from(6)[0], (&LARGE[1..], true));
+        assert_eq!(from(6).len(), 4, "every later segment follows whole");
+        assert_eq!(from(output.len()), []);
         output.clear();
         assert!(output.is_empty() && output.segments().next().is_none());
     }

@@ -75,6 +75,9 @@ impl Worker {
                 Codec::new(self.config.limits),
                 self.now,
             );
+            if self.config.zero_copy {
+                conn.send_zero_copy();
+            }
             if self.shutdown_since.is_some() {
                 conn.begin_shutdown();
             }

@@ -6,7 +6,7 @@
 //! to the kernel while a send is in flight and is only touched after its completion;
 //! responses rendered meanwhile go to `pending`, and the two swap when `sending` is done.
 //! Both are `http_core::Output`s: a large static body (`GET /bytes/{n}`) stays in its
-//! shared buffer, and sends go out one segment at a time (a head, then that body).
+//! shared buffer, and a send gathers the head and that body in one `sendmsg` (`Gather`).
 //! An echoed body stays in the input buffer it was received into: that buffer moves into
 //! the output (`Input::hand_over`, `Output::adopt`) and is the kernel's like the rest of
 //! `sending`, then comes back as the input's spare once sent.
@@ -22,6 +22,7 @@ use std::os::fd::RawFd;
 use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output};
 
+use crate::gather::{Gather, to_send, worth_zero_copy};
 use crate::input::Input;
 use crate::op_state::{Op, OpStates, Stage};
 use crate::token::Kind;
@@ -37,11 +38,6 @@ pub const LINGER_TICKS: u64 = 1;
 /// until it next falls silent for a tick (its next large request then lands in the input
 /// whole, not in provided buffers that must be copied).
 pub const DIRECT_BODY_MIN: usize = 64 << 10;
-
-/// With `--zero-copy-send`, a static body (its unsent rest) at least this large is sent
-/// with SEND_ZC; below it, pinning the pages and the extra notification cost more than
-/// the copy they save. Default is 16 KiB.
-pub const ZERO_COPY_MIN: usize = 16 << 10;
 
 /// Room given to an output buffer when it is allocated afresh, so that one small
 /// response is rendered without regrowing it. Default is 512 bytes.
@@ -96,6 +92,11 @@ pub struct Conn {
     sending: Output,
     /// Bytes of `sending` the kernel has acknowledged.
     sent: usize,
+    /// The iovecs of the gathered send in flight (or last sent): kept while there is
+    /// output, freed with it.
+    gather: Option<Box<Gather>>,
+    /// Send large static bodies with SEND_ZC (`--zero-copy-send`).
+    zero_copy: bool,
     /// A zero-copy send failed for want of locked memory: send plainly from now on.
     zero_copy_refused: bool,
     /// The peer shut its write side: no more input will come.
@@ -124,6 +125,8 @@ impl Conn {
             pending: Output::default(),
             sending: Output::default(),
             sent: 0,
+            gather: None,
+            zero_copy: false,
             zero_copy_refused: false,
             read_closed: false,
             last_progress: now,
@@ -209,33 +212,59 @@ impl Conn {
         self.ops.submitted(op);
     }
 
+    /// Sends a large static body alone with SEND_ZC (`--zero-copy-send`).
+    pub fn send_zero_copy(&mut self) {
+        self.zero_copy = true;
+    }
+
     /// Once the send in flight completes in full, this connection will only wait for its
     /// next request: it is open, the send holds the last of the output (no segment or
     /// rendered response follows) and output is not backed up.
     pub fn quiet_after_send(&self) -> bool {
-        let last_segment = self.sent + self.unsent().len() == self.sending.len();
-        self.phase == Phase::Open && self.pending.is_empty() && last_segment && !self.paused()
+        self.phase == Phase::Open && self.pending.is_empty() && !self.more_follows() && !self.paused()
     }
 
-    /// The output of the send in flight: the unsent rest of the segment it is in. It stays
-    /// allocated and unchanged until that send's completion is reported
-    /// ([`Conn::completed`] then [`Conn::on_sent`]).
-    pub fn unsent(&self) -> &[u8] {
-        self.sending.rest_of_segment(self.sent).0
+    /// The slices of the send in flight (or to submit next), from the first byte of
+    /// `sending` not yet acknowledged: up to [`MAX_SLICES`] segments, so that a head and
+    /// its body leave together. A static body worth a zero-copy send goes alone, and a
+    /// gathered send stops before one. They stay allocated and unchanged until that
+    /// send's completion is reported ([`Conn::completed`] then [`Conn::on_sent`]).
+    pub fn unsent(&self) -> impl Iterator<Item = &[u8]> {
+        to_send(&self.sending, self.sent, self.sends_zero_copy())
     }
 
-    /// Another segment of the same output follows the send in flight (a head before its
-    /// static body): the send may tell the kernel so (MSG_MORE), which holds the head back
-    /// to leave in one segment with the body instead of a packet of its own.
+    /// The bytes of [`Conn::unsent`], all slices together.
+    pub fn unsent_len(&self) -> usize {
+        self.unsent().map(<[u8]>::len).sum()
+    }
+
+    /// The unsent slices as the header of one gathered send, when there are several (a
+    /// head and its body); `None` for one slice, which [`Conn::unsent`] gives a plain
+    /// send. The header stays valid, like the slices, until the send's completion.
+    pub fn gathered(&mut self) -> Option<&libc::msghdr> {
+        let zero_copy = self.sends_zero_copy();
+        to_send(&self.sending, self.sent, zero_copy).nth(1)?;
+        let gather = self.gather.get_or_insert_with(Gather::new);
+        Some(gather.point_at(to_send(&self.sending, self.sent, zero_copy)))
+    }
+
+    fn sends_zero_copy(&self) -> bool {
+        self.zero_copy && !self.zero_copy_refused
+    }
+
+    /// Output follows the send in flight (a static body beyond the slices it gathers, or
+    /// more than [`MAX_SLICES`] segments): the send may tell the kernel so (MSG_MORE),
+    /// which holds its last bytes back to leave in a full segment with what follows.
     pub fn more_follows(&self) -> bool {
-        self.sent + self.unsent().len() < self.sending.len()
+        self.sent + self.unsent_len() < self.sending.len()
     }
 
-    /// The send to submit next is of a static body of at least [`ZERO_COPY_MIN`] bytes:
-    /// memory that outlives any send, as a zero-copy send needs.
+    /// The send to submit next is of a static body of at least `ZERO_COPY_MIN` bytes
+    /// (alone, see [`Conn::unsent`]): memory that outlives any send, as a zero-copy send
+    /// needs.
     pub fn zero_copy_worthy(&self) -> bool {
-        let (bytes, is_static) = self.sending.rest_of_segment(self.sent);
-        is_static && bytes.len() >= ZERO_COPY_MIN && !self.zero_copy_refused
+        let first = self.sending.slices_from(self.sent).next();
+        self.sends_zero_copy() && first.is_some_and(|slice| worth_zero_copy(&slice))
     }
 
     /// The final (or, with `more`, an intermediate) completion of an operation of `kind`.
@@ -444,6 +473,7 @@ impl Conn {
             // Everything rendered has left: wait for the next request holding no output.
             self.sending = Output::default();
             self.pending = Output::default();
+            self.gather = None;
         }
         answered
     }

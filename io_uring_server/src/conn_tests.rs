@@ -2,6 +2,7 @@
 //! submitting whatever the connection asks for.
 
 use super::*;
+use crate::gather::MAX_SLICES;
 use http_core::Limits;
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
@@ -32,10 +33,21 @@ fn ops(conn: &mut Conn) -> Vec<Op> {
     submitted
 }
 
+/// The bytes of the send in flight, its slices together.
+fn unsent(conn: &Conn) -> Vec<u8> {
+    conn.unsent().flatten().copied().collect()
+}
+
+/// Where each slice of the send in flight starts, and its length.
+fn slices(conn: &Conn) -> Vec<(*const u8, usize)> {
+    conn.unsent().map(|slice| (slice.as_ptr(), slice.len())).collect()
+}
+
 /// Completes the send in flight with `n` of its bytes; returns those bytes.
 fn complete_send(conn: &mut Conn, n: usize) -> Vec<u8> {
-    let n = n.min(conn.unsent().len());
-    let bytes = conn.unsent()[..n].to_vec();
+    let mut bytes = unsent(conn);
+    let n = n.min(bytes.len());
+    bytes.truncate(n);
     conn.completed(Kind::Send, false);
     conn.on_sent(n, 0);
     bytes
@@ -104,7 +116,7 @@ fn short_sends_lose_and_repeat_nothing() {
     let mut c = conn();
     c.on_data(&GET.repeat(3), 0);
     assert_eq!(ops(&mut c), [Op::Send, Op::Recv]);
-    let whole = c.unsent().to_vec();
+    let whole = unsent(&c);
     assert_eq!(ops(&mut c), [], "one send at a time");
     let mut seen = complete_send(&mut c, 10);
     c.on_data(GET, 0);
@@ -123,14 +135,14 @@ fn responses_rendered_during_a_send_wait_in_pending() {
     let mut c = conn();
     c.on_data(GET, 0);
     ops(&mut c);
-    let first = c.unsent().as_ptr();
+    let first = slices(&c);
     c.on_data(GET, 0);
-    assert_eq!(c.unsent().as_ptr(), first, "the buffer in flight is untouched");
+    assert_eq!(slices(&c), first, "the buffer in flight is untouched");
     complete_send(&mut c, usize::MAX);
     ops(&mut c);
     assert_ne!(
-        c.unsent().as_ptr(),
-        first,
+        slices(&c)[0].0,
+        first[0].0,
         "the second response went to the other buffer"
     );
 }
@@ -437,16 +449,14 @@ fn a_large_body_still_to_come_is_received_straight_into_the_input() {
     assert_eq!(answered, 1, "the echo is rendered");
     assert!(rooms[0] < 200_000 && rooms.len() <= 3, "rooms grow: {rooms:?}");
     assert!(c.input.is_empty());
-    let mut answer = flush_one(&mut c);
-    assert!(answer.starts_with(b"HTTP/1.1 200 OK") && answer.ends_with(b"\r\n\r\n"));
-    assert_eq!(
-        ops(&mut c),
-        [Op::Send],
-        "then the body, sent from where it was received"
-    );
-    assert_eq!(c.unsent(), &body[..]);
-    answer.extend(flush(&mut c));
-    assert!(answer.ends_with(&body) && answer.len() == head_len(&answer) + body.len());
+    let received = c
+        .unsent()
+        .nth(1)
+        .expect("the head, then the body in the same send");
+    assert_eq!(received, &body[..], "sent from where it was received");
+    let answer = flush_one(&mut c);
+    assert!(answer.starts_with(b"HTTP/1.1 200 OK") && answer.ends_with(&body));
+    assert_eq!(answer.len(), head_len(&answer) + body.len());
     assert_eq!(
         submitted,
         [Op::Send, Op::RecvInto],
@@ -516,21 +526,22 @@ fn a_large_static_body_is_sent_from_the_shared_pattern_between_the_heads() {
     ops(&mut c);
     assert_eq!(c.on_data(&batch, 0), 3);
     assert_eq!(ops(&mut c), [Op::Send]);
-    assert!(c.unsent().starts_with(b"HTTP/1.1 200 OK") && c.unsent().ends_with(b"\r\n\r\n"));
-    assert!(!c.quiet_after_send(), "the body follows the head");
-    let mut sent = complete_send(&mut c, usize::MAX);
-    ops(&mut c);
     let pattern = http_core::routes::pattern(65536).unwrap();
+    let sending = slices(&c);
+    let statics: Vec<_> = [sending[1], sending[3]].into();
+    assert_eq!(sending.len(), 4, "heads and bodies gathered in one send");
     assert_eq!(
-        (c.unsent().as_ptr(), c.unsent().len()),
-        (pattern.as_ptr(), 65536),
-        "the body goes out from the shared buffer, not a copy"
+        statics,
+        [(pattern.as_ptr(), 65536), (pattern.as_ptr(), 20000)],
+        "the bodies go out from the shared buffer, not a copy"
     );
-    sent.extend(complete_send(&mut c, 1000));
+    assert!(c.quiet_after_send() && !c.more_follows(), "nothing follows");
+    let first_head = sending[0].1;
+    let mut sent = complete_send(&mut c, first_head + 1000);
     ops(&mut c);
     assert_eq!(
-        c.unsent().as_ptr(),
-        pattern[1000..].as_ptr(),
+        slices(&c)[0],
+        (pattern[1000..].as_ptr(), 65536 - 1000),
         "a short send resumes in place"
     );
     sent.extend(flush(&mut c));
@@ -539,39 +550,61 @@ fn a_large_static_body_is_sent_from_the_shared_pattern_between_the_heads() {
 }
 
 #[test]
-fn only_the_last_segment_of_a_keep_alive_answer_is_a_quiet_send() {
+fn only_the_send_holding_the_last_segment_of_a_keep_alive_answer_is_quiet() {
     let mut c = conn();
     ops(&mut c);
-    c.on_data(b"GET /bytes/5000 HTTP/1.1\r\nHost: t\r\n\r\n", 0);
+    let get = b"GET /bytes/5000 HTTP/1.1\r\nHost: t\r\n\r\n";
+    c.on_data(&get.repeat(5), 0);
     ops(&mut c);
-    assert!(!c.quiet_after_send(), "the head: the body follows");
-    assert!(c.more_follows(), "the head is sent with MSG_MORE");
+    assert_eq!(
+        c.unsent().count(),
+        MAX_SLICES,
+        "five heads and bodies: ten slices"
+    );
+    assert!(!c.quiet_after_send(), "two slices follow");
+    assert!(c.more_follows(), "sent with MSG_MORE");
     complete_send(&mut c, usize::MAX);
     ops(&mut c);
-    assert!(c.quiet_after_send(), "the body: only the next request can follow");
-    assert!(!c.more_follows(), "the body is pushed out");
+    assert_eq!(c.unsent().count(), 2);
+    assert!(c.quiet_after_send(), "the last: only the next request can follow");
+    assert!(!c.more_follows(), "the last is pushed out");
 }
 
 #[test]
 fn only_a_large_static_body_is_worth_a_zero_copy_send() {
-    let mut c = conn();
-    ops(&mut c);
-    c.on_data(
-        b"GET /bytes/16383 HTTP/1.1\r\nHost: t\r\n\r\nGET /bytes/70000 HTTP/1.1\r\nHost: t\r\n\r\n",
-        0,
-    );
-    let mut worthy = Vec::new();
-    while ops(&mut c).contains(&Op::Send) || !c.ops.send.is_idle() {
-        worthy.push((c.unsent().len(), c.zero_copy_worthy()));
-        complete_send(&mut c, 60_000);
-    }
-    let heads: Vec<bool> = worthy.iter().filter(|(len, _)| *len < 200).map(|w| w.1).collect();
-    assert_eq!(heads, [false, false], "heads are owned bytes");
-    let bodies: Vec<_> = worthy.into_iter().filter(|(len, _)| *len >= 200).collect();
+    let sends = |zero_copy: bool| {
+        let mut c = conn();
+        if zero_copy {
+            c.send_zero_copy();
+        }
+        ops(&mut c);
+        c.on_data(
+            b"GET /bytes/16383 HTTP/1.1\r\nHost: t\r\n\r\nGET /bytes/70000 HTTP/1.1\r\nHost: t\r\n\r\n",
+            0,
+        );
+        let mut sends = Vec::new();
+        while ops(&mut c).contains(&Op::Send) || !c.ops.send.is_idle() {
+            let bodies: Vec<usize> = c.unsent().map(<[u8]>::len).filter(|&len| len >= 200).collect();
+            let worthy = c.zero_copy_worthy();
+            sends.push((c.unsent().count(), bodies, worthy));
+            complete_send(&mut c, if worthy { 60_000 } else { usize::MAX });
+        }
+        sends
+    };
     assert_eq!(
-        bodies,
-        [(16383, false), (70000, true), (10000, false)],
-        "below the threshold, and a short rest, are copied"
+        sends(true),
+        [
+            (3, vec![16383], false),
+            (1, vec![70000], true),
+            (1, vec![10000], false)
+        ],
+        "a head, its body below the threshold and the next head; the large body alone; \
+         a short rest, copied"
+    );
+    assert_eq!(
+        sends(false),
+        [(4, vec![16383, 70000], false)],
+        "without zero copy: everything in one send"
     );
 }
 
@@ -579,6 +612,7 @@ fn only_a_large_static_body_is_worth_a_zero_copy_send() {
 fn a_zero_copy_send_ends_with_its_result_and_a_refused_one_goes_again_plainly() {
     let mut c = conn();
     ops(&mut c);
+    c.send_zero_copy();
     c.on_data(
         b"GET /bytes/65536 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
         0,
@@ -592,7 +626,8 @@ fn a_zero_copy_send_ends_with_its_result_and_a_refused_one_goes_again_plainly() 
     c.send_refused();
     assert_eq!(ops(&mut c), [Op::Send]);
     assert!(!c.zero_copy_worthy());
-    assert_eq!(c.unsent().len(), 65536, "the whole body, again");
+    assert_eq!(slices(&c).len(), 1);
+    assert_eq!(c.unsent_len(), 65536, "the whole body, again");
     // The result (with MORE: a notification follows) ends the send; the shutdown does not
     // wait for the notification, which a peer that stops reading may hold back forever.
     c.completed(Kind::Send, true);

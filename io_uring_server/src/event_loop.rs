@@ -244,15 +244,7 @@ impl Worker {
         };
         while let Some(op) = conn.next_op() {
             conn.submitted(op, self.now);
-            let config = &self.config;
-            let carried = ops::submit(
-                &mut self.ring,
-                conn,
-                op,
-                id.token(op.kind()),
-                config.recv,
-                config.zero_copy,
-            );
+            let carried = ops::submit(&mut self.ring, conn, op, id.token(op.kind()), self.config.recv);
             if let ops::Carried::Done(result) = carried {
                 conn.completed(op.kind(), false);
                 if result < 0 {

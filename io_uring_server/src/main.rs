@@ -11,6 +11,7 @@ mod buf_ring;
 mod config;
 mod conn;
 mod event_loop;
+mod gather;
 mod input;
 mod op_state;
 mod ops;

@@ -35,16 +35,9 @@ pub enum Carried {
 }
 
 /// Submits `op` for `conn`, which has just been told it was submitted
-/// ([`Conn::submitted`]); `token` names the connection and the op's kind. With
-/// `zero_copy`, a send the connection deems worth it goes out as SEND_ZC.
-pub fn submit(
-    ring: &mut Ring,
-    conn: &mut Conn,
-    op: Op,
-    token: Token,
-    recv: RecvMode,
-    zero_copy: bool,
-) -> Carried {
+/// ([`Conn::submitted`]); `token` names the connection and the op's kind. A send the
+/// connection deems worth it goes out as SEND_ZC, one of several slices as SENDMSG.
+pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: RecvMode) -> Carried {
     let (fd, fixed) = (conn.fd, conn.direct);
     if op == Op::Shutdown && !fixed {
         // SAFETY: shutdown(2) on the connection's own descriptor, open until its Close
@@ -84,8 +77,8 @@ pub fn submit(
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }
-        (Op::Send, _) if zero_copy && conn.zero_copy_worthy() => {
-            let bytes = conn.unsent();
+        (Op::Send, _) if conn.zero_copy_worthy() => {
+            let bytes = conn.unsent().next().expect("a send has bytes to send");
             let entry = opcode::SendZc::new(types::Fd(fd), bytes.as_ptr(), bytes.len() as u32)
                 .flags(libc::MSG_NOSIGNAL)
                 .build();
@@ -97,16 +90,25 @@ pub fn submit(
             return Carried::Submitted;
         }
         (Op::Send, _) => {
-            let bytes = conn.unsent();
             let more = if conn.more_follows() { libc::MSG_MORE } else { 0 };
-            let entry = opcode::Send::new(types::Fd(fd), bytes.as_ptr(), bytes.len() as u32)
-                .flags(libc::MSG_NOSIGNAL | more)
-                .build();
-            // SAFETY: `unsent` is the connection's `sending` output (its owned bytes, an
-            // input buffer it adopted, or a `'static` body that never changes), which
-            // `Conn` leaves untouched (neither changed, cleared nor dropped) until this
-            // send's completion, and the connection is not freed while the send is in
-            // flight.
+            let flags = libc::MSG_NOSIGNAL | more;
+            let entry = match conn.gathered() {
+                Some(header) => opcode::SendMsg::new(types::Fd(fd), header)
+                    .flags(flags as u32)
+                    .build(),
+                None => {
+                    let bytes = conn.unsent().next().expect("a send has bytes to send");
+                    opcode::Send::new(types::Fd(fd), bytes.as_ptr(), bytes.len() as u32)
+                        .flags(flags)
+                        .build()
+                }
+            };
+            // SAFETY: the kernel reads the bytes `Conn::unsent` names (of the connection's
+            // `sending` output: its owned bytes, an input buffer it adopted, or a
+            // `'static` body that never changes) and, for a gathered send, the boxed
+            // msghdr and iovecs naming them (`Conn::gathered`). `Conn` leaves all of them
+            // untouched (neither changed, moved, cleared nor dropped) until this send's
+            // completion, and the connection is not freed while the send is in flight.
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }

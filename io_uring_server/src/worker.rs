@@ -9,8 +9,9 @@ use crate::buf_ring::BufRing;
 use io_uring::Submitter;
 
 use crate::config::{Buffers, Cli};
-use crate::conn::{Timeouts, ZERO_COPY_MIN};
+use crate::conn::Timeouts;
 use crate::event_loop::{Worker, WorkerConfig};
+use crate::gather::ZERO_COPY_MIN;
 use crate::ops::RecvMode;
 use crate::ring::Ring;
 use crate::setup;
