@@ -377,13 +377,11 @@ impl Conn {
         let mut responses = 0;
         let input = &self.input;
         if !input.is_empty() && input.len() >= self.input_needed && !input.is_lent() {
-            // Only a connection receiving large bodies with plain recvs lends its input: a
-            // body kept there costs the response a second send, which a body that arrived
-            // through the buffer ring is cheaper to copy than to pay.
-            let lend = self.wants_plain_recv();
+            // A large echoed body is kept where it was received: it leaves in the same
+            // gathered send as its head, so keeping it costs nothing a copy would not.
             let input = std::mem::take(&mut self.input);
             let (consumed, kept_input);
-            (consumed, responses, kept_input) = self.serve(input.bytes(), lend);
+            (consumed, responses, kept_input) = self.serve(input.bytes(), true);
             self.input = input;
             if kept_input {
                 // An echo refers to its body where it was received: the output owns that

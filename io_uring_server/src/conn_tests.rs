@@ -650,7 +650,7 @@ fn a_plain_send_refused_twice_fails_the_connection() {
 }
 
 #[test]
-fn an_echo_split_over_the_ring_is_copied_into_one_send_and_leaves_no_buffer() {
+fn an_echo_split_over_the_ring_is_sent_from_the_input_with_its_head_and_leaves_no_buffer() {
     let body: Vec<u8> = (0..40_000).map(|i| (i % 251) as u8).collect();
     let post = post(&body);
     let mut c = conn();
@@ -659,6 +659,11 @@ fn an_echo_split_over_the_ring_is_copied_into_one_send_and_leaves_no_buffer() {
     assert_eq!(c.on_data(first, 1), 0);
     assert_eq!(c.on_data(second, 1), 1, "the echo is rendered");
     assert_eq!(ops(&mut c), [Op::Send]);
+    assert_eq!(
+        c.unsent().count(),
+        2,
+        "the head, and the body where it was received"
+    );
     let answer = flush_one(&mut c);
     assert!(answer.ends_with(&body) && answer.len() == head_len(&answer) + body.len());
     assert_eq!(ops(&mut c), []);

@@ -109,11 +109,10 @@ impl Workload {
             Shape::Echo { .. } => Some(
                 "What bounds it: the kernel copies each body twice, from the client's socket \
                  into the server and from the server into the socket, the same for every \
-                 engine. Both codec engines send an echoed body from the buffer it was \
-                 received into (io_uring_server for a large body it receives by plain recvs; \
-                 one that arrives through the buffer ring is copied once, which costs less \
-                 than the second send a kept body needs), so what is left to the I/O model is \
-                 a few syscalls per request.",
+                 engine. Both codec engines send a large echoed body from the buffer it was \
+                 received into, in one vectored write with its head (io_uring_server: one \
+                 SENDMSG; a body that arrived whole in a provided buffer is copied, since that \
+                 buffer goes back to the ring), so what is left to the I/O model is a few syscalls per request.",
             ),
             Shape::Response { .. } => Some(
                 "What bounds it: every byte is copied from the server's memory into the socket, \
