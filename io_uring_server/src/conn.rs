@@ -143,7 +143,8 @@ impl Conn {
     /// Bytes of buffer this connection holds beyond its own struct.
     #[cfg(test)]
     pub fn allocated(&self) -> usize {
-        self.input.allocated() + self.pending.capacity() + self.sending.capacity()
+        let gather = self.gather.as_ref().map_or(0, |_| size_of::<Gather>());
+        self.input.allocated() + self.pending.capacity() + self.sending.capacity() + gather
     }
 
     /// Operations submitted and not finally completed; the slot is freed only at zero.
@@ -195,9 +196,18 @@ impl Conn {
     /// [`Conn::unsent`].
     pub fn submitted(&mut self, op: Op, now: u64) {
         match op {
-            Op::Send if self.sent == self.sending.len() => {
-                std::mem::swap(&mut self.sending, &mut self.pending);
-                self.sent = 0;
+            Op::Send => {
+                if self.sent == self.sending.len() {
+                    std::mem::swap(&mut self.sending, &mut self.pending);
+                    self.sent = 0;
+                }
+                // Several slices leave in one gathered send: name them now, the one moment
+                // no send is in flight, and leave them so until its completion.
+                let zero_copy = self.sends_zero_copy();
+                if to_send(&self.sending, self.sent, zero_copy).nth(1).is_some() {
+                    let gather = self.gather.get_or_insert_with(Gather::new);
+                    gather.point_at(to_send(&self.sending, self.sent, zero_copy));
+                }
             }
             Op::RecvInto => {
                 // Room for the rest of the body, but grown only as fast as bytes arrive,
@@ -238,14 +248,18 @@ impl Conn {
         self.unsent().map(<[u8]>::len).sum()
     }
 
-    /// The unsent slices as the header of one gathered send, when there are several (a
-    /// head and its body); `None` for one slice, which [`Conn::unsent`] gives a plain
-    /// send. The header stays valid, like the slices, until the send's completion.
-    pub fn gathered(&mut self) -> Option<&libc::msghdr> {
-        let zero_copy = self.sends_zero_copy();
-        to_send(&self.sending, self.sent, zero_copy).nth(1)?;
-        let gather = self.gather.get_or_insert_with(Gather::new);
-        Some(gather.point_at(to_send(&self.sending, self.sent, zero_copy)))
+    /// The header of the gathered send just submitted (or in flight), naming the slices
+    /// of [`Conn::unsent`] when there are several (a head and its body); `None` for one
+    /// slice, which goes in a plain send. Built by [`Conn::submitted`], it stays valid and
+    /// unchanged, like the slices, until the send's completion.
+    pub fn gathered(&self) -> Option<&libc::msghdr> {
+        self.unsent().nth(1)?;
+        Some(
+            self.gather
+                .as_ref()
+                .expect("built when the send was submitted")
+                .header(),
+        )
     }
 
     fn sends_zero_copy(&self) -> bool {
@@ -456,6 +470,7 @@ impl Conn {
     /// the responses rendered.
     pub fn on_sent(&mut self, n: usize, now: u64) -> usize {
         self.last_progress = now;
+        debug_assert!(n <= self.unsent_len(), "sent more than the send named");
         self.sent += n;
         if self.sent >= self.sending.len() {
             // The buffer of a body echoed from the input comes back as its spare, where the

@@ -28,6 +28,12 @@ fn ops(conn: &mut Conn) -> Vec<Op> {
     let mut submitted = Vec::new();
     while let Some(op) = conn.next_op() {
         conn.submitted(op, 0);
+        if op == Op::Send {
+            match conn.gathered() {
+                Some(_) => assert_eq!(conn.gather.as_ref().unwrap().named(), slices(conn)),
+                None => assert_eq!(slices(conn).len(), 1, "one slice: a plain send"),
+            }
+        }
         submitted.push(op);
     }
     submitted
@@ -528,8 +534,8 @@ fn a_large_static_body_is_sent_from_the_shared_pattern_between_the_heads() {
     assert_eq!(ops(&mut c), [Op::Send]);
     let pattern = http_core::routes::pattern(65536).unwrap();
     let sending = slices(&c);
-    let statics: Vec<_> = [sending[1], sending[3]].into();
     assert_eq!(sending.len(), 4, "heads and bodies gathered in one send");
+    let statics: Vec<_> = [sending[1], sending[3]].into();
     assert_eq!(
         statics,
         [(pattern.as_ptr(), 65536), (pattern.as_ptr(), 20000)],

@@ -8,7 +8,8 @@
 //!   for only when none of its operations is in flight (derived from `OpStates`).
 //! - An operation counts as in flight until its *final* completion (one without
 //!   `IORING_CQE_F_MORE`), so a multishot recv is in flight however many completions it has.
-//! - Output handed to a send is not touched until that send completes (see `conn.rs`); a
+//! - Output handed to a send, and for a gathered send the boxed msghdr and iovecs naming
+//!   it, are not touched until that send completes (see `conn.rs`); a
 //!   zero-copy send names only a `'static` body, so it ends with its result and its later
 //!   notification is dropped.
 //! - A provided buffer named by a completion is recycled right after its bytes are copied

@@ -28,24 +28,20 @@ impl Gather {
             iov_base: std::ptr::null_mut(),
             iov_len: 0,
         };
+        // SAFETY: a `msghdr` is plain data (pointers, lengths, flags) for which all zeros
+        // is a valid value: no name, no control data, no iovecs yet. Zeroing rather than
+        // naming its fields also covers libcs whose `msghdr` has padding fields (musl).
+        let header: libc::msghdr = unsafe { std::mem::zeroed() };
         Box::new(Gather {
             iovecs: [empty; MAX_SLICES],
-            header: libc::msghdr {
-                msg_name: std::ptr::null_mut(),
-                msg_namelen: 0,
-                msg_iov: std::ptr::null_mut(),
-                msg_iovlen: 0,
-                msg_control: std::ptr::null_mut(),
-                msg_controllen: 0,
-                msg_flags: 0,
-            },
+            header,
         })
     }
 
-    /// Names `slices` (at most [`MAX_SLICES`]) and returns the header naming them, to
-    /// hand the kernel. It is valid while `self` and the slices are neither moved,
-    /// changed nor dropped.
-    pub fn point_at<'a>(&mut self, slices: impl IntoIterator<Item = &'a [u8]>) -> &libc::msghdr {
+    /// Names `slices` (at most [`MAX_SLICES`]) in the header to hand the kernel. It is
+    /// valid while `self` and the slices are neither moved, changed nor dropped; it must
+    /// not be called again while a send that was handed the header is in flight.
+    pub fn point_at<'a>(&mut self, slices: impl IntoIterator<Item = &'a [u8]>) {
         let mut count = 0;
         for slice in slices {
             assert!(count < MAX_SLICES, "a send gathers at most {MAX_SLICES} slices");
@@ -55,9 +51,27 @@ impl Gather {
             };
             count += 1;
         }
+        self.iovecs[count..].fill(libc::iovec {
+            iov_base: std::ptr::null_mut(),
+            iov_len: 0,
+        });
         self.header.msg_iov = self.iovecs.as_mut_ptr();
         self.header.msg_iovlen = count as _;
+    }
+
+    /// The header naming the slices of the last [`Gather::point_at`].
+    pub fn header(&self) -> &libc::msghdr {
         &self.header
+    }
+
+    /// What the header names: each slice's start and length.
+    #[cfg(test)]
+    pub fn named(&self) -> Vec<(*const u8, usize)> {
+        let count = self.header.msg_iovlen as usize;
+        let named = self.iovecs[..count].iter();
+        named
+            .map(|iovec| (iovec.iov_base as *const u8, iovec.iov_len))
+            .collect()
     }
 }
 
@@ -89,17 +103,21 @@ mod tests {
     fn the_header_names_every_slice_in_order_and_nothing_else() {
         let (head, body) = (b"head".to_vec(), vec![7u8; 100]);
         let mut gather = Gather::new();
-        let header = gather.point_at([&head[..], &body[..]]);
+        gather.point_at([&head[..], &body[..]]);
+        let header = gather.header();
         assert!(header.msg_name.is_null() && header.msg_control.is_null());
-        let (iov, count) = (header.msg_iov, header.msg_iovlen);
-        assert_eq!((iov as *const libc::iovec, count), (gather.iovecs.as_ptr(), 2));
-        let named: Vec<(usize, usize)> = gather.iovecs[..2]
-            .iter()
-            .map(|iovec| (iovec.iov_base as usize, iovec.iov_len))
-            .collect();
-        let expected = [&head[..], &body[..]].map(|slice| (slice.as_ptr() as usize, slice.len()));
-        assert_eq!(named, expected);
-        let header = gather.point_at([&body[..1]]);
-        assert_eq!(header.msg_iovlen, 1, "a later send names only its own slices");
+        assert_eq!(header.msg_iov as *const libc::iovec, gather.iovecs.as_ptr());
+        let expected = [&head[..], &body[..]].map(|slice| (slice.as_ptr(), slice.len()));
+        assert_eq!(gather.named(), expected);
+        gather.point_at([&body[..1]]);
+        assert_eq!(
+            gather.named(),
+            [(body.as_ptr(), 1)],
+            "a later send names only its own"
+        );
+        assert!(
+            gather.iovecs[1].iov_base.is_null(),
+            "nor keeps the earlier send's"
+        );
     }
 }

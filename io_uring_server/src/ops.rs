@@ -106,8 +106,8 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             // SAFETY: the kernel reads the bytes `Conn::unsent` names (of the connection's
             // `sending` output: its owned bytes, an input buffer it adopted, or a
             // `'static` body that never changes) and, for a gathered send, the boxed
-            // msghdr and iovecs naming them (`Conn::gathered`). `Conn` leaves all of them
-            // untouched (neither changed, moved, cleared nor dropped) until this send's
+            // msghdr and iovecs naming them (built by `Conn::submitted`). `Conn` leaves all
+            // of them untouched (neither changed, moved, cleared nor dropped) until this send's
             // completion, and the connection is not freed while the send is in flight.
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
