@@ -67,7 +67,7 @@ impl Gather {
     /// What the header names: each slice's start and length.
     #[cfg(test)]
     pub fn named(&self) -> Vec<(*const u8, usize)> {
-        let count = self.header.msg_iovlen as usize;
+        let count: usize = self.header.msg_iovlen as _;
         let named = self.iovecs[..count].iter();
         named
             .map(|iovec| (iovec.iov_base as *const u8, iovec.iov_len))
