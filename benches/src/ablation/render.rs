@@ -6,7 +6,7 @@ use crate::ablation::{
     AblationReport, Role, STEPS, Sample, StepResult, default_step, floor_of, role_of, spread,
 };
 use crate::format::group_thousands;
-use crate::rounds::Word;
+use crate::rounds::{Word, rotated};
 
 type Metric = fn(&Sample) -> Option<f64>;
 
@@ -87,6 +87,22 @@ pub fn render_markdown(report: &AblationReport) -> String {
          Syscalls are counted by perf in a separate short run after each timed point, never during one.\n",
         NOISE_FLOOR * 100.0
     );
+    out += &round_orders(report);
+    out
+}
+
+/// The order each round measured the rows in (every load of a round in the same order):
+/// the table's, started one row later each round, as `scripts/ablation.sh` runs them
+/// ([`rotated`]).
+fn round_orders(report: &AblationReport) -> String {
+    let rounds = report.steps.first().map_or(0, |s| s.samples.len());
+    let mut out = "\nThe order of each round (every load of a round ran the rows in it):\n\n".to_string();
+    for round in 0..rounds {
+        let names: Vec<&str> = rotated(report.steps.len(), round)
+            .map(|i| report.steps[i].name.as_str())
+            .collect();
+        out += &format!("{}. {}\n", round + 1, names.join(" → "));
+    }
     out
 }
 
@@ -226,6 +242,23 @@ mod tests {
             args: vec![],
             samples,
         }
+    }
+
+    #[test]
+    fn each_round_names_its_order_one_row_later_than_the_last() {
+        let report = AblationReport {
+            machine: crate::machine::blank("test"),
+            pinning: String::new(),
+            seconds_per_point: 1.0,
+            connections: 1,
+            depth: 1,
+            open_loop_connections: 1,
+            open_loop_rate: 1.0,
+            steps: ["a", "b", "c"].map(|name| step(name, [1.0; 3])).into(),
+        };
+        let orders = round_orders(&report);
+        let lines: Vec<&str> = orders.lines().filter(|line| line.contains('→')).collect();
+        assert_eq!(lines, ["1. a → b → c", "2. b → c → a", "3. c → a → b"]);
     }
 
     #[test]
