@@ -244,7 +244,11 @@ mod tests {
             input.recycle(answered);
             receive(&mut input, request);
             let (buffer, length) = (input.bytes().as_ptr(), input.bytes.len());
-            assert_eq!(buffer, first, "the body is not moved between its recvs");
+            // A buffer's first growth may reallocate it; from the third request on both
+            // have grown, so a body that changes address was moved between its recvs.
+            if request >= 3 {
+                assert_eq!(buffer, first, "the body is not moved between its recvs");
+            }
             seen.push((buffer, length));
         }
         // Once both buffers have grown, no buffer is dropped, so an address seen again is
