@@ -14,8 +14,11 @@ use crate::machine::Machine;
 pub mod classify;
 pub mod flame;
 pub mod measure;
+pub mod reach;
 pub mod record;
 pub mod report;
+#[cfg(test)]
+mod test_profiles;
 
 use classify::Category;
 use record::Stack;

@@ -1,13 +1,14 @@
 //! `results/profiles.md`, `results/profiles.json` and the "Why the numbers differ" section
 //! of BENCHMARKS.md: per workload, a table of server CPU per request by category for every
-//! contender, and a sentence generated from it saying where io_uring_server saves or loses
-//! against tokio codec.
+//! contender, a sentence generated from it saying where io_uring_server saves or loses
+//! against tokio codec, and one saying how much any event loop could save (`reach`).
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::cargo_bench::output::{rewrite_benchmarks_section, write_json};
 use crate::profiles::classify::Category;
+use crate::profiles::reach;
 use crate::profiles::{Profile, ProfilesReport, RATE_SHARE, WORKLOADS, Workload};
 use crate::servers::{IO_URING, TOKIO_CODEC};
 
@@ -72,6 +73,9 @@ pub fn tables(report: &ProfilesReport, prefix: &str, heading: &str) -> String {
         table(&mut out, &workload, &profiles, prefix);
         if let Some(sentence) = sentence(&workload, &profiles) {
             let _ = writeln!(out, "{sentence}\n");
+        }
+        if let Some(reach) = reach::sentence(&workload, &profiles) {
+            let _ = writeln!(out, "{reach}\n");
         }
     }
     out
