@@ -9,6 +9,8 @@
 
 use std::ops::Range;
 
+mod segments;
+
 /// A `'static` body shorter than this is copied into an [`Output`]'s owned bytes: a
 /// separate piece to write would cost more than the copy. Default is 4 KiB.
 pub const BY_REFERENCE_MIN: usize = 4 * 1024;
@@ -218,21 +220,7 @@ impl Output {
     /// owned bytes before it and the body; then the owned bytes after the last one.
     pub fn segments(&self) -> impl Iterator<Item = Segment> + '_ {
         assert!(!self.awaiting_adoption, "a lent buffer was never adopted");
-        let mut start = 0;
-        let splices = self.spliced.iter().map(Some).chain([None]);
-        splices
-            .flat_map(move |splice| {
-                let end = splice.map_or(self.owned.len(), |(at, _)| *at);
-                let before = Segment::Owned(start..end);
-                start = end;
-                let piece = splice.map(|(_, piece)| match piece {
-                    Piece::Static(bytes) => Segment::Static(bytes),
-                    Piece::Adopted(range) => Segment::Adopted(range.clone()),
-                });
-                [Some(before), piece]
-            })
-            .flatten()
-            .filter(|segment| !self.bytes(segment).is_empty())
+        segments::Segments::new(self)
     }
 
     /// The bytes a segment stands for.
