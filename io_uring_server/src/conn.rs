@@ -22,7 +22,7 @@ use std::os::fd::RawFd;
 use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output};
 
-use crate::gather::{Gather, to_send, worth_zero_copy};
+use crate::gather::{Gather, MAX_SLICES, to_send, worth_zero_copy};
 use crate::input::Input;
 use crate::op_state::{Op, OpStates, Stage};
 use crate::token::Kind;
@@ -74,6 +74,13 @@ pub enum Receiving {
     Ring { large_bodies_plain: bool },
 }
 
+/// What the send in flight hands the kernel: how many slices, and how many bytes in all.
+#[derive(Debug, Clone, Copy, Default)]
+struct SendShape {
+    slices: usize,
+    len: usize,
+}
+
 #[derive(Debug)]
 pub struct Conn {
     /// The socket: an fd, or with `direct` a slot in the ring's registered table.
@@ -95,6 +102,8 @@ pub struct Conn {
     /// The iovecs of the gathered send in flight (or last sent): kept while there is
     /// output, freed with it.
     gather: Option<Box<Gather>>,
+    /// The send in flight (or last submitted), measured once when it was submitted.
+    in_send: SendShape,
     /// Send large static bodies with SEND_ZC (`--zero-copy-send`).
     zero_copy: bool,
     /// A zero-copy send failed for want of locked memory: send plainly from now on.
@@ -126,6 +135,7 @@ impl Conn {
             sending: Output::default(),
             sent: 0,
             gather: None,
+            in_send: SendShape::default(),
             zero_copy: false,
             zero_copy_refused: false,
             read_closed: false,
@@ -201,13 +211,22 @@ impl Conn {
                     std::mem::swap(&mut self.sending, &mut self.pending);
                     self.sent = 0;
                 }
-                // Several slices leave in one gathered send: name them now, the one moment
-                // no send is in flight, and leave them so until its completion.
+                // Measure the send once; several slices leave in one gathered send: name
+                // them now, the one moment no send is in flight, and leave them so until
+                // its completion.
                 let zero_copy = self.sends_zero_copy();
-                if to_send(&self.sending, self.sent, zero_copy).nth(1).is_some() {
-                    let gather = self.gather.get_or_insert_with(Gather::new);
-                    gather.point_at(to_send(&self.sending, self.sent, zero_copy));
+                let mut slices: [&[u8]; MAX_SLICES] = [&[]; MAX_SLICES];
+                let mut shape = SendShape::default();
+                for slice in to_send(&self.sending, self.sent, zero_copy) {
+                    slices[shape.slices] = slice;
+                    shape.slices += 1;
+                    shape.len += slice.len();
                 }
+                if shape.slices > 1 {
+                    let gather = self.gather.get_or_insert_with(Gather::new);
+                    gather.point_at(slices[..shape.slices].iter().copied());
+                }
+                self.in_send = shape;
             }
             Op::RecvInto => {
                 // Room for the rest of the body, but grown only as fast as bytes arrive,
@@ -243,9 +262,10 @@ impl Conn {
         to_send(&self.sending, self.sent, self.sends_zero_copy())
     }
 
-    /// The bytes of [`Conn::unsent`], all slices together.
+    /// The bytes of [`Conn::unsent`], all slices together, as measured when the send was
+    /// submitted.
     pub fn unsent_len(&self) -> usize {
-        self.unsent().map(<[u8]>::len).sum()
+        self.in_send.len
     }
 
     /// The header of the gathered send just submitted (or in flight), naming the slices
@@ -253,7 +273,9 @@ impl Conn {
     /// slice, which goes in a plain send. Built by [`Conn::submitted`], it stays valid and
     /// unchanged, like the slices, until the send's completion.
     pub fn gathered(&self) -> Option<&libc::msghdr> {
-        self.unsent().nth(1)?;
+        if self.in_send.slices < 2 {
+            return None;
+        }
         Some(
             self.gather
                 .as_ref()
@@ -277,8 +299,8 @@ impl Conn {
     /// (alone, see [`Conn::unsent`]): memory that outlives any send, as a zero-copy send
     /// needs.
     pub fn zero_copy_worthy(&self) -> bool {
-        let first = self.sending.slices_from(self.sent).next();
-        self.sends_zero_copy() && first.is_some_and(|slice| worth_zero_copy(&slice))
+        self.sends_zero_copy()
+            && (self.sending.slices_from(self.sent).next()).is_some_and(|slice| worth_zero_copy(&slice))
     }
 
     /// The final (or, with `more`, an intermediate) completion of an operation of `kind`.

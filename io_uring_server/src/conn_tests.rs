@@ -29,6 +29,8 @@ fn ops(conn: &mut Conn) -> Vec<Op> {
     while let Some(op) = conn.next_op() {
         conn.submitted(op, 0);
         if op == Op::Send {
+            let named = conn.unsent().map(<[u8]>::len).sum::<usize>();
+            assert_eq!(conn.unsent_len(), named, "the send's measure is what it names");
             match conn.gathered() {
                 Some(_) => assert_eq!(conn.gather.as_ref().unwrap().named(), slices(conn)),
                 None => assert_eq!(slices(conn).len(), 1, "one slice: a plain send"),
