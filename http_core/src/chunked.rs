@@ -1,5 +1,13 @@
 //! Decodes a `Transfer-Encoding: chunked` body (RFC 9112 section 7.1), strictly: CRLF line
 //! ends, hex sizes that cannot overflow, and bounded size, framing and trailers.
+//!
+//! The decoder resumes where it stopped, so the work for a body is linear in its bytes
+//! however it is split, and it decodes either into a separate buffer (when the input may
+//! not change) or in place, moving each chunk's data down over the framing already read,
+//! so that the decoded body lies at the start of the encoded one and can be sent from
+//! there, as a `Content-Length` body is.
+
+use std::ops::Range;
 
 use crate::error::HttpError;
 use crate::limits::Limits;
@@ -16,48 +24,134 @@ pub fn decode(input: &[u8], limits: &Limits, body: &mut Vec<u8>) -> Result<Optio
     ChunkedDecoder::default().decode(input, limits, body)
 }
 
-/// A chunked body decoded as it arrives: each complete chunk is copied to the body once,
-/// and the next call resumes after it, so the work for a body is linear in its bytes
-/// however it is split. A partial chunk costs one size-line parse per call until all of
-/// it is there.
+/// A chunked body decoded as it arrives: each complete chunk is moved to the decoded body
+/// once, and the next call resumes after it. A partial chunk costs one size-line parse
+/// per call until all of it is there.
+///
+/// Every call is given the whole encoded body received so far (the same bytes as last
+/// time, as this decoder left them, plus new ones). [`ChunkedDecoder::decode`] copies the
+/// chunks into a buffer of the caller's; [`ChunkedDecoder::decode_in_place`] moves them to
+/// the start of the input. Calls of both kinds may follow each other for one body: the
+/// first of the other kind moves what is decoded so far across, once.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkedDecoder {
     /// Where the next chunk's size line starts in the encoded body.
     next_chunk: usize,
+    /// Body bytes decoded so far.
+    decoded: usize,
+    /// They lie at the start of the input (else in the caller's buffer).
+    in_place: bool,
+}
+
+/// What follows the chunks decoded so far.
+enum Next {
+    /// A complete chunk, whose data is at `data` and whose successor starts at `next`.
+    Chunk { data: Range<usize>, next: usize },
+    /// The last chunk and the trailers: the encoded body is this long.
+    End(usize),
+    /// More input is needed.
+    Partial,
 }
 
 impl ChunkedDecoder {
-    /// Like [`decode`], but `input` is the whole encoded body received so far (the same
-    /// bytes as last time plus new ones) and `body` holds what earlier calls decoded.
+    /// Decodes what `input` adds, appending each complete chunk to `body`, which holds
+    /// what earlier calls decoded. Returns the encoded body's length once it is complete.
     pub fn decode(
         &mut self,
         input: &[u8],
         limits: &Limits,
         body: &mut Vec<u8>,
     ) -> Result<Option<usize>, HttpError> {
-        let encoded_limit = limits.max_body_bytes + limits.max_head_bytes;
-        loop {
-            let pos = self.next_chunk;
-            let Some(line) = take_line(input, pos, encoded_limit)? else {
-                return Ok(None);
-            };
-            let size = chunk_size(&input[pos..line.end])?;
-            if size == 0 {
-                return trailers(input, line.next, encoded_limit);
-            }
-            if size > limits.max_body_bytes - body.len() {
-                return Err(HttpError::BodyTooLarge);
-            }
-            let data_end = line.next + size;
-            if input.len() < data_end + 2 {
-                return too_long_or_partial(input.len(), encoded_limit);
-            }
-            if &input[data_end..data_end + 2] != b"\r\n" {
-                return Err(BAD_CHUNK);
-            }
-            body.extend_from_slice(&input[line.next..data_end]);
-            self.next_chunk = data_end + 2;
+        if self.in_place {
+            body.clear();
+            body.extend_from_slice(&input[..self.decoded]);
+            self.in_place = false;
         }
+        loop {
+            match self.next(input, limits)? {
+                Next::Chunk { data, next } => {
+                    body.extend_from_slice(&input[data.clone()]);
+                    self.advance(data.len(), next);
+                }
+                Next::End(len) => return Ok(Some(len)),
+                Next::Partial => return Ok(None),
+            }
+        }
+    }
+
+    /// Like [`ChunkedDecoder::decode`], but moves each chunk down to follow the ones before
+    /// it at the start of `input` (`body` only hands over what calls of the other kind
+    /// decoded). Returns the encoded length once complete; the body is then
+    /// `input[..self.decoded_len()]`, and the framing after it up to the encoded length is
+    /// overwritten.
+    pub fn decode_in_place(
+        &mut self,
+        input: &mut [u8],
+        limits: &Limits,
+        body: &[u8],
+    ) -> Result<Option<usize>, HttpError> {
+        if !self.in_place {
+            // Earlier chunks were decoded into `body`; their encoding, which is longer,
+            // lies before `next_chunk` and is no longer needed.
+            input[..self.decoded].copy_from_slice(&body[..self.decoded]);
+            self.in_place = true;
+        }
+        loop {
+            match self.next(input, limits)? {
+                Next::Chunk { data, next } => {
+                    let len = data.len();
+                    input.copy_within(data, self.decoded);
+                    self.advance(len, next);
+                }
+                Next::End(len) => return Ok(Some(len)),
+                Next::Partial => return Ok(None),
+            }
+        }
+    }
+
+    /// Body bytes decoded so far.
+    pub fn decoded_len(&self) -> usize {
+        self.decoded
+    }
+
+    /// Whether the decoded bytes lie at the start of the input.
+    pub fn is_in_place(&self) -> bool {
+        self.in_place
+    }
+
+    fn advance(&mut self, data_len: usize, next: usize) {
+        self.decoded += data_len;
+        self.next_chunk = next;
+    }
+
+    /// Parses what follows the last decoded chunk.
+    fn next(&self, input: &[u8], limits: &Limits) -> Result<Next, HttpError> {
+        let encoded_limit = limits.max_body_bytes + limits.max_head_bytes;
+        let pos = self.next_chunk;
+        let Some(line) = take_line(input, pos, encoded_limit)? else {
+            return Ok(Next::Partial);
+        };
+        let size = chunk_size(&input[pos..line.end])?;
+        if size == 0 {
+            return Ok(match trailers(input, line.next, encoded_limit)? {
+                Some(len) => Next::End(len),
+                None => Next::Partial,
+            });
+        }
+        if size > limits.max_body_bytes - self.decoded {
+            return Err(HttpError::BodyTooLarge);
+        }
+        let data_end = line.next + size;
+        if input.len() < data_end + 2 {
+            return too_long_or_partial(input.len(), encoded_limit).map(|_: Option<()>| Next::Partial);
+        }
+        if &input[data_end..data_end + 2] != b"\r\n" {
+            return Err(BAD_CHUNK);
+        }
+        Ok(Next::Chunk {
+            data: line.next..data_end,
+            next: data_end + 2,
+        })
     }
 }
 
@@ -98,8 +192,11 @@ fn chunk_size(line: &[u8]) -> Result<usize, HttpError> {
     if digits == 0 || digits > 16 || !extension_ok {
         return Err(BAD_CHUNK);
     }
-    let text = std::str::from_utf8(&line[..digits]).map_err(|_| BAD_CHUNK)?;
-    let size = u64::from_str_radix(text, 16).map_err(|_| BAD_CHUNK)?;
+    // At most 16 hex digits fit a u64; a size past usize is refused on 32-bit targets.
+    let size = line[..digits].iter().fold(0u64, |size, &digit| {
+        let value = (digit as char).to_digit(16).unwrap_or(0);
+        (size << 4) | u64::from(value)
+    });
     usize::try_from(size).map_err(|_| BAD_CHUNK)
 }
 
@@ -189,6 +286,62 @@ mod tests {
             Ok(Some(input.len()))
         );
         assert_eq!(body, b"Hello, World!!!!");
+    }
+
+    /// Decoded in place a byte more at a time, the body ends up at the start of the
+    /// input, the same as decoded into a buffer; the encoded length is the same.
+    #[test]
+    fn decoding_in_place_leaves_the_body_at_the_start() {
+        let input = b"5\r\nHello\r\n1;x=y\r\n,\r\nA\r\n World!!!!\r\n0\r\nX-T: 1\r\n\r\nNEXT";
+        let encoded = input.len() - 4;
+        let mut received = Vec::new();
+        let mut decoder = ChunkedDecoder::default();
+        for &byte in &input[..encoded - 1] {
+            received.push(byte);
+            assert_eq!(
+                decoder.decode_in_place(&mut received, &Limits::default(), &[]),
+                Ok(None)
+            );
+            assert!(b"Hello, World!!!!".starts_with(&received[..decoder.decoded_len()]));
+        }
+        received.extend_from_slice(&input[encoded - 1..]);
+        let done = decoder.decode_in_place(&mut received, &Limits::default(), &[]);
+        assert_eq!(done, Ok(Some(encoded)));
+        assert_eq!(&received[..decoder.decoded_len()], b"Hello, World!!!!");
+        assert_eq!(
+            &received[encoded..],
+            b"NEXT",
+            "what follows the body is untouched"
+        );
+    }
+
+    /// Calls that copy and calls that decode in place may take turns on one body, as a
+    /// server's first read (from a buffer it may not write) and later ones (into its own
+    /// input) do: the body comes out the same wherever it is switched.
+    #[test]
+    fn copying_and_in_place_calls_may_take_turns() {
+        let input: &[u8] = b"3\r\nabc\r\n4\r\ndefg\r\n2\r\nhi\r\n0\r\n\r\n";
+        for pattern in 0u32..64 {
+            let (mut decoder, mut body) = (ChunkedDecoder::default(), Vec::new());
+            let mut received = Vec::new();
+            let mut done = None;
+            for (call, piece) in input.chunks(4).enumerate() {
+                received.extend_from_slice(piece);
+                done = if pattern >> (call % 6) & 1 == 1 {
+                    decoder.decode_in_place(&mut received, &Limits::default(), &body)
+                } else {
+                    decoder.decode(&received, &Limits::default(), &mut body)
+                }
+                .unwrap();
+            }
+            assert_eq!(done, Some(input.len()), "pattern {pattern:b}");
+            let decoded = if decoder.is_in_place() {
+                &received[..decoder.decoded_len()]
+            } else {
+                &body[..]
+            };
+            assert_eq!(decoded, b"abcdefghi", "pattern {pattern:b}");
+        }
     }
 
     #[test]

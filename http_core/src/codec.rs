@@ -3,7 +3,8 @@
 //!
 //! The codec is incremental: once a request's head is complete it is parsed once, and
 //! its body is tracked as it arrives (a `Content-Length` body by its length, a chunked
-//! one by a decoder that resumes after the last complete chunk), so the work for a
+//! one by a decoder that resumes after the last complete chunk, in place when the
+//! caller's bytes are writable: [`Received`]), so the work for a
 //! request is linear in its bytes however the reads split it. [`Outcome::needed`] tells
 //! the caller how much more input to wait for before calling again.
 
@@ -59,6 +60,46 @@ enum Step {
     NeedMore(usize),
 }
 
+/// Where a complete chunked body's decoded bytes are.
+#[derive(Clone, Copy)]
+struct Decoded {
+    /// Right after the head, over its encoding (else in the codec's own buffer).
+    in_place: bool,
+    len: usize,
+    /// The bytes its encoding occupied after the head.
+    encoded_len: usize,
+}
+
+/// The bytes a call serves: `Shared` ones are only read; in `Writable` ones a chunked body
+/// is decoded where it lies (its chunks moved down over their framing), so that its echo
+/// can be sent from there without a copy, as a `Content-Length` body's is. A caller that
+/// passed writable bytes passes the same bytes, as the codec left them, next time.
+pub enum Received<'a> {
+    Shared(&'a [u8]),
+    Writable(&'a mut [u8]),
+}
+
+impl Received<'_> {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Received::Shared(bytes) => bytes,
+            Received::Writable(bytes) => bytes,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.bytes().len()
+    }
+
+    /// The bytes from `start` on.
+    fn tail(&mut self, start: usize) -> Received<'_> {
+        match self {
+            Received::Shared(bytes) => Received::Shared(&bytes[start..]),
+            Received::Writable(bytes) => Received::Writable(&mut bytes[start..]),
+        }
+    }
+}
+
 impl Codec {
     pub fn new(limits: Limits) -> Self {
         Codec {
@@ -88,9 +129,32 @@ impl Codec {
     /// limit by at most one response. Servers pass the bytes they may still buffer, e.g.
     /// [`crate::limits::OUTPUT_LIMIT`] minus what is already waiting to be sent.
     pub fn serve_within(&mut self, input: &[u8], out: &mut impl Sink, out_limit: usize) -> Outcome {
+        self.serve_received(Received::Shared(input), out, out_limit)
+    }
+
+    /// [`Codec::serve_within`] into an [`Output`], over shared or writable bytes (see
+    /// [`Received`]); with `lend`, through a [`crate::Lending`] over `input`, so a large
+    /// echoed body may be kept where it is. Returns whether it was: the caller must then
+    /// hand `out` the buffer `input` starts at ([`Output::adopt`]).
+    pub fn serve_lending(
+        &mut self,
+        input: Received,
+        out: &mut Output,
+        out_limit: usize,
+        lend: bool,
+    ) -> (Outcome, bool) {
+        if !lend {
+            return (self.serve_received(input, out, out_limit), false);
+        }
+        let mut lending = out.lending(input.bytes());
+        let outcome = self.serve_received(input, &mut lending, out_limit);
+        (outcome, lending.kept_any())
+    }
+
+    fn serve_received(&mut self, mut input: Received, out: &mut impl Sink, out_limit: usize) -> Outcome {
         let mut outcome = Outcome::default();
         while outcome.consumed < input.len() && out.written() < out_limit {
-            match self.serve_one(&input[outcome.consumed..], out) {
+            match self.serve_one(input.tail(outcome.consumed), out) {
                 Ok(Step::NeedMore(needed)) => {
                     outcome.needed = needed;
                     break;
@@ -115,71 +179,85 @@ impl Codec {
         outcome
     }
 
-    /// [`Codec::serve_within`] into an [`Output`]; with `lend`, through a
-    /// [`crate::Lending`] over `input`, so a large echoed body may be kept where it is.
-    /// Returns whether it was: the caller must then hand `out` the buffer `input` starts
-    /// at ([`Output::adopt`]).
-    pub fn serve_lending(
-        &mut self,
-        input: &[u8],
-        out: &mut Output,
-        out_limit: usize,
-        lend: bool,
-    ) -> (Outcome, bool) {
-        if !lend {
-            return (self.serve_within(input, out, out_limit), false);
-        }
-        let mut lending = out.lending(input);
-        let outcome = self.serve_within(input, &mut lending, out_limit);
-        (outcome, lending.kept_any())
-    }
-
-    fn serve_one(&mut self, input: &[u8], out: &mut impl Sink) -> Result<Step, HttpError> {
-        let decoded_len = match self.awaiting.as_mut() {
-            None => None,
-            Some(AwaitedBody::Length { total }) if input.len() < *total => {
-                return Ok(Step::NeedMore(*total - input.len()));
+    fn serve_one(&mut self, mut input: Received, out: &mut impl Sink) -> Result<Step, HttpError> {
+        let (head_len, mut decoder, expect_continue) = match self.awaiting.take() {
+            Some(AwaitedBody::Length { total }) if input.len() < total => {
+                self.awaiting = Some(AwaitedBody::Length { total });
+                return Ok(Step::NeedMore(total - input.len()));
             }
-            Some(AwaitedBody::Length { .. }) => None,
-            Some(AwaitedBody::Chunked { head_len, decoder }) => {
-                match decoder.decode(&input[*head_len..], &self.limits, &mut self.chunked_body)? {
-                    None => return Ok(Step::NeedMore(1)),
-                    Some(encoded_len) => Some(encoded_len),
+            Some(AwaitedBody::Length { .. }) => return self.answer(input.bytes(), None, out),
+            Some(AwaitedBody::Chunked { head_len, decoder }) => (head_len, decoder, false),
+            None => {
+                let Some(head) = parse_head(input.bytes(), &self.limits)? else {
+                    return Ok(Step::NeedMore(1));
+                };
+                let rest = input.len() - head.len;
+                match head.info.framing {
+                    Framing::Chunked => {
+                        // Decoded below, where the input may be written (the head is parsed
+                        // again once the body is complete).
+                        self.chunked_body.clear();
+                        (head.len, ChunkedDecoder::default(), head.info.expect_continue)
+                    }
+                    Framing::Length(n) if rest < n => {
+                        let awaited = AwaitedBody::Length { total: head.len + n };
+                        self.await_body(awaited, head.info.expect_continue, out);
+                        return Ok(Step::NeedMore(n - rest));
+                    }
+                    _ => return Ok(self.answer_parsed(input.bytes(), &head, None, out)),
                 }
             }
         };
-        self.awaiting = None;
+        let decoded = match &mut input {
+            Received::Shared(bytes) => {
+                decoder.decode(&bytes[head_len..], &self.limits, &mut self.chunked_body)?
+            }
+            Received::Writable(bytes) => {
+                decoder.decode_in_place(&mut bytes[head_len..], &self.limits, &self.chunked_body)?
+            }
+        };
+        let Some(encoded_len) = decoded else {
+            self.await_body(AwaitedBody::Chunked { head_len, decoder }, expect_continue, out);
+            return Ok(Step::NeedMore(1));
+        };
+        let body = Decoded {
+            in_place: decoder.is_in_place(),
+            len: decoder.decoded_len(),
+            encoded_len,
+        };
+        self.answer(input.bytes(), Some(body), out)
+    }
+
+    /// Answers the request at the start of `input`, whose head and body are complete:
+    /// parses the head again (it was parsed when the body began to arrive).
+    fn answer(
+        &mut self,
+        input: &[u8],
+        decoded: Option<Decoded>,
+        out: &mut impl Sink,
+    ) -> Result<Step, HttpError> {
         let Some(head) = parse_head(input, &self.limits)? else {
             return Ok(Step::NeedMore(1));
         };
+        Ok(self.answer_parsed(input, &head, decoded, out))
+    }
+
+    /// Routes and renders the complete request whose head is `head`; a chunked body is
+    /// `decoded` (where the decoder left it), any other is read after the head.
+    fn answer_parsed(
+        &mut self,
+        input: &[u8],
+        head: &Head,
+        decoded: Option<Decoded>,
+        out: &mut impl Sink,
+    ) -> Step {
         let rest = &input[head.len..];
-        let (body, body_len): (&[u8], usize) = match head.info.framing {
-            Framing::Empty => (&[], 0),
-            Framing::Length(n) if rest.len() >= n => (&rest[..n], n),
-            Framing::Length(n) => {
-                let awaited = AwaitedBody::Length { total: head.len + n };
-                return Ok(self.await_body(&head, awaited, n - rest.len(), out));
-            }
-            Framing::Chunked => {
-                let encoded_len = match decoded_len {
-                    Some(encoded_len) => encoded_len,
-                    None => {
-                        self.chunked_body.clear();
-                        let mut decoder = ChunkedDecoder::default();
-                        match decoder.decode(rest, &self.limits, &mut self.chunked_body)? {
-                            Some(encoded_len) => encoded_len,
-                            None => {
-                                let awaited = AwaitedBody::Chunked {
-                                    head_len: head.len,
-                                    decoder,
-                                };
-                                return Ok(self.await_body(&head, awaited, 1, out));
-                            }
-                        }
-                    }
-                };
-                (&self.chunked_body, encoded_len)
-            }
+        self.continue_sent = false;
+        let (body, body_len): (&[u8], usize) = match (head.info.framing, decoded) {
+            (Framing::Length(n), _) => (&rest[..n], n),
+            (Framing::Chunked, Some(body)) if body.in_place => (&rest[..body.len], body.encoded_len),
+            (Framing::Chunked, Some(body)) => (&self.chunked_body, body.encoded_len),
+            _ => (&[], 0),
         };
         let reply = route(&RouteRequest {
             method: head.method,
@@ -193,21 +271,19 @@ impl Codec {
             (true, false) => Persistence::KeepAlive,
         };
         render(&reply, head.method == "HEAD", persistence, out);
-        self.continue_sent = false;
-        Ok(Step::Answered {
+        Step::Answered {
             len: head.len + body_len,
             keep_alive: head.info.keep_alive,
-        })
+        }
     }
 
     /// The head is complete but the body is not: remember the body so the head is not
     /// parsed again until it is, and answer `Expect: 100-continue` once.
-    fn await_body(&mut self, head: &Head, awaited: AwaitedBody, needed: usize, out: &mut impl Sink) -> Step {
-        if head.info.expect_continue && !self.continue_sent {
+    fn await_body(&mut self, awaited: AwaitedBody, expect_continue: bool, out: &mut impl Sink) {
+        if expect_continue && !self.continue_sent {
             out.push(CONTINUE);
             self.continue_sent = true;
         }
         self.awaiting = Some(awaited);
-        Step::NeedMore(needed)
     }
 }

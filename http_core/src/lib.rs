@@ -15,7 +15,7 @@ pub mod request;
 pub mod response;
 pub mod routes;
 
-pub use codec::{Codec, Outcome};
+pub use codec::{Codec, Outcome, Received};
 pub use error::HttpError;
 pub use limits::Limits;
 pub use output::{Lending, Output, Sink};

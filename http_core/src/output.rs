@@ -108,7 +108,9 @@ impl Sink for Output {
 /// `input.len()` bytes from then on.
 pub struct Lending<'a> {
     output: &'a mut Output,
-    input: &'a [u8],
+    /// Where `input` lies in memory: only compared with, never read, so the codec may
+    /// still write `input` while the lending is alive (see [`crate::codec::Received`]).
+    input: Range<usize>,
 }
 
 impl Lending<'_> {
@@ -133,7 +135,7 @@ impl Sink for Lending<'_> {
 
     fn push_borrowed(&mut self, bytes: &[u8]) {
         let may_keep = bytes.len() >= BORROWED_BY_REFERENCE_MIN && self.output.adopted.is_none();
-        match offset_within(self.input, bytes) {
+        match offset_within(&self.input, bytes) {
             Some(start) if may_keep => {
                 let range = start..start + bytes.len();
                 self.output.splice(Piece::Adopted(range), bytes.len());
@@ -144,10 +146,11 @@ impl Sink for Lending<'_> {
     }
 }
 
-/// Where `part` starts within `whole`, if it lies entirely inside it.
-fn offset_within(whole: &[u8], part: &[u8]) -> Option<usize> {
-    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
-    (start <= whole.len() && part.len() <= whole.len() - start).then_some(start)
+/// Where `part` starts within the memory `whole` spans, if it lies entirely inside it.
+fn offset_within(whole: &Range<usize>, part: &[u8]) -> Option<usize> {
+    let len = whole.end - whole.start;
+    let start = (part.as_ptr() as usize).checked_sub(whole.start)?;
+    (start <= len && part.len() <= len - start).then_some(start)
 }
 
 impl Output {
@@ -177,8 +180,12 @@ impl Output {
 
     /// A sink that appends to this output and keeps a large body borrowed from `input`
     /// by reference (see [`Lending`]).
-    pub fn lending<'a>(&'a mut self, input: &'a [u8]) -> Lending<'a> {
-        Lending { output: self, input }
+    pub fn lending<'a>(&'a mut self, input: &[u8]) -> Lending<'a> {
+        let start = input.as_ptr() as usize;
+        Lending {
+            output: self,
+            input: start..start + input.len(),
+        }
     }
 
     /// Takes over the buffer whose start a [`Lending`] kept ranges of: it is dropped or

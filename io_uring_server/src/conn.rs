@@ -20,7 +20,7 @@
 use std::os::fd::RawFd;
 
 use http_core::limits::OUTPUT_LIMIT;
-use http_core::{Codec, Output};
+use http_core::{Codec, Output, Received};
 
 use crate::gather::{Gather, MAX_SLICES, to_send, worth_zero_copy};
 use crate::input::Input;
@@ -388,7 +388,7 @@ impl Conn {
         let mut answered = 0;
         if self.input.is_empty() {
             let consumed;
-            (consumed, answered, _) = self.serve(data, false);
+            (consumed, answered, _) = self.serve(Received::Shared(data), false);
             if self.phase == Phase::Open {
                 self.input.extend(&data[consumed..]);
             }
@@ -415,9 +415,9 @@ impl Conn {
         if !input.is_empty() && input.len() >= self.input_needed && !input.is_lent() {
             // A large echoed body is kept where it was received: it leaves in the same
             // gathered send as its head, so keeping it costs nothing a copy would not.
-            let input = std::mem::take(&mut self.input);
+            let mut input = std::mem::take(&mut self.input);
             let (consumed, kept_input);
-            (consumed, responses, kept_input) = self.serve(input.bytes(), true);
+            (consumed, responses, kept_input) = self.serve(Received::Writable(input.bytes_mut()), true);
             self.input = input;
             if kept_input {
                 // An echo refers to its body where it was received: the output owns that
@@ -443,7 +443,7 @@ impl Conn {
     /// the output limit; returns the bytes consumed, the responses rendered, and whether a
     /// response refers to `input` (only when `lend`, for the connection's own input: the
     /// caller must then hand its buffer to `pending`).
-    fn serve(&mut self, input: &[u8], lend: bool) -> (usize, usize, bool) {
+    fn serve(&mut self, input: Received, lend: bool) -> (usize, usize, bool) {
         if self.phase != Phase::Open || self.paused() {
             return (0, 0, false);
         }
@@ -451,8 +451,9 @@ impl Conn {
         if self.pending.capacity() == 0 {
             self.pending.reserve(OUTPUT_RESERVE);
         }
+        let len = input.bytes().len();
         let (outcome, kept_input) = self.codec.serve_lending(input, &mut self.pending, room, lend);
-        let rest = input.len() - outcome.consumed;
+        let rest = len - outcome.consumed;
         self.input_needed = rest + outcome.needed;
         // A request this large still unfinished (a body to come, or a chunked one that has
         // grown): let its rest and what follows come straight into the input.

@@ -489,9 +489,10 @@ fn a_large_chunked_body_is_received_straight_into_the_input_once_it_has_grown() 
     let mut c = conn();
     assert_eq!(ops(&mut c), [Op::Recv]);
     let mut request = b"POST /payload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
-    for _ in 0..(DIRECT_BODY_MIN / 512 + 1) {
+    let chunks = DIRECT_BODY_MIN / 512 + 1;
+    for chunk in 0..chunks {
         request.extend_from_slice(b"200\r\n");
-        request.extend_from_slice(&[b'z'; 512]);
+        request.extend_from_slice(&[b'a' + (chunk % 26) as u8; 512]);
         request.extend_from_slice(b"\r\n");
     }
     let (head, rest) = request.split_at(1000);
@@ -503,6 +504,29 @@ fn a_large_chunked_body_is_received_straight_into_the_input_once_it_has_grown() 
         [Op::CancelRecv],
         "grown past the threshold: switch to plain recvs"
     );
+
+    // The last chunk arrives by a plain recv: the body, decoded where it was received,
+    // goes out from there, after its head, in the same send.
+    cancel_recv(&mut c, 1);
+    assert_eq!(ops(&mut c), [Op::RecvInto]);
+    let input = c.input.bytes().as_ptr_range();
+    let room = c.recv_room();
+    let received = input.start..room.as_ptr_range().end;
+    room[..5].copy_from_slice(b"0\r\n\r\n");
+    c.completed(Kind::Recv, false);
+    assert_eq!(c.on_recv(5, None, 2), 1, "the echo is rendered");
+    ops(&mut c);
+    let body: Vec<u8> = (0..chunks)
+        .flat_map(|chunk| [b'a' + (chunk % 26) as u8; 512])
+        .collect();
+    let sent = c.unsent().nth(1).expect("the head, then the body");
+    assert_eq!(sent, &body[..]);
+    assert!(
+        received.contains(&sent.as_ptr()),
+        "sent from where it was received, not copied"
+    );
+    let answer = flush_one(&mut c);
+    assert_eq!(answer.len(), head_len(&answer) + body.len());
 }
 
 #[test]

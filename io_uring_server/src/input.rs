@@ -40,8 +40,15 @@ impl std::fmt::Debug for Input {
 }
 
 impl Input {
+    #[cfg(test)]
     pub fn bytes(&self) -> &[u8] {
         &self.bytes[..self.used]
+    }
+
+    /// The input, for the codec to decode a chunked body in place.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        assert!(!self.lent, "input changed while a recv writes it");
+        &mut self.bytes[..self.used]
     }
 
     pub fn len(&self) -> usize {

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::io::{self, IoSlice};
 use std::time::Duration;
 
-use http_core::{Codec, Output};
+use http_core::{Codec, Output, Received};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -67,7 +67,12 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
             Ok(0) | Err(_) => return,
             Ok(_) => activity.touch(true),
         }
-        let (outcome, kept_input) = codec.serve_lending(&input, &mut output, usize::MAX, T::LENDS_INPUT);
+        let (outcome, kept_input) = codec.serve_lending(
+            Received::Writable(&mut input),
+            &mut output,
+            usize::MAX,
+            T::LENDS_INPUT,
+        );
         if kept_input {
             let rest = std::mem::take(&mut spare);
             let answered = std::mem::replace(&mut input, rest);
