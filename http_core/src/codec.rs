@@ -1,12 +1,13 @@
 //! The sans-I/O HTTP/1.1 server codec: bytes in, response bytes out, no I/O and no async,
 //! so a tokio loop and an io_uring loop run exactly the same HTTP code.
 //!
-//! The codec is incremental: once a request's head is complete it is parsed once, and
-//! its body is tracked as it arrives (a `Content-Length` body by its length, a chunked
-//! one by a decoder that resumes after the last complete chunk, in place when the
-//! caller's bytes are writable: [`Received`]), so the work for a
-//! request is linear in its bytes however the reads split it. [`Outcome::needed`] tells
-//! the caller how much more input to wait for before calling again.
+//! The codec is incremental: once a request's head is complete, its body is tracked as it
+//! arrives without parsing the head again (a `Content-Length` body by its length, a
+//! chunked one by a decoder that resumes after the last complete chunk, in place when the
+//! caller's bytes are writable: [`Received`]), and the head is parsed a second time only
+//! to answer. So the work for a request is linear in its bytes however the reads split
+//! it. [`Outcome::needed`] tells the caller how much more input to wait for before calling
+//! again.
 
 use crate::chunked::ChunkedDecoder;
 use crate::error::HttpError;
