@@ -12,10 +12,20 @@ use std::time::Duration;
 /// CPU time of this process so far, threads that have already exited included
 /// (`getrusage`, microsecond precision): the sweep's load threads end before it reads.
 pub fn own_cpu_time() -> Duration {
+    rusage_time(libc::RUSAGE_SELF)
+}
+
+/// CPU time of this process's children that have ended and been waited for (a tool such
+/// as wrk run to completion).
+pub fn children_cpu_time() -> Duration {
+    rusage_time(libc::RUSAGE_CHILDREN)
+}
+
+fn rusage_time(who: libc::c_int) -> Duration {
     // SAFETY: getrusage writes only into the struct we pass.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        libc::getrusage(who, &mut usage);
         usage
     };
     let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;

@@ -1,6 +1,6 @@
 //! Measuring the servers against each other. One folder per tool: `cargo_bench` (the
 //! criterion scenarios and their report, run by `benches/http.rs`), `sweep`, `ablation`,
-//! `bodies`, `workloads`, `churn` and `profiles` (the long-running studies, run by `src/bin/*` through
+//! `bodies`, `workloads`, `churn`, `profiles` and `scan` (the long-running studies, run by `src/bin/*` through
 //! `scripts/*.sh`; `rounds` judges their interleaved rounds).
 //! What they share sits beside them: the [`servers::CONTENDERS`] and how they are
 //! started pinned, a [`load::Load`] measured into a [`load::Point`], CPU accounting, the
@@ -28,5 +28,6 @@ pub mod bodies;
 pub mod cargo_bench;
 pub mod churn;
 pub mod profiles;
+pub mod scan;
 pub mod sweep;
 pub mod workloads;

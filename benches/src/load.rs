@@ -65,6 +65,9 @@ pub struct Point {
     /// Over every request of the run, warm-up included (the CPU was measured over all).
     pub server_cpu_us_per_request: Option<f64>,
     pub client_cpu_us_per_request: f64,
+    /// The client's CPU over the point's wall time and its CPUs (1.0: saturated).
+    #[serde(default)]
+    pub client_busy: f64,
     pub syscalls_per_request: Option<f64>,
     pub peak_rss_kib: Option<u64>,
     pub bottleneck: String,
@@ -91,6 +94,7 @@ pub(crate) fn blank_point(contender: &str, kind: LoadKind) -> Point {
         send_lateness_us: None,
         server_cpu_us_per_request: None,
         client_cpu_us_per_request: 1.0,
+        client_busy: 0.0,
         syscalls_per_request: None,
         peak_rss_kib: None,
         bottleneck: String::new(),
@@ -235,6 +239,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         send_lateness_us: summary.send_lateness_us,
         server_cpu_us_per_request: usage.server_us_per_request(),
         client_cpu_us_per_request: usage.client_us_per_request(),
+        client_busy: usage.client_busy(),
         syscalls_per_request: None,
         peak_rss_kib: server.pid().map(|pid| status_kib(pid, "VmHWM")).transpose()?,
         bottleneck: usage.bottleneck(),

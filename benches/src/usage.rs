@@ -29,10 +29,15 @@ impl Usage {
         self.client_cpu_s * 1e6 / self.requests.max(1) as f64
     }
 
+    /// The client's CPU time over the wall time and its CPUs (1.0: all of them busy).
+    pub fn client_busy(&self) -> f64 {
+        self.client_cpu_s / (self.wall_s * self.client_cpus.max(1) as f64)
+    }
+
     /// Which side limited the run, from how busy each side's CPUs were.
     pub fn bottleneck(&self) -> String {
         let busy = |cpu: f64, cpus: usize| cpu / (self.wall_s * cpus.max(1) as f64);
-        let client = busy(self.client_cpu_s, self.client_cpus);
+        let client = self.client_busy();
         let Some(server) = self.server_cpu_s.map(|cpu| busy(cpu, self.server_cpus)) else {
             return format!("unknown (external server; client {:.0}% busy)", client * 100.0);
         };

@@ -1,245 +1,216 @@
-//! Batched waiting: when requests arrive fast enough, ask the kernel to wake us only once
-//! several completions are ready (or `min_wait` has passed), so one `io_uring_enter` and
-//! one wake-up serve a batch instead of a request.
+//! Batched waiting: when requests arrive on their own fast enough, ask the kernel to wake
+//! us only once several completions are ready (or `min_wait` has passed), so one
+//! `io_uring_enter` and one wake-up serve a batch instead of a request.
 //!
 //! Uses `IORING_ENTER_EXT_ARG` with `min_wait_usec` (Linux 6.12, `IORING_FEAT_MIN_TIMEOUT`):
 //! the kernel waits up to `min_wait` for `want` completions, then returns as soon as it
-//! has at least one. It only engages above a measured arrival rate, because arming the
-//! min-wait timer costs more than it saves when it mostly expires (measure it with
-//! `--batch-wait-us` and the ablation).
+//! has at least one.
 //!
-//! Below that rate, a turn whose sends all leave their connections simply waiting for the
-//! next request (keep-alive, nothing more to send) asks for those sends' completions plus
-//! one more, so one `io_uring_enter` both submits a response and waits for the next
-//! request: one syscall per request at one connection instead of two. A send whose
-//! completion leads somewhere (a close, more output) keeps the wait at one completion, so
-//! nothing the peer waits for is held back; a quiet send's completion can wait, and the
-//! min-wait bounds even that.
+//! A wait only counts on requests that would arrive whether or not we answered anything:
+//! a request that comes back within `min_wait` of the answer to its connection's previous
+//! one is a *round trip* (the client waited for us), and a batch that waits for round
+//! trips holds the very answers the clients are waiting on. At a few keep-alive
+//! connections every request is a round trip, so the server and its clients would take
+//! turns instead of working at once (that halved requests/s at 4 to 16 connections).
+//! Requests that come long after their answer (an open loop, many clients with think
+//! time) or without one (pipelining, held-back requests) are *independent*: one wait asks
+//! for half of what arrives of them in `min_wait` at the window's rate (so it usually
+//! fills before the timer fires), capped by the connections that sent them, and it
+//! engages at [`ENGAGE_AT`].
 //!
-//! The rate counts answered requests, not receive completions (a large body arrives in
-//! many), and the expected batch is capped by the connections that sent data in the
-//! window: one client doing round trips can never fill a batch, so it never waits. It
-//! engages once a window's answered requests and active connections both reach the least
-//! batch worth waiting for (the constants below). The price is up to the wait of added
-//! latency per request while engaged, which is why `--batch-wait-us` exists and `0` turns
-//! it off.
+//! The wait's outcome is checked too: a window in which more batched waits expired short
+//! than filled backs off for 1, 2, 4 ... up to 64 windows, so a rate estimate that does not
+//! hold (bursts, a client that slowed down) costs a few expired timers, not a stall.
+//! `--batch-wait-us 0` turns batching off.
 
 use std::time::{Duration, Instant};
 
 /// How often the arrival rate is re-estimated.
 const WINDOW: Duration = Duration::from_millis(1);
 
-/// Batching engages when at least this many requests are expected within `min_wait`.
-const ENGAGE_AT: usize = 3;
+/// Batching engages when at least this many independent requests are expected within
+/// `min_wait`.
+pub const ENGAGE_AT: usize = 3;
 
 /// The most new requests one wait asks for.
 const MAX_BATCH: usize = 64;
 
+/// The longest back-off, in windows, after batched waits that expired short.
+const MAX_BACKOFF: u32 = 64;
+
+/// What the batcher knows of one connection slot.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    /// When we last answered it and left it waiting for its next request; `None` once
+    /// data has arrived since.
+    answered_at: Option<Instant>,
+    /// The data that arrived since that answer came within `min_wait` of it.
+    round_trip: bool,
+    /// The window it was last counted in as a connection with independent requests.
+    counted_in: u64,
+}
+
 #[derive(Debug)]
 pub struct WaitBatcher {
-    min_wait_us: u32,
+    min_wait: Duration,
     window_start: Instant,
-    window_requests: usize,
     /// Numbers the windows, so a connection is counted once per window.
     window: u64,
-    /// Distinct connections that sent data in this window.
+    /// Independent requests answered in this window.
+    window_requests: usize,
+    /// Distinct connections that sent them.
     window_conns: usize,
-    /// The window each connection slot last sent data in.
-    seen: Vec<u64>,
+    slots: Vec<Slot>,
     expected: usize,
+    /// This turn's data: `(slot, requests answered)`, classified at the next wait.
+    arrived: Vec<(u32, usize)>,
+    /// Slots answered this turn and left waiting for their next request.
+    answered: Vec<u32>,
     /// Sends submitted since the last wait; they go out with that wait's submission.
     sends: usize,
-    /// One of those sends leads to more work when it completes (see [`WaitBatcher::on_send`]).
-    eventful_send: bool,
+    /// Batched waits of this window that got their batch, and that expired short.
+    filled: usize,
+    expired: usize,
+    /// The `want` of the wait in progress, when it is a batched one.
+    batch_want: Option<usize>,
+    /// Windows left to sit out, and the length of the next back-off.
+    backoff: u32,
+    next_backoff: u32,
 }
 
 impl WaitBatcher {
     /// `min_wait_us == 0` switches batching off: every wait asks for one completion.
     pub fn new(min_wait_us: u32, now: Instant) -> WaitBatcher {
         WaitBatcher {
-            min_wait_us,
+            min_wait: Duration::from_micros(min_wait_us.into()),
             window_start: now,
-            window_requests: 0,
             window: 1,
+            window_requests: 0,
             window_conns: 0,
-            seen: Vec::new(),
+            slots: Vec::new(),
             expected: 0,
+            arrived: Vec::new(),
+            answered: Vec::new(),
             sends: 0,
-            eventful_send: false,
+            filled: 0,
+            expired: 0,
+            batch_want: None,
+            backoff: 0,
+            next_backoff: 1,
         }
+    }
+
+    fn on(&self) -> bool {
+        !self.min_wait.is_zero()
     }
 
     /// Connection `slot` sent data, which was answered with `answered` responses.
     pub fn on_data(&mut self, slot: u32, answered: usize) {
-        self.on_answered(answered);
-        if self.min_wait_us == 0 {
-            return;
-        }
-        let slot = slot as usize;
-        if slot >= self.seen.len() {
-            self.seen.resize(slot + 1, 0);
-        }
-        if self.seen[slot] != self.window {
-            self.seen[slot] = self.window;
-            self.window_conns += 1;
+        if self.on() {
+            self.arrived.push((slot, answered));
         }
     }
 
     /// Responses rendered other than on new data (requests held back while output was
-    /// backed up).
+    /// backed up): they waited for no round trip.
     pub fn on_answered(&mut self, answered: usize) {
         self.window_requests += answered;
     }
 
-    /// A send was queued for the next submission. `quiet`: once it completes in full, its
-    /// connection only waits for the next request (so its completion may wait a little).
-    pub fn on_send(&mut self, quiet: bool) {
+    /// A send to `slot` was queued for the next submission. `quiet`: once it completes
+    /// in full, its connection only waits for the next request.
+    pub fn on_send(&mut self, slot: u32, quiet: bool) {
         self.sends += 1;
-        self.eventful_send |= !quiet;
+        if quiet && self.on() {
+            self.answered.push(slot);
+        }
     }
 
-    /// What the next wait asks for: `(want, min_wait_us)`. The sends queued since the last
-    /// wait are added to `want`: they usually complete at once and would otherwise satisfy
-    /// it by themselves. `clock` is read only when batching is on.
+    /// What the next wait asks for: `(want, min_wait_us)`. A batched wait adds the sends
+    /// queued since the last wait to `want`: they usually complete at once and would
+    /// otherwise satisfy it by themselves. `clock` is read only when batching is on.
     pub fn next_wait(&mut self, clock: impl FnOnce() -> Instant) -> (usize, u32) {
         let sends = std::mem::take(&mut self.sends);
-        let eventful_send = std::mem::take(&mut self.eventful_send);
-        if self.min_wait_us == 0 {
+        if !self.on() {
             return (1, 0);
         }
         let now = clock();
-        let elapsed = now.saturating_duration_since(self.window_start);
-        if elapsed >= WINDOW {
-            let per_wait = self.window_requests as u128 * u128::from(self.min_wait_us) / elapsed.as_micros();
-            self.expected = per_wait.min(MAX_BATCH as u128).min(self.window_conns as u128) as usize;
-            self.window_start = now;
-            self.window_requests = 0;
-            self.window += 1;
-            self.window_conns = 0;
-        }
-        if self.expected >= ENGAGE_AT {
-            (sends + self.expected, self.min_wait_us)
-        } else if sends > 0 && !eventful_send {
-            (sends + 1, self.min_wait_us)
+        self.settle_turn(now);
+        self.roll_window(now);
+        if self.expected >= ENGAGE_AT && self.backoff == 0 {
+            let want = sends + self.expected;
+            self.batch_want = Some(want);
+            (want, self.min_wait.as_micros() as u32)
         } else {
             (1, 0)
         }
     }
+
+    /// The wait returned with `got` completions.
+    pub fn on_woken(&mut self, got: usize) {
+        match self.batch_want.take() {
+            Some(want) if got >= want => self.filled += 1,
+            Some(_) => self.expired += 1,
+            None => {}
+        }
+    }
+
+    /// Classifies this turn's data against each connection's last answer, then stamps
+    /// this turn's answers with `now`, the moment they are submitted.
+    fn settle_turn(&mut self, now: Instant) {
+        for (slot, answered) in std::mem::take(&mut self.arrived) {
+            let state = slot_mut(&mut self.slots, slot);
+            if let Some(at) = state.answered_at.take() {
+                state.round_trip = now.saturating_duration_since(at) < self.min_wait;
+            }
+            if answered > 0 && !state.round_trip {
+                self.window_requests += answered;
+                if state.counted_in != self.window {
+                    state.counted_in = self.window;
+                    self.window_conns += 1;
+                }
+            }
+        }
+        for slot in std::mem::take(&mut self.answered) {
+            slot_mut(&mut self.slots, slot).answered_at = Some(now);
+        }
+    }
+
+    /// At the end of a window: the next expected batch, and the back-off.
+    fn roll_window(&mut self, now: Instant) {
+        let elapsed = now.saturating_duration_since(self.window_start);
+        if elapsed < WINDOW {
+            return;
+        }
+        // Half of what arrives in `min_wait` on average, so a wait usually fills before
+        // its timer fires (asking for the mean would expire about every other time).
+        let per_wait = self.window_requests as u128 * self.min_wait.as_micros() / (2 * elapsed.as_micros());
+        self.expected = per_wait.min(MAX_BATCH as u128).min(self.window_conns as u128) as usize;
+        if self.backoff > 0 {
+            self.backoff -= 1;
+        } else if self.expired > self.filled {
+            self.backoff = self.next_backoff;
+            self.next_backoff = (self.next_backoff * 2).min(MAX_BACKOFF);
+        } else if self.filled > 0 {
+            self.next_backoff = 1;
+        }
+        self.window_start = now;
+        self.window += 1;
+        self.window_requests = 0;
+        self.window_conns = 0;
+        self.filled = 0;
+        self.expired = 0;
+    }
+}
+
+fn slot_mut(slots: &mut Vec<Slot>, slot: u32) -> &mut Slot {
+    let slot = slot as usize;
+    if slot >= slots.len() {
+        slots.resize(slot + 1, Slot::default());
+    }
+    &mut slots[slot]
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Feeds `per_ms` requests per millisecond, each from its own connection, for `ms`
-    /// milliseconds; returns the last wait.
-    fn after_load(batcher: &mut WaitBatcher, start: Instant, per_ms: usize, ms: u64) -> (usize, u32) {
-        let mut wait = (0, 0);
-        for step in 1..=ms {
-            (0..per_ms).for_each(|slot| batcher.on_data(slot as u32, 1));
-            (0..2).for_each(|_| batcher.on_send(false));
-            wait = batcher.next_wait(|| start + Duration::from_millis(step));
-        }
-        wait
-    }
-
-    #[test]
-    fn light_load_waits_for_one_completion() {
-        let start = Instant::now();
-        let mut batcher = WaitBatcher::new(50, start);
-        assert_eq!(
-            after_load(&mut batcher, start, 25, 5),
-            (1, 0),
-            "25k req/s: 1.25 per 50 us"
-        );
-    }
-
-    #[test]
-    fn heavy_load_waits_for_a_batch_beyond_its_own_sends() {
-        let start = Instant::now();
-        let mut batcher = WaitBatcher::new(50, start);
-        assert_eq!(
-            after_load(&mut batcher, start, 100, 5),
-            (2 + 5, 50),
-            "100k req/s: 5 per 50 us"
-        );
-    }
-
-    #[test]
-    fn batching_stops_when_the_load_drops() {
-        let start = Instant::now();
-        let mut batcher = WaitBatcher::new(50, start);
-        after_load(&mut batcher, start, 200, 3);
-        let later = start + Duration::from_millis(3);
-        assert_eq!(after_load(&mut batcher, later, 10, 3), (1, 0));
-    }
-
-    #[test]
-    fn batches_are_capped_and_zero_means_off() {
-        let start = Instant::now();
-        let mut batcher = WaitBatcher::new(1000, start);
-        assert_eq!(after_load(&mut batcher, start, 1000, 2), (2 + MAX_BATCH, 1000));
-        let mut off = WaitBatcher::new(0, start);
-        assert_eq!(after_load(&mut off, start, 1000, 2), (1, 0));
-    }
-
-    /// One client doing 64 KiB POSTs back to back, ten a millisecond: each arrives in a
-    /// dozen receives, so data completions alone would look like 120k requests/s. It is
-    /// ten requests from one connection, so no batch is ever expected: each turn waits for
-    /// its send and its next request only.
-    #[test]
-    fn one_client_with_large_bodies_never_engages_batching() {
-        let start = Instant::now();
-        let mut batcher = WaitBatcher::new(100, start);
-        for step in 1..=5 {
-            for _ in 0..10 {
-                (0..11).for_each(|_| batcher.on_data(0, 0));
-                batcher.on_data(0, 1);
-            }
-            batcher.on_send(true);
-            assert_eq!(
-                batcher.next_wait(|| start + Duration::from_millis(step)),
-                (2, 100)
-            );
-        }
-    }
-
-    /// One connection pipelining hundreds of requests per millisecond is still one
-    /// connection: a wait for more completions than it can produce would only add latency.
-    #[test]
-    fn the_batch_is_capped_by_the_connections_that_sent_data() {
-        let start = Instant::now();
-        let mut batcher = WaitBatcher::new(100, start);
-        for step in 1..=3 {
-            batcher.on_data(0, 500);
-            assert_eq!(batcher.next_wait(|| start + Duration::from_millis(step)), (1, 0));
-        }
-        for step in 4..=6 {
-            (0..4).for_each(|slot| batcher.on_data(slot, 100));
-            batcher.next_wait(|| start + Duration::from_millis(step));
-        }
-        assert_eq!(batcher.next_wait(|| start + Duration::from_millis(6)), (4, 100));
-    }
-
-    /// One keep-alive client: each turn submits its response and waits for that send's
-    /// completion plus the next request, in one io_uring_enter.
-    #[test]
-    fn a_quiet_send_waits_for_the_next_request_in_the_same_enter() {
-        let start = Instant::now();
-        let mut batcher = WaitBatcher::new(100, start);
-        batcher.on_data(0, 1);
-        batcher.on_send(true);
-        assert_eq!(batcher.next_wait(|| start), (2, 100));
-        assert_eq!(batcher.next_wait(|| start), (1, 0), "no send, nothing to add");
-        batcher.on_send(true);
-        batcher.on_send(false);
-        assert_eq!(
-            batcher.next_wait(|| start),
-            (1, 0),
-            "a send that leads to a close is not held"
-        );
-        let mut off = WaitBatcher::new(0, start);
-        off.on_send(true);
-        assert_eq!(off.next_wait(|| start), (1, 0), "0 switches it off");
-    }
-}
+#[path = "batch_tests.rs"]
+mod tests;

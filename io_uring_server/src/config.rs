@@ -69,11 +69,11 @@ pub struct Features {
     #[arg(long)]
     pub fixed_files: bool,
 
-    /// Under load, wait up to this many microseconds for a batch of completions per
-    /// io_uring_enter; at light load, let a keep-alive response's submission wait up to
-    /// this long for the next request in the same io_uring_enter (needs Linux 6.12
-    /// min-wait; 0 switches both off).
-    #[arg(long, default_value_t = 100, value_name = "US")]
+    /// Wait up to this many microseconds for a batch of completions per io_uring_enter
+    /// while requests arrive on their own (not as round trips to answers just sent) fast
+    /// enough to fill one (needs Linux 6.12 min-wait). Off (0) by default: where it was
+    /// measured, it never paid for its timer (results/scan.md).
+    #[arg(long, default_value_t = 0, value_name = "US")]
     pub batch_wait_us: u32,
 
     /// Send a large static body (16 KiB or more, e.g. `GET /bytes/{n}`'s) with

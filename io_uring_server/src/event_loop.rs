@@ -119,6 +119,7 @@ impl Worker {
                     .completion()
                     .map(|c| (c.user_data(), c.result(), c.flags())),
             );
+            self.batcher.on_woken(completions.len());
             for &(user_data, result, flags) in &completions {
                 self.dispatch(user_data, result, flags);
             }
@@ -253,7 +254,7 @@ impl Worker {
                 }
             }
             if op == Op::Send {
-                self.batcher.on_send(conn.quiet_after_send());
+                self.batcher.on_send(id.slot, conn.quiet_after_send());
             }
         }
     }

@@ -1,0 +1,102 @@
+//! `scripts/scan.sh`: the concurrency scan (`benches::scan`). Every contender,
+//! io_uring_server with batched waits, an A/A control, the floors and nginx (when
+//! installed) over a closed loop at 1 to 1024 connections, in rounds whose order rotates;
+//! then loadgen calibrated against wrk (when installed) on tokio_server (codec). Writes
+//! `results/scan.md`, `results/scan.json` and `results/scan_*.svg`. Pinning works as for
+//! `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`).
+
+use std::time::Duration;
+
+use benches::load::{self, Load, LoadKind};
+use benches::machine::Machine;
+use benches::nginx::with_anchors;
+use benches::rounds::rotated;
+use benches::scan::{self, CONNECTIONS, ScanPoint, ScanReport, calibrate};
+use benches::servers::{Lineup, TOKIO_CODEC};
+use clap::Parser;
+
+/// The concurrency scan: closed loop at 1, 2, 4 ... 1024 connections for every server.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Cli {
+    /// Seconds per point.
+    #[arg(long, env = "SCAN_SECONDS", default_value_t = 3.0)]
+    seconds: f64,
+    /// Rounds; the servers' order rotates each round.
+    #[arg(long, env = "SCAN_ROUNDS", default_value_t = 3)]
+    rounds: usize,
+}
+
+fn main() {
+    benches::tool::main("scan", run);
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    if cli.rounds == 0 || cli.seconds <= 0.0 {
+        return Err("--rounds must be at least 1 and --seconds above 0".into());
+    }
+    let everyone = with_anchors(&scan::lineup());
+    let lineup = Lineup::start(&everyone)?;
+    let duration = Duration::from_secs_f64(cli.seconds);
+    let total = cli.rounds * CONNECTIONS.len() * lineup.servers.len();
+    let estimate = total as f64 * (cli.seconds + 0.4) / 60.0;
+    eprintln!(
+        "scan: {total} points of {} s, about {estimate:.0} minutes",
+        cli.seconds
+    );
+    let mut points = Vec::new();
+    for round in 0..cli.rounds {
+        for (step, &connections) in CONNECTIONS.iter().enumerate() {
+            let load = Load::new(
+                LoadKind::Closed,
+                (connections, 1),
+                None,
+                duration,
+                &lineup.pinning,
+            );
+            let order = rotated(lineup.servers.len(), round * CONNECTIONS.len() + step);
+            for (place, i) in order.enumerate() {
+                let server = &lineup.servers[i];
+                eprintln!(
+                    "scan: round {}/{} {connections} connections: {} ({} of {total})",
+                    round + 1,
+                    cli.rounds,
+                    server.contender.label,
+                    points.len() + 1
+                );
+                let point = load::run_point(server, load)?;
+                points.push(ScanPoint {
+                    round,
+                    order: place,
+                    point,
+                });
+            }
+        }
+    }
+    let calibration = match lineup.servers.iter().find(|s| s.contender.id == TOKIO_CODEC.id) {
+        Some(codec) if calibrate::wrk_installed() => {
+            eprintln!("scan: calibrating loadgen against wrk");
+            calibrate::run(codec, &lineup.pinning, cli.seconds)?
+        }
+        _ => {
+            eprintln!("scan: wrk not installed (apt-get install wrk): no calibration");
+            Vec::new()
+        }
+    };
+    let report = ScanReport {
+        machine: Machine::detect(),
+        pinning: lineup.pinning.describe(),
+        seconds_per_point: cli.seconds,
+        rounds: cli.rounds,
+        contenders: everyone
+            .iter()
+            .map(|c| (c.id.to_string(), c.label.to_string()))
+            .collect(),
+        points,
+        calibration,
+    };
+    drop(lineup.servers);
+    scan::report::write_all(&lineup.workspace.join("results"), &report)?;
+    println!("scan written: results/scan.md, results/scan.json, results/scan_*.svg");
+    Ok(())
+}
