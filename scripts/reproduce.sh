@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates every artifact under results/ (and the generated sections of BENCHMARKS.md)
 # at the commit checked out, one study after another, each with the defaults its
-# committed results were made with: cargo bench, the sweep, the ablation, the large-body
+# committed results were made with: cargo bench, the sweep, the concurrency scan (about
+# 16 minutes), the ablation, the large-body
 # study, the workloads study and its feature table, the churn study, and the profiles (when
-# perf is installed). About 90 minutes on 2 CPUs (77 min here at abe85d6: cargo bench 6, sweep 8, ablation 26,
+# perf is installed). About 110 minutes on 2 CPUs (77 min here at abe85d6: cargo bench 6, sweep 8, ablation 26,
 # bodies 6, workloads 25, features 4, profiles 3; churn, added since, 12 more); nothing else should
 # run on the machine meanwhile.
 #   scripts/reproduce.sh           # everything
@@ -18,6 +19,7 @@ cd "$(dirname "$0")/.."
 steps=(
   "cargo bench"
   "scripts/sweep.sh"
+  "scripts/scan.sh"
   "scripts/ablation.sh"
   "scripts/bodies.sh"
   "scripts/workloads.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The concurrency scan (about 20 minutes): a closed loop of GET / at 1, 2, 4, 8, 16, 32, 64,
+# The concurrency scan (about 16 minutes): a closed loop of GET / at 1, 2, 4, 8, 16, 32, 64,
 # 128, 256 and 1024 connections for every server, io_uring_server with batched waits on, an
 # A/A control (a second io_uring_server), the floors and nginx (when installed), in 3 rounds
 # whose order rotates; requests/s, server CPU per request, p50/p99 and how busy the client

@@ -3,12 +3,14 @@
 //! `io_uring_enter` and one wake-up serve a batch instead of a request.
 //!
 //! Uses `IORING_ENTER_EXT_ARG` with `min_wait_usec` (Linux 6.12, `IORING_FEAT_MIN_TIMEOUT`):
-//! the kernel waits up to `min_wait` for `want` completions, then returns as soon as it
-//! has at least one.
+//! the kernel waits up to `min_wait` for `want` completions, then returns with what it
+//! has (`ETIME` when that is none, and the loop enters again).
 //!
 //! A wait only counts on requests that would arrive whether or not we answered anything:
-//! a request that comes back within `min_wait` of the answer to its connection's previous
-//! one is a *round trip* (the client waited for us), and a batch that waits for round
+//! a request delivered by a wait that began within `min_wait` of the answer to its
+//! connection's previous request is a *round trip* (the client waited for us; data that
+//! comes back in the very `io_uring_enter` that carried the answer always is), and a
+//! batch that waits for round
 //! trips holds the very answers the clients are waiting on. At a few keep-alive
 //! connections every request is a round trip, so the server and its clients would take
 //! turns instead of working at once (that halved requests/s at 4 to 16 connections).
@@ -18,8 +20,9 @@
 //! fills before the timer fires), capped by the connections that sent them, and it
 //! engages at [`ENGAGE_AT`].
 //!
-//! The wait's outcome is checked too: a window in which more batched waits expired short
-//! than filled backs off for 1, 2, 4 ... up to 64 windows, so a rate estimate that does not
+//! The wait's outcome is checked too, by its length: a batched wait that lasted its whole
+//! `min_wait` expired (the timer, not the batch, ended it), and a window in which more
+//! batched waits expired than filled backs off for 1, 2, 4 ... up to 64 windows, so a rate estimate that does not
 //! hold (bursts, a client that slowed down) costs a few expired timers, not a stall.
 //! `--batch-wait-us 0` turns batching off.
 
@@ -71,8 +74,10 @@ pub struct WaitBatcher {
     /// Batched waits of this window that got their batch, and that expired short.
     filled: usize,
     expired: usize,
-    /// The `want` of the wait in progress, when it is a batched one.
-    batch_want: Option<usize>,
+    /// When the wait in progress began (the last [`WaitBatcher::next_wait`]).
+    wait_started: Option<Instant>,
+    /// The wait in progress is a batched one.
+    batching: bool,
     /// Windows left to sit out, and the length of the next back-off.
     backoff: u32,
     next_backoff: u32,
@@ -94,7 +99,8 @@ impl WaitBatcher {
             sends: 0,
             filled: 0,
             expired: 0,
-            batch_want: None,
+            wait_started: None,
+            batching: false,
             backoff: 0,
             next_backoff: 1,
         }
@@ -102,6 +108,13 @@ impl WaitBatcher {
 
     fn on(&self) -> bool {
         !self.min_wait.is_zero()
+    }
+
+    /// Connection `slot` was closed: a new connection there starts afresh.
+    pub fn on_close(&mut self, slot: u32) {
+        if let Some(state) = self.slots.get_mut(slot as usize) {
+            *state = Slot::default();
+        }
     }
 
     /// Connection `slot` sent data, which was answered with `answered` responses.
@@ -137,31 +150,40 @@ impl WaitBatcher {
         let now = clock();
         self.settle_turn(now);
         self.roll_window(now);
-        if self.expected >= ENGAGE_AT && self.backoff == 0 {
-            let want = sends + self.expected;
-            self.batch_want = Some(want);
-            (want, self.min_wait.as_micros() as u32)
+        self.wait_started = Some(now);
+        self.batching = self.expected >= ENGAGE_AT && self.backoff == 0;
+        if self.batching {
+            (sends + self.expected, self.min_wait.as_micros() as u32)
         } else {
             (1, 0)
         }
     }
 
-    /// The wait returned with `got` completions.
-    pub fn on_woken(&mut self, got: usize) {
-        match self.batch_want.take() {
-            Some(want) if got >= want => self.filled += 1,
-            Some(_) => self.expired += 1,
-            None => {}
+    /// The wait returned; `clock` is read only after a batched wait, to tell whether its
+    /// timer ended it.
+    pub fn on_woken(&mut self, clock: impl FnOnce() -> Instant) {
+        if !std::mem::take(&mut self.batching) {
+            return;
+        }
+        let lasted = self.wait_started.map_or(Duration::ZERO, |started| {
+            clock().saturating_duration_since(started)
+        });
+        if lasted >= self.min_wait {
+            self.expired += 1;
+        } else {
+            self.filled += 1;
         }
     }
 
-    /// Classifies this turn's data against each connection's last answer, then stamps
-    /// this turn's answers with `now`, the moment they are submitted.
+    /// Classifies this turn's data against each connection's last answer (the data came
+    /// in the wait that began at `wait_started`), then stamps this turn's answers with
+    /// `now`, the moment they are submitted.
     fn settle_turn(&mut self, now: Instant) {
+        let delivered_by = self.wait_started.unwrap_or(now);
         for (slot, answered) in std::mem::take(&mut self.arrived) {
             let state = slot_mut(&mut self.slots, slot);
             if let Some(at) = state.answered_at.take() {
-                state.round_trip = now.saturating_duration_since(at) < self.min_wait;
+                state.round_trip = delivered_by.saturating_duration_since(at) < self.min_wait;
             }
             if answered > 0 && !state.round_trip {
                 self.window_requests += answered;

@@ -119,7 +119,7 @@ impl Worker {
                     .completion()
                     .map(|c| (c.user_data(), c.result(), c.flags())),
             );
-            self.batcher.on_woken(completions.len());
+            self.batcher.on_woken(Instant::now);
             for &(user_data, result, flags) in &completions {
                 self.dispatch(user_data, result, flags);
             }
@@ -231,6 +231,7 @@ impl Worker {
             Kind::Close => {
                 debug_assert_eq!(conn.in_flight(), 0, "a slot is freed only when nothing names it");
                 self.conns.remove(token.conn);
+                self.batcher.on_close(token.conn.slot);
                 self.steer_accept();
                 return;
             }

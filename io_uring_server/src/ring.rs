@@ -61,7 +61,8 @@ impl Ring {
     }
 
     /// Submits everything queued and waits for `want` completions, up to `min_wait_us`
-    /// (0: as long as it takes) before settling for one. Parked entries go first, in as
+    /// (0: as long as it takes) before settling for what has come (with none, the kernel
+    /// returns `ETIME`, retried like an interruption). Parked entries go first, in as
     /// many submissions as they need (under SQPOLL the kernel thread takes them as it
     /// can, and the rest wait for the next turn). Errors that leave the ring usable return,
     /// to be retried on the next turn; the others end the process.

@@ -25,6 +25,9 @@ struct Cli {
     /// Rounds; the servers' order rotates each round.
     #[arg(long, env = "SCAN_ROUNDS", default_value_t = 3)]
     rounds: usize,
+    /// Measure nothing: render results/scan.md and the plots again from this scan.json.
+    #[arg(long, value_name = "JSON")]
+    render: Option<std::path::PathBuf>,
 }
 
 fn main() {
@@ -32,6 +35,18 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if let Some(json) = &cli.render {
+        let text = std::fs::read_to_string(json).map_err(|e| format!("{}: {e}", json.display()))?;
+        let report: ScanReport =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json.display()))?;
+        let results = benches::servers::workspace_root().join("results");
+        scan::report::write_all(&results, &report)?;
+        println!(
+            "scan rendered again from {}: results/scan.md, results/scan_*.svg",
+            json.display()
+        );
+        return Ok(());
+    }
     if cli.rounds == 0 || cli.seconds <= 0.0 {
         return Err("--rounds must be at least 1 and --seconds above 0".into());
     }

@@ -13,7 +13,7 @@ use crate::rounds::{self, Word, provenance};
 use crate::scan::{
     BATCHED, CLIENT_SATURATED, CONNECTIONS, CONTROL, CPU, Metric, RPS, ScanReport, VERSUS_CODEC,
 };
-use crate::servers::{ANCHORS, IO_URING};
+use crate::servers::{ANCHORS, FLOOR_TOKIO, FLOOR_URING, IO_URING};
 
 /// Writes `scan.json`, `scan.md` and the plots into `results`.
 pub fn write_all(results: &Path, report: &ScanReport) -> Result<(), String> {
@@ -132,10 +132,25 @@ fn answer(report: &ScanReport) -> String {
     };
     format!(
         "\n**The answer.** In this run {batching}. Against tokio_server (codec), io_uring_server \
-         {} of the {} counts on server CPU per request, and {} on requests/s.\n",
+         {} of the {} counts on server CPU per request, and {} on requests/s. {}\n",
         words(CPU),
         CONNECTIONS.len(),
-        words(RPS)
+        words(RPS),
+        one_connection(report)
+    )
+}
+
+/// At one connection: io_uring_server against the codec, beside the bare io_uring loop
+/// against the bare tokio loop, so the share the I/O model itself costs is in view.
+fn one_connection(report: &ScanReport) -> String {
+    let ratio = |pair: (&str, &str)| rounds::spread(&report.cost_ratios(pair, 1, CPU));
+    format!(
+        "At one connection io_uring_server's server CPU per request is {} of the codec's \
+         (median and range over rounds), and a bare io_uring loop's is {} of a bare tokio \
+         loop's: that second ratio is what the I/O model itself costs or saves there, with no \
+         HTTP code of ours in either.",
+        ratio(VERSUS_CODEC),
+        ratio((FLOOR_URING.id, FLOOR_TOKIO.id))
     )
 }
 

@@ -35,6 +35,7 @@ pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) 
     let value = match workload.unit() {
         Unit::CpuPerRequest | Unit::CpuPerConnection => point.server_cpu_us_per_request,
         Unit::LatencyP50 => Some(point.latency_us.p50 as f64),
+        Unit::RequestsPerSec => Some(point.requests_per_sec),
         Unit::BytesPerIdleConnection => unreachable!("idle workloads return above"),
     };
     Ok(sample(workload, slot.round, value, syscalls, point))
@@ -47,7 +48,9 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
         ..Load::new(LoadKind::Closed, (connections, 1), None, duration, pinning)
     };
     match shape {
-        Shape::KeepAlive { connections } => closed(connections, Ask::Hello),
+        Shape::KeepAlive { connections } | Shape::SmallService { connections } => {
+            closed(connections, Ask::Hello)
+        }
         Shape::Pipelined { connections, depth } => {
             Load::new(LoadKind::Pipelined, (connections, depth), None, duration, pinning)
         }

@@ -26,8 +26,12 @@ pub enum Shape {
     KeepAlive { connections: usize },
     /// `GET /` with `depth` requests in flight per connection.
     Pipelined { connections: usize, depth: usize },
-    /// `GET /` on one kept-alive connection: the round trip.
+    /// `GET /` on one kept-alive connection: the round trip (and, a second verdict row,
+    /// the server CPU per request it costs).
     OneConnection,
+    /// `GET /` in a closed loop on a few kept-alive connections, judged on requests/s:
+    /// what a small service's clients wait on is round trips, not the server's CPU.
+    SmallService { connections: usize },
     /// `POST /payload` of `bytes`, echoed, in a closed loop.
     Echo { bytes: usize, connections: usize },
     /// `GET /bytes/{bytes}` in a closed loop.
@@ -39,20 +43,22 @@ pub enum Shape {
     Idle { count: usize, active: usize },
 }
 
-/// What is compared, lower is better for all.
+/// What is compared: lower is better, but for requests/s, whose ratios are inverted so
+/// that a cell below 1 favours io_uring_server in every row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Unit {
     CpuPerRequest,
     CpuPerConnection,
     LatencyP50,
     BytesPerIdleConnection,
+    RequestsPerSec,
 }
 
 impl Unit {
     /// A figure in this unit as a table shows it.
     pub fn show(self, value: f64) -> String {
         match self {
-            Unit::BytesPerIdleConnection => format!("{value:.0}"),
+            Unit::BytesPerIdleConnection | Unit::RequestsPerSec => format!("{value:.0}"),
             _ => format!("{value:.1}"),
         }
     }
@@ -63,6 +69,7 @@ impl Unit {
             Unit::CpuPerConnection => "server CPU µs per connection",
             Unit::LatencyP50 => "median round trip, µs",
             Unit::BytesPerIdleConnection => "server memory (RSS) bytes per idle connection",
+            Unit::RequestsPerSec => "requests/s (the cell is the baseline's ÷ io_uring_server's)",
         }
     }
 }
@@ -77,6 +84,7 @@ impl Workload {
     pub fn unit(&self) -> Unit {
         match self.shape {
             Shape::OneConnection => Unit::LatencyP50,
+            Shape::SmallService { .. } => Unit::RequestsPerSec,
             Shape::Churn { .. } => Unit::CpuPerConnection,
             Shape::Idle { .. } => Unit::BytesPerIdleConnection,
             _ => Unit::CpuPerRequest,
@@ -147,7 +155,7 @@ const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 15_000];
 /// The closed loop run beside the idle connections.
 const IDLE_ACTIVE: usize = 64;
 
-pub const WORKLOADS: [Workload; 12] = [
+pub const WORKLOADS: [Workload; 14] = [
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -162,6 +170,14 @@ pub const WORKLOADS: [Workload; 12] = [
     Workload {
         name: "one connection",
         shape: Shape::OneConnection,
+    },
+    Workload {
+        name: "4 connections",
+        shape: Shape::SmallService { connections: 4 },
+    },
+    Workload {
+        name: "16 connections",
+        shape: Shape::SmallService { connections: 16 },
     },
     Workload {
         name: "64 KiB echo",
@@ -294,12 +310,29 @@ impl WorkloadsReport {
             .collect()
     }
 
-    /// Subject ÷ `baseline` at `workload`, per round.
+    /// Subject ÷ `baseline` at `workload`, per round (baseline ÷ subject for
+    /// requests/s, so below 1 favours the subject in every unit).
     pub fn ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
-        rounds::ratios(
-            &self.values(workload, SUBJECT.id),
-            &self.values(workload, baseline),
-        )
+        let (subject, baseline) = (self.values(workload, SUBJECT.id), self.values(workload, baseline));
+        match WORKLOADS.iter().find(|w| w.name == workload).map(Workload::unit) {
+            Some(Unit::RequestsPerSec) => rounds::ratios(&baseline, &subject),
+            _ => rounds::ratios(&subject, &baseline),
+        }
+    }
+
+    /// Subject ÷ `baseline` in server CPU per request at `workload`, per round: the
+    /// second row of a workload judged on something else (one connection).
+    pub fn cpu_ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
+        let cpu = |contender: &str| -> Vec<Option<f64>> {
+            (0..self.rounds)
+                .map(|round| {
+                    self.of(workload, contender)
+                        .find(|s| s.round == round)?
+                        .server_cpu_us
+                })
+                .collect()
+        };
+        rounds::ratios(&cpu(SUBJECT.id), &cpu(baseline))
     }
 
     /// Where the figures come from, for the head of a table ([`rounds::provenance`]).

@@ -9,7 +9,7 @@ use crate::cargo_bench::output::{rewrite_benchmarks_section, write_json};
 use crate::nginx::ANCHOR_NOTE;
 use crate::rounds::{Word, median, spread};
 use crate::servers::{ANCHORS, Contender};
-use crate::workloads::{BASELINES, SUBJECT, Unit, WORKLOADS, WorkloadsReport, features, plot};
+use crate::workloads::{BASELINES, SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, features, plot};
 
 pub const BEGIN: &str = "<!-- BEGIN VERDICT: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END VERDICT -->";
@@ -55,7 +55,8 @@ pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} Each cell is {} ÷ the baseline, lower is better: the median of the per-round ratios \
+        "{} Each cell is {} ÷ the baseline, lower is better (for requests/s the baseline's ÷ \
+         {1}'s, so below 1 favours it there too): the median of the per-round ratios \
          (lowest-highest). A word needs every round to agree by {:.0}%: *wins* (all below 0.90), \
          *loses* (all above 1.10), *ties* (all within), else *inconclusive*. Details: \
          [{prefix}workloads.md]({prefix}workloads.md).\n",
@@ -71,14 +72,29 @@ pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
             .iter()
             .find(|w| w.name == workload)
             .map_or("", |w| w.unit().describe());
-        let cells: Vec<String> = BASELINES
-            .iter()
-            .map(|b| {
-                let ratios = report.ratios(&workload, b.id);
-                format!("{} **{}**", spread(&ratios), Word::judge(&ratios).as_str())
-            })
-            .collect();
-        let _ = writeln!(out, "| {workload} | {unit} | {} |", cells.join(" | "));
+        let cells = |ratios: &dyn Fn(&str) -> Vec<f64>| -> String {
+            let cells: Vec<String> = BASELINES
+                .iter()
+                .map(|b| {
+                    let ratios = ratios(b.id);
+                    format!("{} **{}**", spread(&ratios), Word::judge(&ratios).as_str())
+                })
+                .collect();
+            cells.join(" | ")
+        };
+        let _ = writeln!(
+            out,
+            "| {workload} | {unit} | {} |",
+            cells(&|b| report.ratios(&workload, b))
+        );
+        if one_connection(&workload) {
+            let cpu = Unit::CpuPerRequest.describe();
+            let _ = writeln!(
+                out,
+                "| {workload} | {cpu} | {} |",
+                cells(&|b| report.cpu_ratios(&workload, b))
+            );
+        }
     }
     let _ = writeln!(
         out,
@@ -149,6 +165,13 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     }
 }
 
+/// Whether `workload` is the one-connection round trip, which also gets a CPU row.
+fn one_connection(workload: &str) -> bool {
+    WORKLOADS
+        .iter()
+        .any(|w| w.name == workload && w.shape == Shape::OneConnection)
+}
+
 /// The outside anchors the study measured somewhere.
 fn measured_anchors(report: &WorkloadsReport) -> impl Iterator<Item = &Contender> {
     ANCHORS
@@ -186,6 +209,12 @@ mod tests {
             samples.push(sample("64 KiB echo", "tokio_hyper", round, 20.0));
             samples.push(sample("one connection", "io_uring", round, 25.0));
             samples.push(sample("one connection", "nginx", round, 24.0));
+            samples.push(Sample {
+                server_cpu_us: Some(30.0),
+                ..sample("one connection", "tokio_codec", round, 25.0)
+            });
+            samples.push(sample("4 connections", "io_uring", round, 120.0 + r));
+            samples.push(sample("4 connections", "tokio_codec", round, 100.0));
         }
         WorkloadsReport {
             machine: Machine::detect(),
@@ -205,6 +234,25 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("[results/workloads.md](results/workloads.md)"));
+    }
+
+    /// Requests/s is inverted (codec's 100 ÷ io_uring's 120-122), and one connection gets
+    /// a CPU row beside its round trip (25 ÷ 30 in every round).
+    #[test]
+    fn requests_per_second_are_inverted_and_one_connection_has_a_cpu_row() {
+        let text = verdict(&report(), "");
+        assert!(
+            text.contains("| 4 connections | requests/s (the cell is the baseline's ÷ io_uring_server's) | 0.83 (0.82-0.83) **wins** |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| one connection | median round trip, µs | 1.00 (1.00-1.00) **ties** |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| one connection | server CPU µs per request | 0.83 (0.83-0.83) **wins** |"),
+            "{text}"
+        );
     }
 
     #[test]
