@@ -27,6 +27,8 @@ steps=(
   "scripts/churn.sh"
   "scripts/profiles.sh"
 )
+# Minutes each step took here (2 CPUs, already built): the estimate of what is left.
+minutes=(6 9 16 27 6 28 4 12 3)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0
@@ -38,13 +40,18 @@ fi
 echo "reproduce: commit $(git rev-parse --short HEAD), $(uname -r), $(nproc) CPUs"
 
 timings=()
-for step in "${steps[@]}"; do
+started_all=$(date +%s)
+for i in "${!steps[@]}"; do
+  step=${steps[$i]}
+  left=0
+  for m in "${minutes[@]:$i}"; do left=$((left + m)); done
+  echo "reproduce: step $((i + 1))/${#steps[@]}: $step (about ${minutes[$i]} min;" \
+    "$(( ($(date +%s) - started_all) / 60 )) min elapsed, about $left min left)"
   if [ "$step" = "scripts/profiles.sh" ] && ! command -v perf >/dev/null 2>&1; then
     echo "reproduce: perf is not installed (apt-get install -y linux-perf): results/profiles.* left as they are"
     timings+=("skipped  $step")
     continue
   fi
-  echo "reproduce: $step"
   started=$(date +%s)
   $step
   timings+=("$(( ($(date +%s) - started) / 60 )) min $(( ($(date +%s) - started) % 60 )) s  $step")

@@ -131,6 +131,7 @@ fn run() -> Result<(), String> {
     let report = build_report(&criterion_dir, &measured, timing, &pinning)?;
     output::write_all(&workspace, &report)?;
     println!("report written: results/latest.md, results/latest.json and BENCHMARKS.md");
+    println!("{}", benches::cargo_bench::report::terminal_summary(&report));
     Ok(())
 }
 

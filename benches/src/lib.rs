@@ -16,6 +16,7 @@ pub mod machine;
 pub mod nginx;
 pub mod noise;
 pub mod perf;
+pub mod progress;
 pub mod rounds;
 pub mod servers;
 pub mod settings;

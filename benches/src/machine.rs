@@ -51,6 +51,22 @@ impl Machine {
         )
     }
 
+    /// A fixed machine for the reports' tests (2 cores, 3.25% steal).
+    #[cfg(test)]
+    pub(crate) fn example() -> Machine {
+        Machine {
+            date: "2026-01-02 03:04 UTC".into(),
+            git_commit: "abc1234".into(),
+            cpu_model: "Example CPU @ 2.00GHz".into(),
+            logical_cores: 2,
+            physical_cores: Some(1),
+            memory_gib: 23.47,
+            kernel: "6.1.0".into(),
+            rustc: "rustc 1.95.0".into(),
+            steal_percent: Some(3.25),
+        }
+    }
+
     pub fn detect() -> Machine {
         let system = sysinfo::System::new_all();
         let cpu_model = system

@@ -13,6 +13,7 @@ use benches::cargo_bench::output::{rewrite_benchmarks_section, write_json};
 use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
 use benches::nginx::with_anchors;
+use benches::progress::Progress;
 use benches::rounds::rotated;
 use benches::servers::{Contender, Launch, Lineup, workspace_root};
 use benches::sweep::{DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, PIPELINE_DEPTH};
@@ -71,15 +72,20 @@ fn run(cli: Cli) -> Result<(), String> {
     let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, Some(rate));
 
     let servers = &lineup.servers;
+    // Per server and round: three points, the open loop's warm-up, a 2 s syscall count
+    // and the pauses that let SQPOLL's thread go idle.
+    let per_server = 3.0 * seconds + open.warmup.as_secs_f64() + 3.0;
+    let step = Duration::from_secs_f64(per_server / 3.0);
+    let mut progress = Progress::start("ablation", 3 * rounds * servers.len(), step);
     let mut samples = vec![Vec::<Sample>::new(); servers.len()];
     for round in 0..rounds {
         let mut this_round = vec![Sample::default(); servers.len()];
-        let say = |what: &str, i: usize| {
-            eprintln!(
-                "ablation: round {}/{rounds} {what}: {}",
+        let mut say = |what: &str, i: usize| {
+            progress.step(&format!(
+                "round {}/{rounds} {what}: {}",
                 round + 1,
                 servers[i].contender.label
-            );
+            ));
         };
         for i in rotated(servers.len(), round) {
             say("closed", i);
@@ -106,6 +112,7 @@ fn run(cli: Cli) -> Result<(), String> {
             all.push(sample);
         }
     }
+    progress.finish();
     drop(lineup.servers);
 
     let report = AblationReport {

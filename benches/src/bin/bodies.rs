@@ -7,6 +7,7 @@ use std::time::Duration;
 use benches::bodies::{BodiesReport, Sample, WORKLOADS};
 use benches::load::{self, Ask, Load, LoadKind};
 use benches::machine::Machine;
+use benches::progress::Progress;
 use benches::servers::{CONTENDERS, Lineup};
 use clap::Parser;
 
@@ -29,17 +30,21 @@ fn main() {
 fn run(cli: Cli) -> Result<(), String> {
     let lineup = Lineup::start(&CONTENDERS)?;
     let duration = Duration::from_secs_f64(cli.seconds);
+    let steps = cli.rounds * WORKLOADS.len() * lineup.servers.len();
+    let step = Duration::from_secs_f64(cli.seconds + 0.5);
+    let mut progress = Progress::start("bodies", steps, step);
     let mut samples = Vec::new();
     for round in 0..cli.rounds {
         for workload in WORKLOADS {
             for turn in 0..lineup.servers.len() {
                 let server = &lineup.servers[(turn + round) % lineup.servers.len()];
-                eprintln!(
-                    "bodies: round {} {} {}",
+                progress.step(&format!(
+                    "round {}/{} {}: {}",
                     round + 1,
+                    cli.rounds,
                     workload.name,
                     server.contender.label
-                );
+                ));
                 let load = Load {
                     ask: Ask::Echo(workload.post),
                     ..Load::new(
@@ -63,6 +68,7 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
     }
+    progress.finish();
     drop(lineup.servers);
     let report = BodiesReport {
         machine: Machine::detect(),

@@ -10,6 +10,7 @@ use benches::churn::{ChurnPoint, ChurnReport, Sample, measure, plan};
 use benches::load::open_loop_warmup;
 use benches::machine::Machine;
 use benches::nginx::with_anchors;
+use benches::progress::Progress;
 use benches::rounds::rotated;
 use benches::servers::{CONTENDERS, Lineup, Server};
 use clap::Parser;
@@ -51,21 +52,17 @@ fn run(cli: Cli) -> Result<(), String> {
     let duration = Duration::from_secs_f64(cli.seconds);
     let warmup = open_loop_warmup(duration);
     let open_points = plan.iter().filter(|p| p.rate().is_some()).count();
-    let per_round = plan.len() as f64 * cli.seconds + open_points as f64 * warmup.as_secs_f64();
-    eprintln!(
-        "churn: {} points x {} contenders x {} rounds: about {:.0} minutes of load",
-        plan.len(),
-        contenders.len(),
-        cli.rounds,
-        per_round * (contenders.len() * cli.rounds) as f64 / 60.0
-    );
+    // A point runs its seconds, an open-loop point its warm-up too, and each starts up.
+    let per_round = plan.len() as f64 * (cli.seconds + 0.5) + open_points as f64 * warmup.as_secs_f64();
+    let step = Duration::from_secs_f64(per_round / plan.len() as f64);
+    let progress = Progress::start("churn", plan.len() * contenders.len() * cli.rounds, step);
     let lineup = Lineup::start(&contenders)?;
     let source_addrs = lineup
         .servers
         .iter()
         .map(|server| Ok((server.contender.label.to_string(), sources_of(server)?)))
         .collect::<Result<_, String>>()?;
-    let samples = measure_rounds(&lineup, &plan, (cli.rounds, duration))?;
+    let samples = measure_rounds(&lineup, &plan, (cli.rounds, duration), progress)?;
     drop(lineup.servers);
     let report = ChurnReport {
         machine: Machine::detect(),
@@ -94,6 +91,7 @@ fn measure_rounds(
     lineup: &Lineup,
     plan: &[ChurnPoint],
     (rounds, duration): (usize, Duration),
+    mut progress: Progress,
 ) -> Result<Vec<Sample>, String> {
     let servers = &lineup.servers;
     let mut samples = Vec::new();
@@ -101,15 +99,16 @@ fn measure_rounds(
         for &point in plan {
             for turn in rotated(servers.len(), round) {
                 let server = &servers[turn];
-                eprintln!(
-                    "churn: round {}/{rounds} {}: {}",
+                progress.step(&format!(
+                    "round {}/{rounds} {}: {}",
                     round + 1,
                     point.name(),
                     server.contender.label
-                );
+                ));
                 samples.push(measure::run(server, point, (round, duration), &lineup.pinning)?);
             }
         }
     }
+    progress.finish();
     Ok(samples)
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use benches::machine::Machine;
 use benches::profiles::measure::{self, Dirs};
 use benches::profiles::{ProfilesReport, RATE_SHARE, WORKLOADS, record};
+use benches::progress::Progress;
 use benches::servers::{CONTENDERS, Lineup, workspace_root};
 use benches::settings::Pinning;
 use clap::Parser;
@@ -53,19 +54,29 @@ fn run(cli: Cli) -> Result<(), String> {
         calibration: Vec::new(),
         profiles: Vec::new(),
     };
-    let chosen = WORKLOADS.iter().filter(|w| {
-        cli.only
-            .as_ref()
-            .is_none_or(|only| w.name.contains(only.as_str()))
-    });
+    let chosen: Vec<_> = WORKLOADS
+        .iter()
+        .filter(|w| {
+            cli.only
+                .as_ref()
+                .is_none_or(|only| w.name.contains(only.as_str()))
+        })
+        .collect();
+    let servers = lineup.servers.len();
+    let calibrations = chosen.iter().filter(|w| w.is_open_loop()).count() * servers;
+    let profiles = chosen.len() * servers;
+    // A profile also waits for perf to start and write its samples.
+    let step = (calibrations as f64 * cli.calibration_seconds + profiles as f64 * (cli.seconds + 2.0))
+        / (calibrations + profiles).max(1) as f64;
+    let mut progress = Progress::start("profiles", calibrations + profiles, Duration::from_secs_f64(step));
     for workload in chosen {
         let mut peaks = Vec::new();
         if workload.is_open_loop() {
             for server in &lineup.servers {
-                eprintln!(
-                    "profiles: {}: calibrating {}",
+                progress.step(&format!(
+                    "{}: calibrating {}",
                     workload.name, server.contender.label
-                );
+                ));
                 let peak = measure::calibrate(server, workload, calibration, &lineup.pinning)?;
                 peaks.push((server.contender.id.to_string(), peak));
             }
@@ -73,15 +84,16 @@ fn run(cli: Cli) -> Result<(), String> {
         let slowest = peaks.iter().map(|p| p.1).reduce(f64::min);
         let rate = slowest.map(|peak| (peak * RATE_SHARE).max(1.0));
         for server in &lineup.servers {
-            eprintln!(
-                "profiles: {}: profiling {}",
+            progress.step(&format!(
+                "{}: profiling {}",
                 workload.name, server.contender.label
-            );
+            ));
             let profile = measure::profile(server, workload, rate, seconds, &lineup.pinning, &dirs)?;
             report.profiles.push(profile);
         }
         report.calibration.push((workload.name.to_string(), peaks));
     }
+    progress.finish();
     drop(lineup.servers);
     benches::profiles::report::write_all(&lineup.workspace, &report)?;
     println!(

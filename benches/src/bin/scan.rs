@@ -10,10 +10,14 @@ use std::time::Duration;
 use benches::load::{self, Load, LoadKind};
 use benches::machine::Machine;
 use benches::nginx::with_anchors;
+use benches::progress::Progress;
 use benches::rounds::rotated;
 use benches::scan::{self, CONNECTIONS, ScanPoint, ScanReport, calibrate};
 use benches::servers::{Lineup, TOKIO_CODEC};
 use clap::Parser;
+
+/// Seconds a point takes beyond its measurement (connecting, reading counters).
+const STEP_OVERHEAD_S: f64 = 0.4;
 
 /// The concurrency scan: closed loop at 1, 2, 4 ... 1024 connections for every server.
 #[derive(Parser, Debug)]
@@ -54,11 +58,8 @@ fn run(cli: Cli) -> Result<(), String> {
     let lineup = Lineup::start(&everyone)?;
     let duration = Duration::from_secs_f64(cli.seconds);
     let total = cli.rounds * CONNECTIONS.len() * lineup.servers.len();
-    let estimate = total as f64 * (cli.seconds + 0.4) / 60.0;
-    eprintln!(
-        "scan: {total} points of {} s, about {estimate:.0} minutes",
-        cli.seconds
-    );
+    let step = Duration::from_secs_f64(cli.seconds + STEP_OVERHEAD_S);
+    let mut progress = Progress::start("scan", total + calibrate::CONNECTIONS.len(), step);
     let mut points = Vec::new();
     for round in 0..cli.rounds {
         for (step, &connections) in CONNECTIONS.iter().enumerate() {
@@ -72,13 +73,12 @@ fn run(cli: Cli) -> Result<(), String> {
             let order = rotated(lineup.servers.len(), round * CONNECTIONS.len() + step);
             for (place, i) in order.enumerate() {
                 let server = &lineup.servers[i];
-                eprintln!(
-                    "scan: round {}/{} {connections} connections: {} ({} of {total})",
+                progress.step(&format!(
+                    "round {}/{} {connections} connections: {}",
                     round + 1,
                     cli.rounds,
-                    server.contender.label,
-                    points.len() + 1
-                );
+                    server.contender.label
+                ));
                 let point = load::run_point(server, load)?;
                 points.push(ScanPoint {
                     round,
@@ -90,14 +90,14 @@ fn run(cli: Cli) -> Result<(), String> {
     }
     let calibration = match lineup.servers.iter().find(|s| s.contender.id == TOKIO_CODEC.id) {
         Some(codec) if calibrate::wrk_installed() => {
-            eprintln!("scan: calibrating loadgen against wrk");
-            calibrate::run(codec, &lineup.pinning, cli.seconds)?
+            calibrate::run(codec, &lineup.pinning, cli.seconds, &mut progress)?
         }
         _ => {
-            eprintln!("scan: wrk not installed (apt-get install wrk): no calibration");
+            progress.note("scan: wrk not installed (apt-get install wrk): no calibration");
             Vec::new()
         }
     };
+    progress.finish();
     let report = ScanReport {
         machine: Machine::detect(),
         pinning: lineup.pinning.describe(),

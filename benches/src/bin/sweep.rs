@@ -14,6 +14,7 @@ use benches::load::{self, Load, LoadKind, Point};
 use benches::machine::Machine;
 use benches::nginx::with_anchors;
 use benches::noise;
+use benches::progress::Progress;
 use benches::rounds::rotated;
 use benches::servers::{CONTENDERS, FLOORS, Lineup, Server};
 use benches::settings::Pinning;
@@ -70,12 +71,27 @@ fn run(cli: Cli) -> Result<(), String> {
         Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
     };
 
+    let (main_count, all_count) = (contenders.len(), lineup.servers.len());
+    let steps = CONNECTIONS.len() * main_count
+        + (all_count - main_count)
+        + all_count
+        + cli.open_rounds * OPEN_LOOP_SHARES.len() * main_count;
+    // A point, its start-up, and on average its share of warm-ups and syscall counts.
+    let step = Duration::from_secs_f64(cli.seconds * 1.15 + 0.7);
+    let mut progress = Progress::start("sweep", steps, step);
     let mut points: Vec<Point> = Vec::new();
     for connections in CONNECTIONS {
         let closed = load(LoadKind::Closed, connections, 1, None);
         let detail = connections == DETAIL_CONNECTIONS;
         let servers = if detail { &lineup.servers[..] } else { contenders };
-        run_all(servers, &lineup.pinning, closed, &mut points, (detail, 0))?;
+        run_all(
+            servers,
+            &lineup.pinning,
+            closed,
+            &mut points,
+            (detail, 0),
+            &mut progress,
+        )?;
     }
     let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
     run_all(
@@ -84,6 +100,7 @@ fn run(cli: Cli) -> Result<(), String> {
         pipelined,
         &mut points,
         (true, 0),
+        &mut progress,
     )?;
     let slowest_peak = contenders
         .iter()
@@ -97,13 +114,20 @@ fn run(cli: Cli) -> Result<(), String> {
         })
         .fold(f64::INFINITY, f64::min);
     for round in 0..cli.open_rounds {
-        eprintln!("sweep: open loop, round {}/{}", round + 1, cli.open_rounds);
         for share in OPEN_LOOP_SHARES {
             let rate = Some((slowest_peak * share).round());
             let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, rate);
-            run_all(contenders, &lineup.pinning, open, &mut points, (false, round))?;
+            run_all(
+                contenders,
+                &lineup.pinning,
+                open,
+                &mut points,
+                (false, round),
+                &mut progress,
+            )?;
         }
     }
+    progress.finish();
     drop(lineup.servers);
     let report = SweepReport {
         machine: Machine::detect(),
@@ -138,24 +162,25 @@ fn run_all(
     load: Load,
     points: &mut Vec<Point>,
     (syscalls, round): (bool, usize),
+    progress: &mut Progress,
 ) -> Result<(), String> {
     for i in rotated(servers.len(), round) {
         let server = &servers[i];
-        eprintln!(
-            "sweep: {} {} c={} d={} rate={:?}",
+        progress.step(&format!(
+            "{} {} c={} d={} rate={:?}",
             server.contender.label,
             load.kind.name(),
             load.connections,
             load.depth,
             load.rate
-        );
+        ));
         let mut point = measure(server, load, pinning)?;
         if let Some(noise) = point.noise.filter(|n| n.steal.too_high()) {
-            eprintln!(
+            progress.note(&format!(
                 "sweep: {:.1}% of the point stolen (above {:.0}%): measuring it again",
                 noise.steal.worst() * 100.0,
                 STEAL_LIMIT * 100.0
-            );
+            ));
             point = measure(server, load, pinning)?;
         }
         if syscalls {

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use benches::machine::Machine;
 use benches::nginx::with_anchors;
+use benches::progress::Progress;
 use benches::rounds::rotated;
 use benches::servers::{Contender, Lineup};
 use benches::workloads::measure::{self, Slot};
@@ -89,6 +90,10 @@ fn measure_rounds(
     cli: &Cli,
 ) -> Result<Vec<Sample>, String> {
     let duration = Duration::from_secs_f64(cli.seconds);
+    let steps = cli.rounds * plan.iter().map(|(_, c)| c.len()).sum::<usize>();
+    // Each point also connects, and the idle workloads open thousands of connections.
+    let per_step = Duration::from_secs_f64(cli.seconds * 1.25 + 0.5);
+    let mut progress = Progress::start("workloads", steps, per_step);
     let mut samples = Vec::new();
     for round in 0..cli.rounds {
         for (workload, contenders) in plan {
@@ -106,13 +111,13 @@ fn measure_rounds(
                         .find(|s| s.contender == contender)
                         .ok_or_else(|| format!("{} was not started", contender.label))?,
                 };
-                eprintln!(
-                    "workloads: round {}/{} {}: {}",
+                progress.step(&format!(
+                    "round {}/{} {}: {}",
                     round + 1,
                     cli.rounds,
                     workload.name,
                     server.contender.label
-                );
+                ));
                 let slot = Slot {
                     round,
                     duration,
@@ -122,5 +127,6 @@ fn measure_rounds(
             }
         }
     }
+    progress.finish();
     Ok(samples)
 }

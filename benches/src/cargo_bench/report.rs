@@ -143,6 +143,43 @@ fn render_scenario(scenario: &ScenarioReport) -> String {
     out
 }
 
+/// The last lines `cargo bench` prints: server CPU per request by scenario and server
+/// (one pass each, so a ranking needs `scripts/workloads.sh`'s rounds), and where to read on.
+pub fn terminal_summary(report: &Report) -> String {
+    let mut labels: Vec<&str> = Vec::new();
+    for row in report.scenarios.iter().flat_map(|s| &s.rows) {
+        if !labels.contains(&row.label.as_str()) {
+            labels.push(&row.label);
+        }
+    }
+    let width = labels.iter().map(|l| l.len()).max().unwrap_or(0).max(12);
+    let mut out = format!(
+        "\nserver CPU µs per request (one pass per scenario; lower is cheaper)\n{:<22}",
+        "scenario"
+    );
+    for label in &labels {
+        out.push_str(&format!(" {label:>width$}"));
+    }
+    for scenario in &report.scenarios {
+        out.push_str(&format!("\n{:<22}", scenario.name));
+        for label in &labels {
+            let cpu = scenario
+                .rows
+                .iter()
+                .find(|r| r.label == *label)
+                .and_then(|r| r.usage.server_us_per_request())
+                .map_or("n/a".into(), |us| format!("{us:.1}"));
+            out.push_str(&format!(" {cpu:>width$}"));
+        }
+    }
+    out.push_str(
+        "\n\nreport: results/latest.md (tables), results/latest.json; \
+         which workload io_uring wins, decided over rounds: the verdict at the top of BENCHMARKS.md \
+         (scripts/workloads.sh), every connection count: results/scan.md (scripts/scan.sh)\n",
+    );
+    out
+}
+
 #[cfg(test)]
 #[path = "report_tests.rs"]
 mod tests;

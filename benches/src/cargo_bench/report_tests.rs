@@ -30,17 +30,7 @@ fn row(contender: &str, label: &str, mean_ns: f64, usage: Usage) -> Row {
 
 fn fixture() -> Report {
     Report {
-        machine: Machine {
-            date: "2026-01-02 03:04 UTC".into(),
-            git_commit: "abc1234".into(),
-            cpu_model: "Example CPU @ 2.00GHz".into(),
-            logical_cores: 2,
-            physical_cores: Some(1),
-            memory_gib: 23.47,
-            kernel: "6.1.0".into(),
-            rustc: "rustc 1.95.0".into(),
-            steal_percent: Some(3.25),
-        },
+        machine: Machine::example(),
         run: RunInfo {
             profile: "quick".into(),
             warm_up_s: 1.0,
@@ -110,4 +100,26 @@ fn bottleneck_names_the_saturated_side() {
     );
     assert!(usage(Some(1.0), 2.0).bottleneck().starts_with("neither"));
     assert!(usage(None, 2.0).bottleneck().starts_with("unknown"));
+}
+
+#[test]
+fn the_terminal_ends_with_cpu_per_request_and_where_to_read_on() {
+    let text = terminal_summary(&fixture());
+    let single = text
+        .lines()
+        .find(|l| l.starts_with("single"))
+        .expect("a single row");
+    // 0.9 s of server CPU over the 100,000 requests `usage` counts: 9.0 µs each.
+    let hyper = usage(Some(0.9), 3.0).server_us_per_request().unwrap();
+    assert!(single.contains(&format!("{hyper:.1}")), "{single}");
+    let throughput = text.lines().find(|l| l.starts_with("throughput_1000")).unwrap();
+    assert!(
+        throughput.trim_end().ends_with("n/a"),
+        "an external server has no CPU: {throughput}"
+    );
+    assert!(
+        text.trim_end().ends_with("results/scan.md (scripts/scan.sh)"),
+        "{text}"
+    );
+    assert!(text.contains("io_uring_server") && text.contains("tokio_server (hyper)"));
 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::cpu::{Snapshot, children_cpu_time};
 use crate::load::{self, Load, LoadKind};
+use crate::progress::Progress;
 use crate::scan::{Calibration, ScanReport};
 use crate::servers::Server;
 use crate::settings::Pinning;
@@ -24,9 +25,17 @@ pub fn wrk_installed() -> bool {
 }
 
 /// loadgen then wrk against `server` at each of [`CONNECTIONS`], `seconds` each.
-pub fn run(server: &Server, pinning: &Pinning, seconds: f64) -> Result<Vec<Calibration>, String> {
+pub fn run(
+    server: &Server,
+    pinning: &Pinning,
+    seconds: f64,
+    progress: &mut Progress,
+) -> Result<Vec<Calibration>, String> {
     let mut rows = Vec::new();
     for connections in CONNECTIONS {
+        progress.step(&format!(
+            "calibration at {connections} connections: loadgen, then wrk"
+        ));
         let load = Load::new(
             LoadKind::Closed,
             (connections, 1),

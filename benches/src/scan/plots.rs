@@ -5,25 +5,19 @@
 
 use std::path::Path;
 
-use plotters::coord::combinators::{BindKeyPoints, IntoLogRange};
 use plotters::prelude::*;
 
 use crate::format::group_thousands;
 use crate::scan::{CONNECTIONS, CONTROL, CPU, Metric, RPS, ScanReport};
 use crate::servers::FLOORS;
-use crate::sweep::chart::{Axis, COLOURS, Line, chart, svg};
+use crate::sweep::chart::{Axis, COLOURS, Line, chart, connections_axis, svg};
 
 /// Okabe-Ito's reddish purple: a sixth line beside the sweep's five colours.
 const SIXTH: RGBColor = RGBColor(204, 121, 167);
 
 /// Writes both plots into `results`.
 pub fn draw_all(results: &Path, report: &ScanReport) -> Result<(), String> {
-    let connections = || {
-        let axis = (0.8f64..1300.0)
-            .log_scale()
-            .with_key_points(CONNECTIONS.map(|c| c as f64).to_vec());
-        Axis::new(axis, "connections (log scale)", |x| format!("{x:.0}"))
-    };
+    let connections = || connections_axis(&CONNECTIONS);
     let rps_lines = lines(report, RPS);
     let y = Axis::new(0f64..top(&rps_lines) * 1.2, "requests/s", |y| group_thousands(*y));
     let path = results.join("scan_rps.svg");

@@ -6,20 +6,6 @@ use super::*;
 use crate::load::{LoadKind, blank_point};
 use crate::scan::report::render;
 
-fn machine() -> Machine {
-    Machine {
-        date: "2026-01-02 03:04 UTC".into(),
-        git_commit: "abc1234".into(),
-        cpu_model: "Example CPU @ 2.00GHz".into(),
-        logical_cores: 2,
-        physical_cores: Some(1),
-        memory_gib: 23.47,
-        kernel: "6.1.0".into(),
-        rustc: "rustc 1.95.0".into(),
-        steal_percent: None,
-    }
-}
-
 /// Three rounds at every count: the default at 100k req/s and 8 µs, its A/A control
 /// within ±12%, batched waits alike except 40% fewer requests/s at 4 connections, the
 /// codec 20% dearer; the client saturated at 16 connections for the codec only.
@@ -51,7 +37,7 @@ fn report() -> ScanReport {
         }
     }
     ScanReport {
-        machine: machine(),
+        machine: Machine::example(),
         pinning: "server on CPU 0, client on CPU 1".into(),
         seconds_per_point: 3.0,
         rounds: 3,

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use plotters::coord::Shift;
+use plotters::coord::combinators::{BindKeyPoints, IntoLogRange};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
@@ -57,6 +58,16 @@ impl<R> Axis<R> {
     pub fn new(range: R, title: &'static str, label: fn(&f64) -> String) -> Axis<R> {
         Axis { range, title, label }
     }
+}
+
+/// Connections on a log axis from 0.8 to 1300, a tick at each of `counts`.
+pub fn connections_axis(
+    counts: &[usize],
+) -> Axis<impl AsRangedCoord<Value = f64, CoordDescType: ValueFormatter<f64>>> {
+    let axis = (0.8f64..1300.0)
+        .log_scale()
+        .with_key_points(counts.iter().map(|&c| c as f64).collect());
+    Axis::new(axis, "connections (log scale)", |x| format!("{x:.0}"))
 }
 
 /// A white SVG canvas of `size` pixels writing to `path`.

@@ -17,7 +17,7 @@ use plotters::prelude::*;
 
 use crate::format::group_thousands;
 use crate::load::{LoadKind, Point};
-use crate::sweep::chart::{Axis, Line, chart, chart_with, contender_lines, svg};
+use crate::sweep::chart::{Axis, Line, chart, chart_with, connections_axis, contender_lines, svg};
 use crate::sweep::{CONNECTIONS, OPEN_LOOP_CONNECTIONS, SweepReport};
 
 /// The spectrum's ticks as `1 / (1 - q)`, on a log axis (so each tick is one more "nine"):
@@ -27,12 +27,7 @@ const NINES: [f64; 5] = [2.0, 10.0, 100.0, 1_000.0, 10_000.0];
 /// Writes `sweep_rps.svg`, `sweep_cpu.svg`, `sweep_latency.svg` and `sweep_spectrum.svg`
 /// into `results`.
 pub fn draw_all(results: &Path, report: &SweepReport) -> Result<(), String> {
-    let connections = || {
-        let axis = (0.8f64..1300.0)
-            .log_scale()
-            .with_key_points(CONNECTIONS.map(|c| c as f64).to_vec());
-        Axis::new(axis, "connections (log scale)", |x| format!("{x:.0}"))
-    };
+    let connections = || connections_axis(&CONNECTIONS);
     let closed = |metric: fn(&Point) -> Option<f64>| -> Vec<Line> {
         lines(report, |points| {
             let closed = points.filter(|p| p.kind == LoadKind::Closed);
