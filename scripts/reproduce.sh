@@ -4,9 +4,9 @@
 # committed results were made with: cargo bench, the sweep, the concurrency scan (about
 # 16 minutes), the ablation, the large-body
 # study, the workloads study and its feature table, the churn study, and the profiles (when
-# perf is installed). About 110 minutes on 2 CPUs (measured here: cargo bench 3 once built, 8 from
-# a fresh clone, scan 16 and workloads 27 at 5e2e3c8-9246ee3; sweep 8, ablation 26, bodies 6,
-# features 4, profiles 3 at abe85d6; churn 12); nothing else should run on the machine meanwhile.
+# perf is installed). About 105 minutes on 2 CPUs (measured here: cargo bench 3 once built, 8 from
+# a fresh clone, scan 16, workloads 27, churn 11, sweep 8, bodies 5, features 3, profiles 2-3 at
+# 5e2e3c8-9c5ebd7; ablation 26 at abe85d6); nothing else should run on the machine meanwhile.
 #   scripts/reproduce.sh           # everything
 #   scripts/reproduce.sh --list    # the steps, without running them
 # Each study's header names the commit (with "uncommitted changes" if the tree was dirty),
@@ -28,7 +28,7 @@ steps=(
   "scripts/profiles.sh"
 )
 # Minutes each step took here (2 CPUs, already built): the estimate of what is left.
-minutes=(4 9 16 27 6 27 4 12 3)
+minutes=(4 8 16 27 5 27 3 11 3)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0
