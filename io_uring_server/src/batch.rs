@@ -33,7 +33,7 @@ const WINDOW: Duration = Duration::from_millis(1);
 
 /// Batching engages when at least this many independent requests are expected within
 /// `min_wait`.
-pub const ENGAGE_AT: usize = 3;
+const ENGAGE_AT: usize = 3;
 
 /// The most new requests one wait asks for.
 const MAX_BATCH: usize = 64;

@@ -15,31 +15,45 @@ use crate::sweep::chart::{Axis, COLOURS, Line, chart, connections_axis, svg};
 /// Okabe-Ito's reddish purple: a sixth line beside the sweep's five colours.
 const SIXTH: RGBColor = RGBColor(204, 121, 167);
 
+/// A plot: its figure, file name part, axis title, tick label and legend place.
+type Plot = (
+    Metric,
+    &'static str,
+    &'static str,
+    fn(&f64) -> String,
+    SeriesLabelPosition,
+);
+
 /// Writes both plots into `results`.
 pub fn draw_all(results: &Path, report: &ScanReport) -> Result<(), String> {
-    let connections = || connections_axis(&CONNECTIONS);
-    let rps_lines = lines(report, RPS);
-    let y = Axis::new(0f64..top(&rps_lines) * 1.2, "requests/s", |y| group_thousands(*y));
-    let path = results.join("scan_rps.svg");
-    chart(
-        &svg(&path, (820, 500))?,
-        "Closed loop: requests/s by connections",
-        (connections(), y),
-        &rps_lines,
-        SeriesLabelPosition::LowerRight,
-    )?;
-    let cpu_lines = lines(report, CPU);
-    let y = Axis::new(0f64..top(&cpu_lines) * 1.2, "server CPU per request (µs)", |y| {
-        format!("{y:.0}")
-    });
-    let path = results.join("scan_cpu.svg");
-    chart(
-        &svg(&path, (820, 500))?,
-        "Closed loop: server CPU per request by connections",
-        (connections(), y),
-        &cpu_lines,
-        SeriesLabelPosition::UpperRight,
-    )
+    let plots: [Plot; 2] = [
+        (
+            RPS,
+            "rps",
+            "requests/s",
+            |y| group_thousands(*y),
+            SeriesLabelPosition::LowerRight,
+        ),
+        (
+            CPU,
+            "cpu",
+            "server CPU per request (µs)",
+            |y| format!("{y:.0}"),
+            SeriesLabelPosition::UpperRight,
+        ),
+    ];
+    for (metric, file, what, label, legend) in plots {
+        let lines = lines(report, metric);
+        let y = Axis::new(0f64..top(&lines) * 1.2, what, label);
+        chart(
+            &svg(&results.join(format!("scan_{file}.svg")), (820, 500))?,
+            &format!("Closed loop: {what} by connections"),
+            (connections_axis(&CONNECTIONS), y),
+            &lines,
+            legend,
+        )?;
+    }
+    Ok(())
 }
 
 /// One line per plotted contender: its medians at every count it was measured at.

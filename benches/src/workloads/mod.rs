@@ -305,8 +305,18 @@ impl WorkloadsReport {
 
     /// The compared figure of `contender` at `workload`, by round.
     pub fn values(&self, workload: &str, contender: &str) -> Vec<Option<f64>> {
+        self.by_round(workload, contender, |s| s.value)
+    }
+
+    /// `figure` of `contender`'s samples at `workload`, by round.
+    fn by_round(
+        &self,
+        workload: &str,
+        contender: &str,
+        figure: fn(&Sample) -> Option<f64>,
+    ) -> Vec<Option<f64>> {
         (0..self.rounds)
-            .map(|round| self.of(workload, contender).find(|s| s.round == round)?.value)
+            .map(|round| figure(self.of(workload, contender).find(|s| s.round == round)?))
             .collect()
     }
 
@@ -323,15 +333,7 @@ impl WorkloadsReport {
     /// Subject ÷ `baseline` in server CPU per request at `workload`, per round: the
     /// second row of a workload judged on something else (one connection).
     pub fn cpu_ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
-        let cpu = |contender: &str| -> Vec<Option<f64>> {
-            (0..self.rounds)
-                .map(|round| {
-                    self.of(workload, contender)
-                        .find(|s| s.round == round)?
-                        .server_cpu_us
-                })
-                .collect()
-        };
+        let cpu = |contender: &str| self.by_round(workload, contender, |s| s.server_cpu_us);
         rounds::ratios(&cpu(SUBJECT.id), &cpu(baseline))
     }
 
