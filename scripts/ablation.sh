@@ -11,4 +11,4 @@
 # perf (apt-get install linux-perf) adds syscalls per request; without it they are n/a.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo run --release -q -p benches --bin ablation -- "$@"
+exec cargo run --release -q -p lab --bin ablation -- "$@"

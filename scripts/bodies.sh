@@ -6,4 +6,4 @@
 #   scripts/bodies.sh --rounds 3 --seconds 2   # a quicker look
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo run --release -q -p benches --bin bodies -- "$@"
+exec cargo run --release -q -p lab --bin bodies -- "$@"

@@ -8,4 +8,4 @@
 #   scripts/churn.sh --only "client closes"      # one pattern ("clients": the closed loops, "connections/s": the open ones)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo run --release -q -p benches --bin churn -- "$@"
+exec cargo run --release -q -p lab --bin churn -- "$@"

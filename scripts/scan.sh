@@ -11,4 +11,4 @@
 # apt-get install wrk nginx adds the calibration and the outside anchor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo run --release -q -p benches --bin scan -- "$@"
+exec cargo run --release -q -p lab --bin scan -- "$@"

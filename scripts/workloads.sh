@@ -10,4 +10,4 @@
 #                                                  # (results/features.md and its BENCHMARKS.md section)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo run --release -q -p benches --bin workloads -- "$@"
+exec cargo run --release -q -p lab --bin workloads -- "$@"

@@ -7,15 +7,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use benches::cargo_bench::report::{Report, Row, RunInfo, ScenarioReport};
-use benches::cargo_bench::scenario::{Clients, Scenario, time_iterations};
-use benches::cargo_bench::{estimates, output};
-use benches::cpu::{Spent, measure};
-use benches::machine::Machine;
-use benches::servers::{CONTENDERS, Lineup};
-use benches::settings::{Pinning, Timing};
-use benches::usage::Usage;
+use benches::report::{Report, Row, RunInfo, ScenarioReport};
+use benches::scenario::{Clients, Scenario, time_iterations};
+use benches::{estimates, output};
 use criterion::{Criterion, Throughput};
+use harness::cpu::{Spent, measure};
+use harness::machine::Machine;
+use harness::servers::{CONTENDERS, Lineup};
+use harness::settings::{Pinning, Timing};
+use harness::usage::Usage;
 
 /// What was measured around one contender's run of one scenario.
 struct Measured {
@@ -25,7 +25,7 @@ struct Measured {
 }
 
 fn main() {
-    benches::tool::exit_on_error("cargo bench", run);
+    harness::tool::exit_on_error("cargo bench", run);
 }
 
 fn run() -> Result<(), String> {
@@ -109,7 +109,7 @@ fn run() -> Result<(), String> {
                 "{}/{}: CPU per request: server {}, client {:.2} µs; bottleneck {}",
                 scenario.name(),
                 server.contender.id,
-                benches::format::micros(usage.server_us_per_request()),
+                harness::format::micros(usage.server_us_per_request()),
                 usage.client_us_per_request(),
                 usage.bottleneck()
             );
@@ -131,7 +131,7 @@ fn run() -> Result<(), String> {
     let report = build_report(&criterion_dir, &measured, timing, &pinning)?;
     output::write_all(&workspace, &report)?;
     println!("report written: results/latest.md, results/latest.json and BENCHMARKS.md");
-    println!("{}", benches::cargo_bench::report::terminal_summary(&report));
+    println!("{}", benches::report::terminal_summary(&report));
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! A wrong answer must fail the timed run, never count as a fast iteration.
 
-use benches::cargo_bench::scenario::{Clients, Scenario, time_iterations};
+use benches::scenario::{Clients, Scenario, time_iterations};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 

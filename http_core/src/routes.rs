@@ -29,6 +29,10 @@ pub const OCTET_STREAM: &[u8] = b"application/octet-stream";
 /// ([`MAX_BODY_BYTES`], 1 MiB), fixed by the contract (`--max-body-bytes` does not move it).
 pub const MAX_BYTES_BODY: usize = MAX_BODY_BYTES;
 
+/// The `/bytes/{n}` sizes the studies ask for (16 KiB, 256 KiB, 1 MiB): a server that
+/// serves the route from files, like the nginx anchor, prepares exactly these.
+pub const STUDIED_BODY_SIZES: [usize; 3] = [16 << 10, 256 << 10, 1 << 20];
+
 /// Byte `i` of every patterned body in this workspace: the bodies `GET /bytes/{n}`
 /// answers and the request bodies loadgen sends (`a` to `z`, repeating).
 pub fn pattern_byte(i: usize) -> u8 {

@@ -1,0 +1,25 @@
+//! What every measurement in this workspace shares, for `cargo bench` (the `benches`
+//! crate) and the studies (the `lab` crate) alike: the [`servers::CONTENDERS`] and how
+//! they are started pinned (nginx among them, as the outside anchor), a [`load::Load`]
+//! measured into a [`load::Point`], CPU accounting ([`cpu`], [`usage`]), the platform's
+//! noise beside a point ([`noise`]: [`steal`] and the [`hiccup`] meter), the [`machine`]
+//! record, the rule that judges interleaved rounds ([`rounds`]), and how results are
+//! written ([`output`], [`chart`], [`format`]).
+
+pub mod affinity;
+pub mod chart;
+pub mod cpu;
+pub mod format;
+pub mod hiccup;
+pub mod load;
+pub mod machine;
+pub mod noise;
+pub mod output;
+pub mod perf;
+pub mod progress;
+pub mod rounds;
+pub mod servers;
+pub mod settings;
+pub mod steal;
+pub mod tool;
+pub mod usage;

@@ -1,0 +1,280 @@
+//! One measured point of the long-running studies (the sweep, the ablation, the
+//! large-body study): a [`Load`] of some [`LoadKind`] run by loadgen against one server,
+//! with server CPU, peak RSS and the bottleneck beside its requests/s and latency.
+
+use std::time::Duration;
+
+use loadgen::churn::Churn;
+use loadgen::run::{Config, Percentiles};
+use serde::{Deserialize, Serialize};
+
+use crate::cpu::measure;
+use crate::noise::Noise;
+use crate::perf::SyscallCounter;
+use crate::servers::Server;
+use crate::settings::Pinning;
+use crate::usage::Usage;
+
+/// How the client drives a point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadKind {
+    /// Each connection sends its next request when the answer arrives.
+    Closed,
+    /// Each connection keeps several requests in flight.
+    Pipelined,
+    /// Requests leave at a fixed rate, each measured from its intended send time, after a
+    /// discarded warm-up ([`open_loop_warmup`]).
+    Open,
+    /// A closed loop of `POST /payload` echoes.
+    Echo,
+    /// A new connection per request.
+    Churn,
+}
+
+impl LoadKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            LoadKind::Closed => "closed",
+            LoadKind::Pipelined => "pipelined",
+            LoadKind::Open => "open",
+            LoadKind::Echo => "echo",
+            LoadKind::Churn => "churn",
+        }
+    }
+}
+
+/// One load on one server, measured.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Point {
+    pub contender: String,
+    pub label: String,
+    pub kind: LoadKind,
+    pub connections: usize,
+    pub depth: usize,
+    pub rate: Option<f64>,
+    pub requests: u64,
+    pub requests_per_sec: f64,
+    /// Open loop: from each request's intended send time (corrected for coordinated
+    /// omission).
+    pub latency_us: Percentiles,
+    /// Open loop only: from each request's actual send (uncorrected).
+    pub uncorrected_latency_us: Option<Percentiles>,
+    /// Open loop only: how late the client sent against its schedule.
+    pub send_lateness_us: Option<Percentiles>,
+    /// Over every request of the run, warm-up included (the CPU was measured over all).
+    pub server_cpu_us_per_request: Option<f64>,
+    pub client_cpu_us_per_request: f64,
+    /// The client's CPU over the point's wall time and its CPUs (1.0: saturated).
+    #[serde(default)]
+    pub client_busy: f64,
+    pub syscalls_per_request: Option<f64>,
+    pub peak_rss_kib: Option<u64>,
+    pub bottleneck: String,
+    /// What the platform did meanwhile, where the study recorded it (the sweep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
+}
+
+/// A point for tests of rendering: 1000 requests of `contender` under `kind`, every
+/// figure zero or absent; set the ones a test reads with struct update syntax.
+pub fn blank_point(contender: &str, kind: LoadKind) -> Point {
+    Point {
+        contender: contender.into(),
+        label: contender.into(),
+        kind,
+        connections: if kind == LoadKind::Open { 64 } else { 256 },
+        depth: 1,
+        rate: None,
+        requests: 1000,
+        requests_per_sec: 0.0,
+        latency_us: Percentiles::default(),
+        uncorrected_latency_us: None,
+        send_lateness_us: None,
+        server_cpu_us_per_request: None,
+        client_cpu_us_per_request: 1.0,
+        client_busy: 0.0,
+        syscalls_per_request: None,
+        peak_rss_kib: None,
+        bottleneck: String::new(),
+        noise: None,
+    }
+}
+
+/// A `POST /payload` of `bytes` (chunked in `chunk`-byte pieces if set), echoed back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Post {
+    pub bytes: usize,
+    pub chunk: Option<usize>,
+}
+
+/// What each request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Ask {
+    /// `GET /`: the 13-byte hello.
+    Hello,
+    /// `POST /payload`, echoed back.
+    Echo(Post),
+    /// `GET /bytes/{n}`: a response body of `n` bytes.
+    Bytes(usize),
+}
+
+impl Ask {
+    /// The request for a server at `base_url`, and the body length its answer must have.
+    fn target(self, base_url: &str) -> Result<(loadgen::target::Target, usize), String> {
+        Ok(match self {
+            Ask::Hello => (
+                loadgen::target::parse(&format!("{base_url}/"))?,
+                http_core::routes::HELLO.len(),
+            ),
+            Ask::Echo(post) => (
+                loadgen::target::post(&format!("{base_url}/payload"), post.bytes, post.chunk)?,
+                post.bytes,
+            ),
+            Ask::Bytes(n) => (loadgen::target::parse(&format!("{base_url}/bytes/{n}"))?, n),
+        })
+    }
+}
+
+/// How one point loads a server.
+#[derive(Debug, Clone, Copy)]
+pub struct Load {
+    pub kind: LoadKind,
+    pub ask: Ask,
+    /// A new connection per request, closed by whom; `None`: kept-alive connections.
+    pub churn: Option<Churn>,
+    pub connections: usize,
+    pub depth: usize,
+    pub rate: Option<f64>,
+    /// The measured window, after `warmup`.
+    pub duration: Duration,
+    /// Run this long first, its answers kept out of the latency and requests/s figures.
+    pub warmup: Duration,
+    pub client_threads: usize,
+    pub server_cpus: usize,
+}
+
+/// The open loop's warm-up for a point of `duration`: a fifth of it, at most 1 s (connects
+/// and first-touch costs are over well within that at the sweep's rates), so a 5 s point
+/// runs 6 s. The closed loops need none: their figures are means over the whole run.
+pub fn open_loop_warmup(duration: Duration) -> Duration {
+    (duration / 5).min(Duration::from_secs(1))
+}
+
+impl Load {
+    /// A load with the client threads and server CPUs that `pinning` gives, and for the
+    /// open loop [`open_loop_warmup`].
+    pub fn new(
+        kind: LoadKind,
+        (connections, depth): (usize, usize),
+        rate: Option<f64>,
+        duration: Duration,
+        pinning: &Pinning,
+    ) -> Load {
+        Load {
+            kind,
+            ask: Ask::Hello,
+            churn: None,
+            connections,
+            depth,
+            rate,
+            duration,
+            warmup: match kind {
+                LoadKind::Open => open_loop_warmup(duration),
+                _ => Duration::ZERO,
+            },
+            client_threads: pinning.client_cpus().max(1),
+            server_cpus: pinning.server_cpus(),
+        }
+    }
+}
+
+/// Runs one point against one server; any wrong response fails the sweep.
+pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
+    let (target, body_len) = load.ask.target(&server.base_url)?;
+    let config = Config {
+        connections: load.connections,
+        threads: load.client_threads,
+        depth: load.depth,
+        duration: load.duration,
+        warmup: load.warmup,
+        rate: load.rate,
+        expect_body_len: Some(body_len),
+        expect_body: Some(target.contract_body),
+        churn: load.churn,
+        ..Config::new(target.addr, target.request)
+    };
+    if let Some(pid) = server.pid() {
+        reset_peak_rss(pid)?;
+    }
+    let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
+    let (summary, spent) = (summary?, spent?);
+    if let Some(error) = summary.first_error {
+        return Err(format!(
+            "{} at {} connections: {error}",
+            server.contender.label, load.connections
+        ));
+    }
+    // CPU was measured over the whole run, so per request means over every request.
+    let usage = Usage {
+        requests: summary.requests_including_warmup(),
+        wall_s: spent.wall.as_secs_f64(),
+        server_cpu_s: spent.server.map(|d| d.as_secs_f64()),
+        client_cpu_s: spent.client.as_secs_f64(),
+        server_cpus: load.server_cpus,
+        client_cpus: load.client_threads,
+    };
+    Ok(Point {
+        contender: server.contender.id.into(),
+        label: server.contender.label.into(),
+        kind: load.kind,
+        connections: load.connections,
+        depth: load.depth,
+        rate: load.rate,
+        requests: summary.requests,
+        requests_per_sec: summary.requests_per_sec,
+        latency_us: summary.latency_us,
+        uncorrected_latency_us: summary.uncorrected_latency_us,
+        send_lateness_us: summary.send_lateness_us,
+        server_cpu_us_per_request: usage.server_us_per_request(),
+        client_cpu_us_per_request: usage.client_us_per_request(),
+        client_busy: usage.client_busy(),
+        syscalls_per_request: None,
+        peak_rss_kib: server.pid().map(|pid| status_kib(pid, "VmHWM")).transpose()?,
+        bottleneck: usage.bottleneck(),
+        noise: None,
+    })
+}
+
+/// Syscalls per request over a short separate run, so perf's tracepoint does not slow
+/// the measured one. `None` when perf is unavailable or the server is external.
+pub fn syscalls_per_request(server: &Server, load: Load) -> Option<f64> {
+    let counter = SyscallCounter::start(server.pid()?)?;
+    let short = Load {
+        duration: load.duration.min(Duration::from_secs(2)),
+        // Every request counted is then measured, so the count divides all the syscalls.
+        warmup: Duration::ZERO,
+        ..load
+    };
+    let point = run_point(server, short).ok();
+    let syscalls = counter.stop()?;
+    point.map(|p| syscalls as f64 / p.requests.max(1) as f64)
+}
+
+/// Resets the peak resident memory (VmHWM) of `pid` to its current size, so each point
+/// reports its own peak rather than the largest of every point before it.
+fn reset_peak_rss(pid: u32) -> Result<(), String> {
+    let path = format!("/proc/{pid}/clear_refs");
+    std::fs::write(&path, "5").map_err(|e| format!("{path}: {e}"))
+}
+
+/// A memory figure of `/proc/PID/status` in KiB: `VmRSS` (resident now), `VmHWM` (peak).
+pub fn status_kib(pid: u32, field: &str) -> Result<u64, String> {
+    let path = format!("/proc/{pid}/status");
+    let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| format!("{path}: no {field} line"))
+}

@@ -1,0 +1,149 @@
+//! The machine and build a run happened on, recorded beside every result.
+
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::steal::StealWatch;
+
+/// Steal of every CPU since the tool started ([`start_run`]).
+static RUN_STEAL: OnceLock<Option<StealWatch>> = OnceLock::new();
+
+/// Starts counting the CPU steal this run will report beside its machine (see
+/// [`Machine::steal_percent`]); called once by every tool as it starts.
+pub fn start_run() {
+    RUN_STEAL.get_or_init(|| StealWatch::start_all().ok());
+}
+
+/// The share of every CPU's time stolen since [`start_run`], in percent.
+fn run_steal_percent() -> Option<f64> {
+    let steal = RUN_STEAL.get()?.as_ref()?.read().ok()?;
+    Some(steal.server * 100.0)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub date: String,
+    pub git_commit: String,
+    pub cpu_model: String,
+    pub logical_cores: usize,
+    pub physical_cores: Option<usize>,
+    pub memory_gib: f64,
+    pub kernel: String,
+    pub rustc: String,
+    /// CPU time stolen by the hypervisor during the run, as a percentage of all CPUs'
+    /// time since the tool started; `None` when it was not counted.
+    #[serde(default)]
+    pub steal_percent: Option<f64>,
+}
+
+impl Machine {
+    /// "CPU, N logical cores, X GiB, kernel K, rustc R, steal S% during the run": the
+    /// machine in one phrase.
+    pub fn summary(&self) -> String {
+        let steal = self.steal_percent.map_or_else(String::new, |s| {
+            format!(", steal {s:.1}% of CPU time during the run")
+        });
+        format!(
+            "{}, {} logical cores, {:.1} GiB, kernel {}, {}{steal}",
+            self.cpu_model, self.logical_cores, self.memory_gib, self.kernel, self.rustc
+        )
+    }
+
+    /// A fixed machine for the reports' tests (2 cores, 3.25% steal); never measured.
+    pub fn example() -> Machine {
+        Machine {
+            date: "2026-01-02 03:04 UTC".into(),
+            git_commit: "abc1234".into(),
+            cpu_model: "Example CPU @ 2.00GHz".into(),
+            logical_cores: 2,
+            physical_cores: Some(1),
+            memory_gib: 23.47,
+            kernel: "6.1.0".into(),
+            rustc: "rustc 1.95.0".into(),
+            steal_percent: Some(3.25),
+        }
+    }
+
+    pub fn detect() -> Machine {
+        let system = sysinfo::System::new_all();
+        let cpu_model = system
+            .cpus()
+            .first()
+            .map_or_else(|| "unknown".into(), |cpu| cpu.brand().trim().to_string());
+        Machine {
+            date: command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+            git_commit: git_commit(),
+            cpu_model,
+            logical_cores: system.cpus().len(),
+            physical_cores: sysinfo::System::physical_core_count(),
+            memory_gib: system.total_memory() as f64 / (1u64 << 30) as f64,
+            kernel: sysinfo::System::kernel_version().unwrap_or_else(|| "unknown".into()),
+            rustc: command_output("rustc", &["--version"]),
+            steal_percent: run_steal_percent(),
+        }
+    }
+}
+
+/// A machine for tests of rendering: no figure of it matters.
+pub fn blank(git_commit: &str) -> Machine {
+    Machine {
+        date: "today".into(),
+        git_commit: git_commit.into(),
+        cpu_model: String::new(),
+        logical_cores: 2,
+        physical_cores: None,
+        memory_gib: 1.0,
+        kernel: String::new(),
+        rustc: String::new(),
+        steal_percent: None,
+    }
+}
+
+fn git_commit() -> String {
+    let commit = command_output("git", &["rev-parse", "--short", "HEAD"]);
+    // Generated output (results/, BENCHMARKS.md) rewritten by an earlier script of the same
+    // session does not change what was measured, so it does not count as a change.
+    let status = [
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        ":(top)",
+        ":(top,exclude)results",
+        ":(top,exclude)BENCHMARKS.md",
+    ];
+    let dirty = !command_output("git", &status).is_empty();
+    if dirty {
+        format!("{commit} (with uncommitted changes)")
+    } else {
+        commit
+    }
+}
+
+fn command_output(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_is_reported_in_gib_not_bytes() {
+        let machine = Machine::detect();
+        assert!(
+            machine.memory_gib > 0.1 && machine.memory_gib < 16384.0,
+            "{}",
+            machine.memory_gib
+        );
+        assert!(machine.logical_cores >= 1);
+    }
+}

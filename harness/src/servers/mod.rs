@@ -1,0 +1,240 @@
+//! The servers under test (`catalogue`: the contenders, floors and anchor): building their
+//! binaries, starting each pinned to the server CPUs (or using a server the user started,
+//! via an environment variable), and stopping them.
+//! Beside them stands nginx, an outside anchor (`nginx.rs`): started the same way when it
+//! is installed, measured where it can serve the workload, never part of a verdict.
+//!
+//! No server outlives the bench: each is killed when its guard drops (also while a panic
+//! unwinds), and each child asks the kernel for SIGTERM should the bench die abruptly
+//! (Ctrl-C, SIGKILL): `PR_SET_PDEATHSIG`.
+
+use std::collections::HashMap;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use server_kit::ServerProcess;
+
+use crate::affinity::CpuSet;
+use crate::settings::Pinning;
+use nginx::Nginx;
+
+mod catalogue;
+pub mod nginx;
+pub use catalogue::*;
+
+/// A server being benchmarked: started by us (with a pid to measure) or external.
+pub struct Server {
+    pub contender: Contender,
+    pub base_url: String,
+    process: Option<Process>,
+}
+
+/// A server we started, stopped when dropped.
+enum Process {
+    Cargo(ServerProcess),
+    Nginx(Nginx),
+}
+
+impl Server {
+    /// The pid of the process that serves (for nginx, its worker) when we started it;
+    /// `None` for an external server.
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(|process| match process {
+            Process::Cargo(server) => server.pid(),
+            Process::Nginx(nginx) => nginx.worker_pid(),
+        })
+    }
+
+    /// Starts `contender` from its binary, pinned to `cpus` with `threads` server threads,
+    /// unless the user pointed the bench at their own server.
+    pub fn start(
+        contender: Contender,
+        binaries: &HashMap<String, PathBuf>,
+        cpus: Option<&CpuSet>,
+        threads: usize,
+    ) -> Result<Server, String> {
+        if let Some(url) = contender.url_env.and_then(|name| std::env::var(name).ok()) {
+            let base_url = url.trim_end_matches('/').to_string();
+            return Ok(Server {
+                contender,
+                base_url,
+                process: None,
+            });
+        }
+        let (addr, process) = match contender.launch {
+            Launch::Cargo => {
+                let binary = binaries
+                    .get(contender.binary)
+                    .ok_or_else(|| format!("no binary {} was built", contender.binary))?;
+                let mut command = pinned_command(binary, cpus);
+                command.args(contender.args);
+                command.args(["--threads", &threads.to_string()]);
+                let process = ServerProcess::spawn(command, contender.label.to_string())?;
+                (process.addr(), Process::Cargo(process))
+            }
+            Launch::Nginx => {
+                let binary = nginx::binary().ok_or(nginx::NOT_INSTALLED)?;
+                let nginx = Nginx::start(&binary, cpus)?;
+                (nginx.addr(), Process::Nginx(nginx))
+            }
+        };
+        Ok(Server {
+            contender,
+            base_url: format!("http://{addr}"),
+            process: Some(process),
+        })
+    }
+}
+
+/// A command for `program` that runs pinned to `cpus` (threads and processes it starts
+/// inherit the pinning) and receives SIGTERM should this process die.
+pub(crate) fn pinned_command(program: &Path, cpus: Option<&CpuSet>) -> Command {
+    let mut command = Command::new(program);
+    let pin = cpus.cloned();
+    // SAFETY: runs between fork and exec; it only makes async-signal-safe syscalls
+    // (sched_setaffinity, prctl) and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if let Some(set) = &pin {
+                set.pin_current_thread()?;
+            }
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    command
+}
+
+/// The workspace root, the parent of `benches/`.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("benches/ has a parent")
+        .to_path_buf()
+}
+
+/// A run's servers, started pinned, with the workspace the run writes into and the pinning
+/// its client keeps to.
+pub struct Lineup {
+    pub workspace: PathBuf,
+    pub pinning: Pinning,
+    /// Threads each server runs: one per server CPU unless the run asked otherwise.
+    pub server_threads: usize,
+    pub servers: Vec<Server>,
+    binaries: HashMap<String, PathBuf>,
+}
+
+impl Lineup {
+    /// Reads the pinning from the environment, then as [`Lineup::start_with`] with one
+    /// server thread per server CPU.
+    pub fn start(contenders: &[Contender]) -> Result<Lineup, String> {
+        Lineup::start_with(contenders, Pinning::from_env()?, None)
+    }
+
+    /// Pins this thread (the client) to the client CPUs, then builds and starts
+    /// `contenders` pinned to the server CPUs, each with `server_threads` threads (default
+    /// one per server CPU).
+    pub fn start_with(
+        contenders: &[Contender],
+        pinning: Pinning,
+        server_threads: Option<usize>,
+    ) -> Result<Lineup, String> {
+        let workspace = workspace_root();
+        pinning.pin_client()?;
+        let server_threads = server_threads.unwrap_or_else(|| pinning.server_cpus());
+        let binaries = binaries_of(&workspace, contenders)?;
+        let servers = contenders
+            .iter()
+            .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref(), server_threads))
+            .collect::<Result<_, _>>()?;
+        Ok(Lineup {
+            workspace,
+            pinning,
+            server_threads,
+            servers,
+            binaries,
+        })
+    }
+
+    /// A new process of `contender` (one of those the lineup was started with), pinned
+    /// as the others are: for a measure that must start from a fresh server.
+    pub fn start_fresh(&self, contender: Contender) -> Result<Server, String> {
+        Server::start(
+            contender,
+            &self.binaries,
+            self.pinning.server.as_ref(),
+            self.server_threads,
+        )
+    }
+}
+
+/// The contenders' binaries, built (none when every contender is an external server).
+fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
+    let external = contenders
+        .iter()
+        .all(|c| c.launch != Launch::Cargo || c.url_env.is_some_and(|name| std::env::var(name).is_ok()));
+    if external {
+        Ok(HashMap::new())
+    } else {
+        build_binaries(workspace, contenders)
+    }
+}
+
+/// Builds the contenders' packages with the bench profile; returns binary name ->
+/// executable.
+fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(workspace)
+        .args([
+            "build",
+            "--profile",
+            "bench",
+            "--message-format=json-render-diagnostics",
+        ])
+        .stderr(Stdio::inherit());
+    let mut packages: Vec<&str> = contenders
+        .iter()
+        .filter(|c| c.launch == Launch::Cargo)
+        .map(|c| c.package)
+        .collect();
+    packages.sort_unstable();
+    packages.dedup();
+    for package in packages {
+        command.args(["-p", package]);
+    }
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run cargo build: {e}"))?;
+    if !output.status.success() {
+        return Err("cargo build of the servers failed (see above)".into());
+    }
+    let mut binaries = HashMap::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let (Some(name), Some(path)) = (message["target"]["name"].as_str(), message["executable"].as_str())
+        {
+            binaries.insert(name.to_string(), PathBuf::from(path));
+        }
+    }
+    Ok(binaries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_contender_stands_on_a_floor_and_floors_on_none() {
+        let floors: Vec<&str> = CONTENDERS.iter().map(|c| c.floor().unwrap().id).collect();
+        assert_eq!(floors, ["bare_hyper", "bare_tokio", "bare_uring", "bare_uring"]);
+        assert_eq!(TOKIO_CODEC_SHARED.floor(), Some(FLOOR_TOKIO));
+        assert!(FLOORS.iter().all(|f| f.is_floor() && f.floor().is_none()));
+        assert!(!CONTENDERS.iter().any(Contender::is_floor));
+        assert_eq!(by_id("bare_uring"), Some(FLOOR_URING));
+    }
+}

@@ -1,0 +1,160 @@
+//! `scripts/ablation.sh`: io_uring_server with its features added one at a time (and
+//! tokio's engines for reference), all started pinned side by side and measured in
+//! interleaved rounds. Writes `results/ablation.md`, `results/ablation.json` and the
+//! ablation section of BENCHMARKS.md. Pinning works as for `cargo bench`
+//! (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`).
+
+use std::path::Path;
+use std::time::Duration;
+
+use clap::Parser;
+use harness::load::{self, Load, LoadKind};
+use harness::machine::Machine;
+use harness::output::{rewrite_benchmarks_section, write_json};
+use harness::progress::Progress;
+use harness::rounds::rotated;
+use harness::servers::nginx::with_anchors;
+use harness::servers::{Contender, Launch, Lineup, workspace_root};
+use lab::ablation::render::render_markdown;
+use lab::ablation::{AblationReport, STEPS, Sample, Step, StepResult};
+use lab::sweep::{DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, PIPELINE_DEPTH};
+
+const BEGIN: &str = "<!-- BEGIN ABLATION: scripts/ablation.sh rewrites this section -->";
+const END: &str = "<!-- END ABLATION -->";
+
+/// The io_uring feature ablation: each feature's worth, measured round by round.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Cli {
+    /// Seconds per point.
+    #[arg(long, env = "ABLATION_SECONDS", default_value_t = 5.0)]
+    seconds: f64,
+    /// Interleaved rounds.
+    #[arg(long, env = "ABLATION_ROUNDS", default_value_t = 5)]
+    rounds: usize,
+    /// The open loop's fixed rate, requests/s.
+    #[arg(long, env = "ABLATION_RATE", default_value_t = 40_000.0)]
+    rate: f64,
+    /// Only re-render the markdown from `results/ablation.json` (after a change to the
+    /// rendering; the figures stay those of the recorded run).
+    #[arg(long)]
+    render: bool,
+}
+
+fn main() {
+    harness::tool::main("ablation", run);
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    if cli.render {
+        let workspace = workspace_root();
+        let path = workspace.join("results/ablation.json");
+        let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let report: AblationReport =
+            serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))?;
+        return write(&workspace, &report, false);
+    }
+    let (seconds, rounds, rate) = (cli.seconds, cli.rounds, cli.rate);
+    // nginx's row only where nginx is installed (`with_anchors` says so when it is not).
+    let anchors = with_anchors(&[]);
+    let steps: Vec<&Step> = STEPS
+        .iter()
+        .filter(|step| step.contender.launch != Launch::Nginx || !anchors.is_empty())
+        .collect();
+    let contenders: Vec<Contender> = steps.iter().map(|step| step.contender).collect();
+    let lineup = Lineup::start(&contenders)?;
+    let duration = Duration::from_secs_f64(seconds);
+    let load = |kind, connections, depth, rate| {
+        Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
+    };
+    let closed = load(LoadKind::Closed, DETAIL_CONNECTIONS, 1, None);
+    let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
+    let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, Some(rate));
+
+    let servers = &lineup.servers;
+    // Per server and round: three points, the open loop's warm-up, a 2 s syscall count
+    // and the pauses that let SQPOLL's thread go idle.
+    let per_server = 3.0 * seconds + open.warmup.as_secs_f64() + 3.0;
+    let step = Duration::from_secs_f64(per_server / 3.0);
+    let mut progress = Progress::start("ablation", 3 * rounds * servers.len(), step);
+    let mut samples = vec![Vec::<Sample>::new(); servers.len()];
+    for round in 0..rounds {
+        let mut this_round = vec![Sample::default(); servers.len()];
+        let mut say = |what: &str, i: usize| {
+            progress.step(&format!(
+                "round {}/{rounds} {what}: {}",
+                round + 1,
+                servers[i].contender.label
+            ));
+        };
+        for i in rotated(servers.len(), round) {
+            say("closed", i);
+            let point = load::run_point(&servers[i], closed)?;
+            this_round[i].closed_rps = point.requests_per_sec;
+            this_round[i].closed_cpu_us = point.server_cpu_us_per_request;
+            settle();
+            this_round[i].syscalls_per_request = load::syscalls_per_request(&servers[i], closed);
+            settle();
+        }
+        for i in rotated(servers.len(), round) {
+            say("pipelined", i);
+            let point = load::run_point(&servers[i], pipelined)?;
+            this_round[i].pipelined_rps = point.requests_per_sec;
+            this_round[i].pipelined_cpu_us = point.server_cpu_us_per_request;
+            settle();
+        }
+        for i in rotated(servers.len(), round) {
+            say("open loop", i);
+            this_round[i].p99_us = load::run_point(&servers[i], open)?.latency_us.p99 as f64;
+            settle();
+        }
+        for (all, sample) in samples.iter_mut().zip(this_round) {
+            all.push(sample);
+        }
+    }
+    progress.finish();
+    drop(lineup.servers);
+
+    let report = AblationReport {
+        machine: Machine::detect(),
+        pinning: lineup.pinning.describe(),
+        seconds_per_point: seconds,
+        connections: DETAIL_CONNECTIONS,
+        depth: PIPELINE_DEPTH,
+        open_loop_connections: OPEN_LOOP_CONNECTIONS,
+        open_loop_rate: rate,
+        steps: steps
+            .iter()
+            .zip(samples)
+            .map(|(step, samples)| StepResult {
+                name: step.contender.label.into(),
+                args: step.contender.args.iter().map(|a| a.to_string()).collect(),
+                samples,
+            })
+            .collect(),
+    };
+    write(&lineup.workspace, &report, true)?;
+    println!("ablation written: results/ablation.md, results/ablation.json, BENCHMARKS.md");
+    Ok(())
+}
+
+/// Lets the SQPOLL row's kernel thread go idle (it polls for 100 ms after its last
+/// submission) before the next server is measured on the same CPU.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(250));
+}
+
+/// Writes the markdown, the BENCHMARKS.md section and (for a fresh run) the json.
+fn write(workspace: &Path, report: &AblationReport, json: bool) -> Result<(), String> {
+    let results = workspace.join("results");
+    std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
+    let markdown = render_markdown(report);
+    std::fs::write(results.join("ablation.md"), &markdown).map_err(|e| e.to_string())?;
+    if json {
+        write_json(&results.join("ablation.json"), report)?;
+    }
+    let section = markdown
+        .replacen("# io_uring feature ablation\n\n", "", 1)
+        .replace("\n## ", "\n### ");
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &section)
+}

@@ -1,0 +1,83 @@
+//! `scripts/bodies.sh`: the large-body study (64 KiB and 1 MiB echoes, with Content-Length
+//! and chunked) over every contender in interleaved rounds. Writes `results/bodies.md`,
+//! `results/bodies.json` and the large-body section of BENCHMARKS.md. Pinning and external servers work as for `cargo bench`.
+
+use std::time::Duration;
+
+use clap::Parser;
+use harness::load::{self, Ask, Load, LoadKind};
+use harness::machine::Machine;
+use harness::progress::Progress;
+use harness::servers::{CONTENDERS, Lineup};
+use lab::bodies::{BodiesReport, Sample, WORKLOADS};
+
+/// The large-body study: server CPU per request for 64 KiB and 1 MiB echoes.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Cli {
+    /// Rounds; the contender order rotates each round.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Seconds per point.
+    #[arg(long, default_value_t = 4.0)]
+    seconds: f64,
+}
+
+fn main() {
+    harness::tool::main("bodies", run);
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    let lineup = Lineup::start(&CONTENDERS)?;
+    let duration = Duration::from_secs_f64(cli.seconds);
+    let steps = cli.rounds * WORKLOADS.len() * lineup.servers.len();
+    let step = Duration::from_secs_f64(cli.seconds + 0.5);
+    let mut progress = Progress::start("bodies", steps, step);
+    let mut samples = Vec::new();
+    for round in 0..cli.rounds {
+        for workload in WORKLOADS {
+            for turn in 0..lineup.servers.len() {
+                let server = &lineup.servers[(turn + round) % lineup.servers.len()];
+                progress.step(&format!(
+                    "round {}/{} {}: {}",
+                    round + 1,
+                    cli.rounds,
+                    workload.name,
+                    server.contender.label
+                ));
+                let load = Load {
+                    ask: Ask::Echo(workload.post),
+                    ..Load::new(
+                        LoadKind::Echo,
+                        (workload.connections, 1),
+                        None,
+                        duration,
+                        &lineup.pinning,
+                    )
+                };
+                let point = load::run_point(server, load)?;
+                samples.push(Sample {
+                    workload: workload.name,
+                    contender: point.contender,
+                    label: point.label,
+                    round,
+                    requests_per_sec: point.requests_per_sec,
+                    server_cpu_us_per_request: point.server_cpu_us_per_request,
+                    bottleneck: point.bottleneck,
+                });
+            }
+        }
+    }
+    progress.finish();
+    drop(lineup.servers);
+    let report = BodiesReport {
+        machine: Machine::detect(),
+        pinning: lineup.pinning.describe(),
+        rounds: cli.rounds,
+        seconds_per_point: cli.seconds,
+        samples,
+    };
+    lab::bodies::report::write_all(&lineup.workspace, &report)?;
+    println!("bodies written: results/bodies.md, results/bodies.json, BENCHMARKS.md");
+    Ok(())
+}

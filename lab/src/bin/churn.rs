@@ -1,0 +1,114 @@
+//! `scripts/churn.sh`: the churn study. Every contender (and nginx as an outside anchor,
+//! when installed) runs every churn point (both who-closes patterns, closed loops at
+//! several client counts, open loops at fixed connection rates) over interleaved rounds;
+//! writes `results/churn.{md,json}`, `results/churn_cpu.svg` and the churn section of
+//! BENCHMARKS.md. Pinning and external servers work as for `cargo bench`.
+
+use std::time::Duration;
+
+use clap::Parser;
+use harness::load::open_loop_warmup;
+use harness::machine::Machine;
+use harness::progress::Progress;
+use harness::rounds::rotated;
+use harness::servers::nginx::with_anchors;
+use harness::servers::{CONTENDERS, Lineup, Server};
+use lab::churn::{ChurnPoint, ChurnReport, Sample, measure, plan};
+
+/// Connection churn at several loads: a new connection per request, closed loops at
+/// several client counts and open loops at fixed connection rates.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Cli {
+    /// Rounds; the contender order rotates each round.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Seconds per point (the open loop's warm-up comes on top).
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Only the points whose name contains this (e.g. "client closes", "clients",
+    /// "connections/s").
+    #[arg(long)]
+    only: Option<String>,
+}
+
+fn main() {
+    harness::tool::main("churn", run);
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    let plan: Vec<ChurnPoint> = plan()
+        .into_iter()
+        .filter(|p| {
+            cli.only
+                .as_ref()
+                .is_none_or(|only| p.name().contains(only.as_str()))
+        })
+        .collect();
+    if plan.is_empty() {
+        return Err(format!("no point's name contains {:?}", cli.only));
+    }
+    let contenders = with_anchors(&CONTENDERS);
+    let duration = Duration::from_secs_f64(cli.seconds);
+    let warmup = open_loop_warmup(duration);
+    let open_points = plan.iter().filter(|p| p.rate().is_some()).count();
+    // A point runs its seconds, an open-loop point its warm-up too, and each starts up.
+    let per_round = plan.len() as f64 * (cli.seconds + 0.5) + open_points as f64 * warmup.as_secs_f64();
+    let step = Duration::from_secs_f64(per_round / plan.len() as f64);
+    let progress = Progress::start("churn", plan.len() * contenders.len() * cli.rounds, step);
+    let lineup = Lineup::start(&contenders)?;
+    let source_addrs = lineup
+        .servers
+        .iter()
+        .map(|server| Ok((server.contender.label.to_string(), sources_of(server)?)))
+        .collect::<Result<_, String>>()?;
+    let samples = measure_rounds(&lineup, &plan, (cli.rounds, duration), progress)?;
+    drop(lineup.servers);
+    let report = ChurnReport {
+        machine: Machine::detect(),
+        pinning: lineup.pinning.describe(),
+        source_addrs,
+        rounds: cli.rounds,
+        seconds_per_point: cli.seconds,
+        open_loop_warmup_s: warmup.as_secs_f64(),
+        samples,
+    };
+    lab::churn::report::write_all(&lineup.workspace, &report)?;
+    println!("churn written: results/churn.md, results/churn.json, results/churn_cpu.svg, BENCHMARKS.md");
+    Ok(())
+}
+
+/// The addresses loadgen binds `server`'s churn connections to, in turn (it spreads them
+/// by default).
+fn sources_of(server: &Server) -> Result<Vec<std::net::IpAddr>, String> {
+    let target = loadgen::target::parse(&format!("{}/", server.base_url))?;
+    Ok(loadgen::churn::source_addrs(target.addr, true))
+}
+
+/// Every point of `plan` on every server, round after round, the order of the servers
+/// rotating each round.
+fn measure_rounds(
+    lineup: &Lineup,
+    plan: &[ChurnPoint],
+    (rounds, duration): (usize, Duration),
+    mut progress: Progress,
+) -> Result<Vec<Sample>, String> {
+    let servers = &lineup.servers;
+    let mut samples = Vec::new();
+    for round in 0..rounds {
+        for &point in plan {
+            for turn in rotated(servers.len(), round) {
+                let server = &servers[turn];
+                progress.step(&format!(
+                    "round {}/{rounds} {}: {}",
+                    round + 1,
+                    point.name(),
+                    server.contender.label
+                ));
+                samples.push(measure::run(server, point, (round, duration), &lineup.pinning)?);
+            }
+        }
+    }
+    progress.finish();
+    Ok(samples)
+}

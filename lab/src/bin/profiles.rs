@@ -1,0 +1,103 @@
+//! `scripts/profiles.sh`: why the numbers differ. Every contender serves the same offered
+//! load of each workload while perf samples the server CPUs; writes `results/profiles.md`,
+//! `results/profiles.json`, a flame graph per workload and contender under
+//! `results/profiles/`, and the "Why the numbers differ" section of BENCHMARKS.md. Without
+//! perf, or without readable kernel symbols, it says so in one line and exits 1.
+
+use std::time::Duration;
+
+use clap::Parser;
+use harness::machine::Machine;
+use harness::progress::Progress;
+use harness::servers::{CONTENDERS, Lineup, workspace_root};
+use harness::settings::Pinning;
+use lab::profiles::measure::{self, Dirs};
+use lab::profiles::{ProfilesReport, RATE_SHARE, WORKLOADS, record};
+
+/// CPU profiles of every contender at the same offered load, by category.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Cli {
+    /// Seconds each profile records.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Seconds of the flat-out run that calibrates each contender's peak.
+    #[arg(long, default_value_t = 2.0)]
+    calibration_seconds: f64,
+    /// Only the workloads whose name contains this (e.g. "churn").
+    #[arg(long)]
+    only: Option<String>,
+}
+
+fn main() {
+    harness::tool::main("profiles", run);
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    let scratch = workspace_root().join("target").join("profiles");
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    record::check(Pinning::from_env()?.server.as_ref(), &scratch)?;
+    let lineup = Lineup::start(&CONTENDERS)?;
+    let results = lineup.workspace.join("results");
+    let dirs = Dirs {
+        scratch: &scratch,
+        results: &results,
+    };
+    let (seconds, calibration) = (
+        Duration::from_secs_f64(cli.seconds),
+        Duration::from_secs_f64(cli.calibration_seconds),
+    );
+    let mut report = ProfilesReport {
+        machine: Machine::detect(),
+        pinning: lineup.pinning.describe(),
+        seconds_per_profile: cli.seconds,
+        calibration: Vec::new(),
+        profiles: Vec::new(),
+    };
+    let chosen: Vec<_> = WORKLOADS
+        .iter()
+        .filter(|w| {
+            cli.only
+                .as_ref()
+                .is_none_or(|only| w.name.contains(only.as_str()))
+        })
+        .collect();
+    let servers = lineup.servers.len();
+    let calibrations = chosen.iter().filter(|w| w.is_open_loop()).count() * servers;
+    let profiles = chosen.len() * servers;
+    // A profile also waits for perf to start and write its samples.
+    let step = (calibrations as f64 * cli.calibration_seconds + profiles as f64 * (cli.seconds + 2.0))
+        / (calibrations + profiles).max(1) as f64;
+    let mut progress = Progress::start("profiles", calibrations + profiles, Duration::from_secs_f64(step));
+    for workload in chosen {
+        let mut peaks = Vec::new();
+        if workload.is_open_loop() {
+            for server in &lineup.servers {
+                progress.step(&format!(
+                    "{}: calibrating {}",
+                    workload.name, server.contender.label
+                ));
+                let peak = measure::calibrate(server, workload, calibration, &lineup.pinning)?;
+                peaks.push((server.contender.id.to_string(), peak));
+            }
+        }
+        let slowest = peaks.iter().map(|p| p.1).reduce(f64::min);
+        let rate = slowest.map(|peak| (peak * RATE_SHARE).max(1.0));
+        for server in &lineup.servers {
+            progress.step(&format!(
+                "{}: profiling {}",
+                workload.name, server.contender.label
+            ));
+            let profile = measure::profile(server, workload, rate, seconds, &lineup.pinning, &dirs)?;
+            report.profiles.push(profile);
+        }
+        report.calibration.push((workload.name.to_string(), peaks));
+    }
+    progress.finish();
+    drop(lineup.servers);
+    lab::profiles::report::write_all(&lineup.workspace, &report)?;
+    println!(
+        "profiles written: results/profiles.md, results/profiles.json, results/profiles/*.svg, BENCHMARKS.md"
+    );
+    Ok(())
+}

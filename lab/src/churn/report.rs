@@ -1,0 +1,221 @@
+//! `results/churn.md`, `results/churn.json`, `results/churn_cpu.svg` and the churn section
+//! of BENCHMARKS.md: the churn study as tables, generated from its samples.
+
+use std::fmt::Write as _;
+use std::net::IpAddr;
+use std::path::Path;
+
+use crate::churn::{
+    BASELINES, ChurnPoint, ChurnReport, Drive, OPEN_LOOP_CLIENTS, PATTERNS, RATE_HELD, SUBJECT, pattern_name,
+    plot,
+};
+use harness::output::{rewrite_benchmarks_section, write_json};
+use harness::rounds::{self, CLAIM_FLOOR, Word, median, spread};
+use harness::servers::ANCHORS;
+use harness::servers::nginx::ANCHOR_NOTE;
+
+pub const BEGIN: &str = "<!-- BEGIN CHURN: scripts/churn.sh rewrites this section -->";
+pub const END: &str = "<!-- END CHURN -->";
+
+/// Writes the results files and the churn section of BENCHMARKS.md.
+pub fn write_all(workspace: &Path, report: &ChurnReport) -> Result<(), String> {
+    let results = workspace.join("results");
+    std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
+    write_json(&results.join("churn.json"), report)?;
+    plot::draw(&results.join(plot::FILE), report)?;
+    std::fs::write(results.join("churn.md"), render(report)).map_err(|e| e.to_string())?;
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(report, "results/"))
+}
+
+pub fn render(report: &ChurnReport) -> String {
+    let mut out = String::from("# Connection churn at several loads\n\n");
+    out += &summary(report, "");
+    out.push('\n');
+    if ANCHORS
+        .iter()
+        .any(|a| report.samples.iter().any(|s| s.contender == a.id))
+    {
+        let _ = writeln!(out, "{ANCHOR_NOTE}\n");
+    }
+    let _ = writeln!(out, "![server CPU per connection]({})\n", plot::FILE);
+    for closes in PATTERNS {
+        for open in [false, true] {
+            let points: Vec<ChurnPoint> = report
+                .points()
+                .into_iter()
+                .filter(|p| p.closes == closes && matches!(p.drive, Drive::Open { .. }) == open)
+                .collect();
+            if !points.is_empty() {
+                detail(&mut out, report, &points);
+            }
+        }
+    }
+    out
+}
+
+/// How the study ran, and io_uring_server against each baseline at every point; `prefix`
+/// is the path from the document to `results/`.
+pub fn summary(report: &ChurnReport, prefix: &str) -> String {
+    let mut out = String::new();
+    let provenance = rounds::provenance(
+        "scripts/churn.sh",
+        &report.machine,
+        &report.pinning,
+        (report.rounds, report.seconds_per_point),
+    );
+    let _ = writeln!(
+        out,
+        "{provenance} Each connection: connect, `GET /`, the answer read and checked, close. \
+         *Server closes*: the request says `Connection: close` and the client reads to the \
+         server's FIN; *client closes*: a keep-alive request, closed by the client once the \
+         whole answer is in. Closed loop: each client opens its next connection when the last \
+         is done. Open loop: a fixed rate of connections shared by {OPEN_LOOP_CLIENTS} clients, \
+         each timed from when it was due (corrected for coordinated omission), after a \
+         {} s warm-up kept out of the figures. Latency: from the connect to the answer's last \
+         byte. Server CPU per connection: over the whole run. Source addresses: {}. Errors: \
+         none; loadgen counts failed connections by kind (connect, write, read, timeout, \
+         status, body) and any one fails the study, so every point here completed with zero \
+         of each. Details: [{prefix}churn.md]({prefix}churn.md).\n",
+        report.open_loop_warmup_s,
+        sources_text(&report.source_addrs),
+    );
+    let _ = writeln!(
+        out,
+        "Each cell is {}'s server CPU per connection ÷ the baseline's, lower is better: the \
+         median of the per-round ratios (lowest-highest). A word needs every round to agree by \
+         {:.0}%: *wins* (all below {:.2}), *loses* (all above {:.2}), *ties* (all within), else \
+         *inconclusive*.\n",
+        SUBJECT.label,
+        CLAIM_FLOOR * 100.0,
+        1.0 - CLAIM_FLOOR,
+        1.0 + CLAIM_FLOOR,
+    );
+    let header: Vec<String> = BASELINES.iter().map(|b| format!("÷ {}", b.label)).collect();
+    let _ = writeln!(out, "| pattern | load | {} |", header.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---|".repeat(BASELINES.len()));
+    for point in report.points() {
+        let cells: Vec<String> = BASELINES
+            .iter()
+            .map(|b| {
+                let ratios = report.ratios(&point, b.id);
+                format!("{} **{}**", spread(&ratios), Word::judge(&ratios).as_str())
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            pattern_name(point.closes),
+            loop_and_load(&point),
+            cells.join(" | ")
+        );
+    }
+    out
+}
+
+/// "closed, 8 clients" or "open, 2,500 connections/s".
+fn loop_and_load(point: &ChurnPoint) -> String {
+    let kind = match point.drive {
+        Drive::Closed { .. } => "closed",
+        Drive::Open { .. } => "open",
+    };
+    format!("{kind}, {}", point.load_name())
+}
+
+/// "127.0.0.2-127.0.0.9 in turn" when every contender's connections used the same
+/// addresses; else each contender's.
+fn sources_text(sources: &[(String, Vec<IpAddr>)]) -> String {
+    let text = |addrs: &[IpAddr]| match addrs {
+        [] => "the kernel's choice".to_string(),
+        [one] => one.to_string(),
+        [first, .., last] => format!(
+            "{first}-{last} in turn ({} addresses, the port picked at connect)",
+            addrs.len()
+        ),
+    };
+    let all_alike = sources.windows(2).all(|w| w[0].1 == w[1].1);
+    match sources.first() {
+        Some((_, addrs)) if all_alike => text(addrs),
+        _ => sources
+            .iter()
+            .map(|(label, addrs)| format!("{label}: {}", text(addrs)))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+/// The table of one pattern's closed or open loop: a row per load and contender.
+fn detail(out: &mut String, report: &ChurnReport, points: &[ChurnPoint]) {
+    let open = points.iter().any(|p| p.rate().is_some());
+    let closes = pattern_name(points[0].closes);
+    if open {
+        let _ = writeln!(out, "## {closes}, open loop ({OPEN_LOOP_CLIENTS} clients)\n");
+        let _ = writeln!(
+            out,
+            "Rate held: the rounds that completed at least {:.0}% of the offered rate. Client \
+             lateness: how late the client started connections against the schedule; where it \
+             is near the p99, the client, not the server, fell behind.\n",
+            RATE_HELD * 100.0
+        );
+    } else {
+        let _ = writeln!(out, "## {closes}, closed loop\n");
+    }
+    let mut columns = vec!["load", "server", "connections/s (median)"];
+    if open {
+        columns.push("rate held");
+    }
+    columns.extend([
+        "server CPU µs/connection: median (lowest-highest)",
+        "p50 µs (median)",
+        "p99 µs (median)",
+    ]);
+    columns.push(if open {
+        "client lateness p99 µs (median)"
+    } else {
+        "bottleneck (last round)"
+    });
+    let _ = writeln!(
+        out,
+        "| {} |\n|{}",
+        columns.join(" | "),
+        "---|".repeat(columns.len())
+    );
+    for point in points {
+        for (id, label) in report.contenders() {
+            let samples: Vec<_> = report.of(point, &id).collect();
+            if samples.is_empty() {
+                continue;
+            }
+            let mid = |figure: fn(&super::Sample) -> Option<f64>| {
+                let values: Vec<f64> = samples.iter().filter_map(|s| figure(s)).collect();
+                median(&values).map_or("n/a".into(), |v| format!("{v:.0}"))
+            };
+            let mut cells = vec![point.load_name(), label, mid(|s| Some(s.connections_per_sec))];
+            if let Some(rate) = point.rate() {
+                let held = samples
+                    .iter()
+                    .filter(|s| s.connections_per_sec >= rate * RATE_HELD)
+                    .count();
+                cells.push(format!("{held} of {}", samples.len()));
+            }
+            let cpu: Vec<f64> = samples
+                .iter()
+                .filter_map(|s| s.server_cpu_us_per_connection)
+                .collect();
+            cells.extend([
+                spread(&cpu),
+                mid(|s| Some(s.p50_us as f64)),
+                mid(|s| Some(s.p99_us as f64)),
+            ]);
+            cells.push(match open {
+                true => mid(|s| s.client_lateness_p99_us.map(|l| l as f64)),
+                false => samples.last().map_or("n/a".into(), |s| s.bottleneck.clone()),
+            });
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+#[path = "report_tests.rs"]
+mod tests;

@@ -1,0 +1,107 @@
+//! Runs one workload against one server: flat out to calibrate the offered rate, then at
+//! that rate under `perf record`, turning the samples and /proc's CPU accounting into a
+//! [`Profile`] and a flame graph.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::profiles::record::{self, PERIOD_NS, Recording};
+use crate::profiles::{Breakdown, Profile, Shape, Workload, flame};
+use harness::load::{self, Ask, Load, LoadKind, Post};
+use harness::servers::Server;
+use harness::settings::Pinning;
+
+/// The loadgen load of `workload`: at `rate` per second, or flat out when `None`.
+pub fn load_of(workload: &Workload, rate: Option<f64>, duration: Duration, pinning: &Pinning) -> Load {
+    let kind = match rate {
+        Some(_) => LoadKind::Open,
+        None => LoadKind::Closed,
+    };
+    match workload.shape {
+        Shape::KeepAlive { connections } => Load::new(kind, (connections, 1), rate, duration, pinning),
+        Shape::Pipelined { connections, depth } => {
+            Load::new(LoadKind::Pipelined, (connections, depth), None, duration, pinning)
+        }
+        Shape::Echo { bytes, connections } => Load {
+            ask: Ask::Echo(Post { bytes, chunk: None }),
+            ..Load::new(kind, (connections, 1), rate, duration, pinning)
+        },
+        Shape::Response { bytes, connections } => Load {
+            ask: Ask::Bytes(bytes),
+            ..Load::new(kind, (connections, 1), rate, duration, pinning)
+        },
+        Shape::Churn { closes, clients } => Load {
+            churn: Some(closes),
+            ..Load::new(LoadKind::Churn, (clients, 1), rate, duration, pinning)
+        },
+    }
+}
+
+/// What `server` sustains of `workload` flat out over `duration`, per second.
+pub fn calibrate(
+    server: &Server,
+    workload: &Workload,
+    duration: Duration,
+    pinning: &Pinning,
+) -> Result<f64, String> {
+    let point = load::run_point(server, load_of(workload, None, duration, pinning))?;
+    Ok(point.requests_per_sec)
+}
+
+/// Where a profile's files go: perf data and folded stacks in `scratch`, the flame graph
+/// under `results`.
+pub struct Dirs<'a> {
+    pub scratch: &'a Path,
+    pub results: &'a Path,
+}
+
+/// Profiles `server` serving `workload` at `rate` (closed loop when `None`) for `duration`.
+pub fn profile(
+    server: &Server,
+    workload: &Workload,
+    rate: Option<f64>,
+    duration: Duration,
+    pinning: &Pinning,
+    dirs: &Dirs,
+) -> Result<Profile, String> {
+    let label = server.contender.label;
+    let pid = server.pid().ok_or_else(|| {
+        format!("{label}: profiles need a server this study starts (unset its BENCH_*_URL)")
+    })?;
+    let name = format!("{}_{}", workload.slug, server.contender.id);
+    let data = dirs.scratch.join(format!("{name}.data"));
+    let recording = Recording::start(pinning.server.as_ref(), &data)?;
+    let point = load::run_point(server, load_of(workload, rate, duration, pinning));
+    let data = recording.stop()?;
+    let point = point?;
+    let folded = record::fold(&data)?;
+    let _ = std::fs::remove_file(&data);
+    std::fs::write(dirs.scratch.join(format!("{name}.folded")), &folded).map_err(|e| e.to_string())?;
+    let stacks = record::parse(&folded);
+    let breakdown = Breakdown::of(&stacks, pid, PERIOD_NS);
+    if breakdown.server_samples() == 0 {
+        return Err(format!(
+            "{label}: perf took no sample of the server at {}",
+            workload.name
+        ));
+    }
+    let server_cpu_us = point
+        .server_cpu_us_per_request
+        .ok_or_else(|| format!("{label}: no server CPU was measured"))?;
+    let svg = format!("profiles/{name}.svg");
+    let title = format!("{label}: {}", workload.name);
+    flame::write(&title, &stacks, pid, &dirs.results.join(&svg))?;
+    Ok(Profile {
+        workload: workload.name.into(),
+        contender: server.contender.id.into(),
+        label: label.into(),
+        offered_per_sec: rate,
+        served_per_sec: point.requests_per_sec,
+        requests: point.requests,
+        p99_us: point.latency_us.p99,
+        server_cpu_us,
+        cost_us: breakdown.costs(server_cpu_us),
+        breakdown,
+        flame_graph: svg,
+    })
+}

@@ -1,0 +1,217 @@
+//! The profiling study (`scripts/profiles.sh`): why the numbers differ. Every contender
+//! serves the same offered load of each workload while perf samples the server CPUs; each
+//! sample of the server is put in one [`classify::Category`], and a category's share of
+//! the samples times the server CPU per request measured in the same run (from /proc)
+//! gives what that category costs per request. This module names the workloads and holds
+//! the figures; `record` runs perf and folds its stacks, `classify` is the category table,
+//! `measure` runs one profile, `flame` draws it and `report` writes the tables.
+
+use loadgen::churn::Churn;
+use serde::Serialize;
+
+use harness::machine::Machine;
+
+pub mod classify;
+pub mod flame;
+pub mod measure;
+pub mod reach;
+pub mod record;
+pub mod report;
+#[cfg(test)]
+mod test_profiles;
+
+use classify::Category;
+use record::Stack;
+
+/// How a workload loads a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Shape {
+    /// `GET /` on kept-alive connections, open loop.
+    KeepAlive { connections: usize },
+    /// `GET /`, `depth` requests in flight per connection: a closed loop (the open loop
+    /// sends one request at a time), so each contender serves as many as it can.
+    Pipelined { connections: usize, depth: usize },
+    /// `POST /payload` of `bytes`, echoed, open loop.
+    Echo { bytes: usize, connections: usize },
+    /// `GET /bytes/{bytes}`, open loop.
+    Response { bytes: usize, connections: usize },
+    /// `GET /` on a new connection each time, closed by whom `closes` says, open loop at a
+    /// number of connections per second.
+    Churn { closes: Churn, clients: usize },
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Workload {
+    pub name: &'static str,
+    /// Its part of the flame graphs' file names.
+    pub slug: &'static str,
+    pub shape: Shape,
+}
+
+impl Workload {
+    /// Whether every contender gets the same offered rate (else each runs flat out).
+    pub fn is_open_loop(&self) -> bool {
+        !matches!(self.shape, Shape::Pipelined { .. })
+    }
+
+    /// What one unit of work is, for the tables.
+    pub fn unit(&self) -> &'static str {
+        match self.shape {
+            Shape::Churn { .. } => "connection",
+            _ => "request",
+        }
+    }
+}
+
+pub const WORKLOADS: [Workload; 6] = [
+    Workload {
+        name: "keep-alive, 256 connections",
+        slug: "keepalive",
+        shape: Shape::KeepAlive { connections: 256 },
+    },
+    Workload {
+        name: "pipelined 16 deep",
+        slug: "pipelined",
+        shape: Shape::Pipelined {
+            connections: 64,
+            depth: 16,
+        },
+    },
+    Workload {
+        name: "64 KiB echo",
+        slug: "echo64k",
+        shape: Shape::Echo {
+            bytes: 64 << 10,
+            connections: 16,
+        },
+    },
+    Workload {
+        name: "256 KiB responses",
+        slug: "response256k",
+        shape: Shape::Response {
+            bytes: 256 << 10,
+            connections: 16,
+        },
+    },
+    Workload {
+        name: "churn, server closes",
+        slug: "churn_server_closes",
+        shape: Shape::Churn {
+            closes: Churn::ServerCloses,
+            clients: 32,
+        },
+    },
+    Workload {
+        name: "churn, client closes",
+        slug: "churn_client_closes",
+        shape: Shape::Churn {
+            closes: Churn::ClientCloses,
+            clients: 32,
+        },
+    },
+];
+
+/// The offered rate, as a share of the slowest contender's closed-loop peak.
+pub const RATE_SHARE: f64 = 0.65;
+
+/// One contender's profile at one workload.
+#[derive(Debug, Clone, Serialize)]
+pub struct Profile {
+    pub workload: String,
+    pub contender: String,
+    pub label: String,
+    /// Requests (or connections) per second offered; `None`: closed loop.
+    pub offered_per_sec: Option<f64>,
+    pub served_per_sec: f64,
+    /// Requests (or connections) served during the profile.
+    pub requests: u64,
+    pub p99_us: u64,
+    /// Server CPU per request (or connection), from /proc over the same run.
+    pub server_cpu_us: f64,
+    pub breakdown: Breakdown,
+    /// µs per unit of work by category, in [`Category::ALL`] order: the category's share
+    /// of the server's samples × `server_cpu_us`.
+    pub cost_us: [f64; 12],
+    /// The flame graph, relative to `results/`.
+    pub flame_graph: String,
+}
+
+/// How perf's samples of the server CPUs split.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Breakdown {
+    /// Samples of the server process, by category in [`Category::ALL`] order.
+    pub server: [u64; 12],
+    /// Samples of the idle task.
+    pub idle: u64,
+    /// Samples of other processes (other builds, perf, kernel threads).
+    pub others: u64,
+}
+
+impl Breakdown {
+    /// Counts `stacks` (weights in ns of CPU, `period_ns` per sample) for the server `pid`.
+    pub fn of(stacks: &[Stack], pid: u32, period_ns: u64) -> Breakdown {
+        let mut breakdown = Breakdown::default();
+        for stack in stacks {
+            let samples = stack.weight / period_ns.max(1);
+            if stack.pid == pid {
+                breakdown.server[classify::classify(&stack.frames).index()] += samples;
+            } else if stack.pid == 0 {
+                breakdown.idle += samples;
+            } else {
+                breakdown.others += samples;
+            }
+        }
+        breakdown
+    }
+
+    pub fn server_samples(&self) -> u64 {
+        self.server.iter().sum()
+    }
+
+    /// The server's share of every sample taken on its CPUs.
+    pub fn server_share(&self) -> f64 {
+        self.server_samples() as f64 / (self.server_samples() + self.idle + self.others).max(1) as f64
+    }
+
+    /// `category`'s share of the server's samples.
+    pub fn share(&self, category: Category) -> f64 {
+        self.server[category.index()] as f64 / self.server_samples().max(1) as f64
+    }
+}
+
+impl Breakdown {
+    /// µs per unit of work by category: each share × `server_cpu_us`.
+    pub fn costs(&self, server_cpu_us: f64) -> [f64; 12] {
+        Category::ALL.map(|category| self.share(category) * server_cpu_us)
+    }
+}
+
+impl Profile {
+    /// µs per unit of work spent in `category`.
+    pub fn cost(&self, category: Category) -> f64 {
+        self.cost_us[category.index()]
+    }
+
+    /// Server CPU per unit of work as perf's samples of the server count it: a check on
+    /// /proc's figure, which the shares are scaled to.
+    pub fn sampled_cpu_us(&self) -> f64 {
+        (self.breakdown.server_samples() * record::PERIOD_NS) as f64 / 1e3 / self.requests.max(1) as f64
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfilesReport {
+    pub machine: Machine,
+    pub pinning: String,
+    pub seconds_per_profile: f64,
+    /// Per workload, what each contender sustained flat out in the calibration run.
+    pub calibration: Vec<(String, Vec<(String, f64)>)>,
+    pub profiles: Vec<Profile>,
+}
+
+impl ProfilesReport {
+    /// The profiles of `workload`, in the order they were taken.
+    pub fn of<'a>(&'a self, workload: &'a str) -> impl Iterator<Item = &'a Profile> {
+        self.profiles.iter().filter(move |p| p.workload == workload)
+    }
+}

@@ -1,0 +1,72 @@
+//! The tables and the generated sentence, on made-up profiles.
+
+use super::*;
+use crate::profiles::test_profiles::{pair, profile};
+
+#[test]
+fn each_column_adds_up_to_the_measured_cpu() {
+    let (codec, uring) = pair();
+    for p in [&codec, &uring] {
+        let sum: f64 = Category::ALL.iter().map(|&c| p.cost(c)).sum();
+        assert!((sum - p.server_cpu_us).abs() < 1e-9, "{sum}");
+    }
+    assert_eq!(uring.cost(Category::IoUring), 1.5);
+    assert!((codec.breakdown.server_share() - 100.0 / 110.0).abs() < 1e-9);
+}
+
+#[test]
+fn the_sentence_names_where_the_saving_is() {
+    let (codec, uring) = pair();
+    let text = sentence(&WORKLOADS[0], &[&codec, &uring]).unwrap();
+    assert!(
+        text.starts_with("io_uring_server spends 2.00 µs less server CPU per request"),
+        "{text}"
+    );
+    // Syscalls (-2.50) and epoll (-2.00) carry the saving; io_uring (+1.50) goes against it.
+    assert!(
+        text.contains("syscall entry/exit (-2.50 µs), epoll/readiness (-2.00 µs)"),
+        "{text}"
+    );
+    assert!(text.ends_with("against io_uring core (+1.50 µs)."), "{text}");
+    let flipped = sentence(
+        &WORKLOADS[0],
+        &[
+            &profile("io_uring", "io_uring_server", 10.0, codec.breakdown.server),
+            &profile("tokio_codec", "c", 8.0, uring.breakdown.server),
+        ],
+    )
+    .unwrap();
+    assert!(
+        flipped.contains("more server CPU") && flipped.contains("most of the loss"),
+        "{flipped}"
+    );
+}
+
+#[test]
+fn the_table_has_a_row_per_category_a_total_and_links() {
+    let (codec, uring) = pair();
+    let report = ProfilesReport {
+        machine: harness::machine::Machine::detect(),
+        pinning: "server on CPU 0, client on CPU 1".into(),
+        seconds_per_profile: 3.0,
+        calibration: Vec::new(),
+        profiles: vec![codec, uring],
+    };
+    let text = tables(&report, "results/", "###");
+    assert!(
+        text.contains(
+            "| µs per request | tokio_server (codec) | io_uring_server | io_uring_server − tokio codec |"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("| **total (measured, /proc)** | **10.00** | **8.00** | **-2.00** |"),
+        "{text}"
+    );
+    assert!(text.contains("[svg](results/profiles/keepalive_x.svg)"), "{text}");
+    assert_eq!(
+        text.matches("\n| ").count(),
+        Category::ALL.len() + 5 + 1,
+        "{text}"
+    );
+}

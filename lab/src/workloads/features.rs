@@ -1,0 +1,145 @@
+//! The feature ablation where each feature is meant to pay (`scripts/workloads.sh
+//! --features`): io_uring_server with one feature switched on or off against its default
+//! flags, at the workloads that feature exists for: accept features where connections
+//! churn, the provided-buffer ring where connections idle, zero-copy send where responses
+//! are large. Measured like the workloads, rounds interleaved; `report` renders it.
+
+use std::fmt::Write as _;
+
+use crate::workloads::{WORKLOADS, Workload, WorkloadsReport};
+use harness::rounds::{Word, spread};
+use harness::servers::{Contender, IO_URING, io_uring_with};
+
+/// One feature row: io_uring_server with flags, at the workloads whose name contains
+/// `at`, and what the flags change.
+#[derive(Debug, Clone, Copy)]
+pub struct Variant {
+    pub at: &'static str,
+    pub contender: Contender,
+    pub mechanism: &'static str,
+}
+
+const ZERO_COPY: Contender = io_uring_with("with zero-copy send", &["--zero-copy-send"]);
+const ZERO_COPY_MECHANISM: &str =
+    "the body sent with SEND_ZC from its shared buffer, plus a notification completion per send";
+
+pub const VARIANTS: [Variant; 5] = [
+    Variant {
+        at: "churn",
+        contender: io_uring_with("without multishot accept", &["--no-multishot-accept"]),
+        mechanism: "one accept SQE per connection instead of one for all",
+    },
+    Variant {
+        at: "churn",
+        contender: io_uring_with("with registered files", &["--fixed-files"]),
+        mechanism: "each connection accepted straight into the ring's file table (a direct descriptor): no file-table lookup per operation, no descriptor to close",
+    },
+    Variant {
+        at: "5k idle",
+        contender: io_uring_with("without the buffer ring", &["--no-multishot-recv"]),
+        mechanism: "a plain recv into a buffer of its own per connection, armed while it idles, instead of the kernel picking a shared provided buffer when data arrives",
+    },
+    Variant {
+        at: "256 KiB responses",
+        contender: ZERO_COPY,
+        mechanism: ZERO_COPY_MECHANISM,
+    },
+    Variant {
+        at: "1 MiB responses",
+        contender: ZERO_COPY,
+        mechanism: ZERO_COPY_MECHANISM,
+    },
+];
+
+/// The workloads with feature rows, each with its contenders: the default first.
+pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
+    WORKLOADS
+        .into_iter()
+        .filter_map(|workload| {
+            let variants: Vec<Contender> = VARIANTS
+                .iter()
+                .filter(|v| workload.name.contains(v.at))
+                .map(|v| v.contender)
+                .collect();
+            (!variants.is_empty()).then(|| (workload, [vec![IO_URING], variants].concat()))
+        })
+        .collect()
+}
+
+/// Every contender any feature row needs, once.
+pub fn contenders() -> Vec<Contender> {
+    let mut all = vec![IO_URING];
+    for variant in VARIANTS {
+        if !all.contains(&variant.contender) {
+            all.push(variant.contender);
+        }
+    }
+    all
+}
+
+pub const BEGIN: &str = "<!-- BEGIN FEATURES: scripts/workloads.sh --features rewrites this section -->";
+pub const END: &str = "<!-- END FEATURES -->";
+
+/// The table: per workload and feature row, the row ÷ the default, round by round.
+pub fn render(report: &WorkloadsReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} Each cell is the feature row's figure ÷ io_uring_server with default flags (lower is \
+         better), the median of the per-round ratios (lowest-highest), judged as the verdict is.\n",
+        report.provenance("scripts/workloads.sh --features"),
+    );
+    let _ = writeln!(
+        out,
+        "| workload | measure | io_uring_server | ÷ default flags | what it changes |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for (workload, contenders) in lineup() {
+        let default = report.values(workload.name, IO_URING.id);
+        for contender in &contenders[1..] {
+            let ratios = harness::rounds::ratios(&report.values(workload.name, contender.id), &default);
+            if ratios.is_empty() {
+                continue;
+            }
+            let mechanism = VARIANTS
+                .iter()
+                .find(|v| v.contender == *contender)
+                .map_or("", |v| v.mechanism);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} **{}** | {mechanism} |",
+                workload.name,
+                workload.unit().describe(),
+                contender.label,
+                spread(&ratios),
+                Word::judge(&ratios).as_str(),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_feature_row_has_a_workload_and_the_default_leads() {
+        let lineup = lineup();
+        for variant in VARIANTS {
+            assert!(
+                lineup
+                    .iter()
+                    .any(|(w, c)| w.name.contains(variant.at) && c.contains(&variant.contender)),
+                "{} has no workload",
+                variant.contender.label
+            );
+        }
+        assert!(lineup.iter().all(|(_, c)| c[0] == IO_URING && c.len() > 1));
+        assert_eq!(
+            contenders().len(),
+            5,
+            "zero-copy send is one contender at two workloads"
+        );
+    }
+}

@@ -1,0 +1,374 @@
+//! The workloads study (`scripts/workloads.sh`): for which workload is io_uring worth it?
+//! Every contender runs each workload shape (small requests on kept-alive connections,
+//! pipelining, one connection, a large echo, large responses, connection churn in both
+//! who-closes patterns, idle connections) over interleaved rounds; the verdict at the top
+//! of BENCHMARKS.md is generated from these rounds. This module names the workloads and
+//! holds the samples; `measure` runs one, `report` renders them.
+
+use loadgen::churn::Churn;
+use serde::{Deserialize, Serialize};
+
+use harness::machine::Machine;
+use harness::rounds;
+use harness::servers::{
+    ANCHORS, CONTENDERS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER,
+};
+
+pub mod features;
+pub mod measure;
+pub mod plot;
+pub mod report;
+
+/// How a workload loads a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Shape {
+    /// `GET /` in a closed loop on kept-alive connections.
+    KeepAlive { connections: usize },
+    /// `GET /` with `depth` requests in flight per connection.
+    Pipelined { connections: usize, depth: usize },
+    /// `GET /` on one kept-alive connection: the round trip (and, a second verdict row,
+    /// the server CPU per request it costs).
+    OneConnection,
+    /// `GET /` in a closed loop on a few kept-alive connections, judged on requests/s:
+    /// what a small service's clients wait on is round trips, not the server's CPU.
+    SmallService { connections: usize },
+    /// `POST /payload` of `bytes`, echoed, in a closed loop.
+    Echo { bytes: usize, connections: usize },
+    /// `GET /bytes/{bytes}` in a closed loop.
+    Response { bytes: usize, connections: usize },
+    /// `GET /` on a new connection each time, `clients` at once, closed by whom `closes` says.
+    Churn { closes: Churn, clients: usize },
+    /// `count` kept-alive connections that each made one request and now wait, held by a
+    /// freshly started server while `active` connections run a closed loop of `GET /`.
+    Idle { count: usize, active: usize },
+}
+
+/// What is compared: lower is better, but for requests/s, whose ratios are inverted so
+/// that a cell below 1 favours io_uring_server in every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Unit {
+    CpuPerRequest,
+    CpuPerConnection,
+    LatencyP50,
+    BytesPerIdleConnection,
+    RequestsPerSec,
+}
+
+impl Unit {
+    /// A figure in this unit as a table shows it.
+    pub fn show(self, value: f64) -> String {
+        match self {
+            Unit::BytesPerIdleConnection | Unit::RequestsPerSec => format!("{value:.0}"),
+            _ => format!("{value:.1}"),
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Unit::CpuPerRequest => "server CPU µs per request",
+            Unit::CpuPerConnection => "server CPU µs per connection",
+            Unit::LatencyP50 => "median round trip, µs",
+            Unit::BytesPerIdleConnection => "server memory (RSS) bytes per idle connection",
+            Unit::RequestsPerSec => "requests/s (the cell is the baseline's ÷ io_uring_server's)",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Workload {
+    pub name: &'static str,
+    pub shape: Shape,
+}
+
+impl Workload {
+    pub fn unit(&self) -> Unit {
+        match self.shape {
+            Shape::OneConnection => Unit::LatencyP50,
+            Shape::SmallService { .. } => Unit::RequestsPerSec,
+            Shape::Churn { .. } => Unit::CpuPerConnection,
+            Shape::Idle { .. } => Unit::BytesPerIdleConnection,
+            _ => Unit::CpuPerRequest,
+        }
+    }
+
+    /// Whether each measurement starts its own server (so memory grown by earlier
+    /// workloads does not hide what this one costs).
+    pub fn needs_fresh_server(&self) -> bool {
+        matches!(self.shape, Shape::Idle { .. })
+    }
+
+    /// The contenders that run it, then the outside anchors where they can serve it (all
+    /// but the echo: nginx cannot echo a body without extra modules).
+    pub fn contenders(&self) -> Vec<Contender> {
+        let mut contenders = match self.shape {
+            Shape::Idle { .. } => IDLE_CONTENDERS.to_vec(),
+            _ => CONTENDERS.to_vec(),
+        };
+        if !matches!(self.shape, Shape::Echo { .. }) {
+            contenders.extend(ANCHORS);
+        }
+        contenders
+    }
+
+    /// What bounds every server on this workload, where that is not the I/O model: shown
+    /// under its detail table (words only; the figures come from the run).
+    pub fn bound_by(&self) -> Option<&'static str> {
+        match self.shape {
+            Shape::Echo { .. } => Some(
+                "What bounds it: the kernel copies each body twice, from the client's socket \
+                 into the server and from the server into the socket, the same for every \
+                 engine. Both codec engines send a large echoed body from the buffer it was \
+                 received into, in one vectored write with its head (io_uring_server: one \
+                 SENDMSG; a body that arrived whole in a provided buffer is copied, since that \
+                 buffer goes back to the ring), so what is left to the I/O model is a few syscalls per request.",
+            ),
+            Shape::Response { .. } => Some(
+                "What bounds it: every byte is copied from the server's memory into the socket, \
+                 and on loopback the kernel's TCP work for both ends runs on the sender's CPU; \
+                 how the send is submitted changes neither. nginx sends these bodies from \
+                 files with sendfile, which skips the copy. io_uring's zero-copy send cannot \
+                 skip it here: the kernel copies every zero-copy page looped to a local socket \
+                 (Documentation/networking/msg_zerocopy.rst, \"Loopback\"), so it only adds \
+                 its pinning and notification, and reads slower in results/features.md. \
+                 Across a real NIC that copy is what SEND_ZC removes; this VM cannot measure it.",
+            ),
+            _ => None,
+        }
+    }
+
+    /// Whether syscalls per request are counted for it (in a separate run, first round only).
+    pub fn counts_syscalls(&self) -> bool {
+        matches!(
+            self.shape,
+            Shape::KeepAlive { .. } | Shape::OneConnection | Shape::Churn { .. }
+        )
+    }
+}
+
+/// Clients opening connections at once in the churn workloads.
+const CHURN_CLIENTS: usize = 32;
+
+/// Idle connections held in the idle workloads; the largest stays under the 20,000
+/// descriptors a process may hold here (client and server are each one process).
+const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 15_000];
+
+/// The closed loop run beside the idle connections.
+const IDLE_ACTIVE: usize = 64;
+
+pub const WORKLOADS: [Workload; 14] = [
+    Workload {
+        name: "keep-alive, small requests",
+        shape: Shape::KeepAlive { connections: 256 },
+    },
+    Workload {
+        name: "pipelined 16 deep",
+        shape: Shape::Pipelined {
+            connections: 64,
+            depth: 16,
+        },
+    },
+    Workload {
+        name: "one connection",
+        shape: Shape::OneConnection,
+    },
+    Workload {
+        name: "4 connections",
+        shape: Shape::SmallService { connections: 4 },
+    },
+    Workload {
+        name: "16 connections",
+        shape: Shape::SmallService { connections: 16 },
+    },
+    Workload {
+        name: "64 KiB echo",
+        shape: Shape::Echo {
+            bytes: 64 << 10,
+            connections: 16,
+        },
+    },
+    Workload {
+        name: "16 KiB responses",
+        shape: Shape::Response {
+            bytes: 16 << 10,
+            connections: 16,
+        },
+    },
+    Workload {
+        name: "256 KiB responses",
+        shape: Shape::Response {
+            bytes: 256 << 10,
+            connections: 16,
+        },
+    },
+    Workload {
+        name: "1 MiB responses",
+        shape: Shape::Response {
+            bytes: 1 << 20,
+            connections: 4,
+        },
+    },
+    Workload {
+        name: "churn, server closes",
+        shape: Shape::Churn {
+            closes: Churn::ServerCloses,
+            clients: CHURN_CLIENTS,
+        },
+    },
+    Workload {
+        name: "churn, client closes",
+        shape: Shape::Churn {
+            closes: Churn::ClientCloses,
+            clients: CHURN_CLIENTS,
+        },
+    },
+    Workload {
+        name: "1k idle connections",
+        shape: Shape::Idle {
+            count: IDLE_COUNTS[0],
+            active: IDLE_ACTIVE,
+        },
+    },
+    Workload {
+        name: "5k idle connections",
+        shape: Shape::Idle {
+            count: IDLE_COUNTS[1],
+            active: IDLE_ACTIVE,
+        },
+    },
+    Workload {
+        name: "15k idle connections",
+        shape: Shape::Idle {
+            count: IDLE_COUNTS[2],
+            active: IDLE_ACTIVE,
+        },
+    },
+];
+
+/// The body sizes the response workloads ask for (`GET /bytes/{n}`): each must be one the
+/// nginx anchor prepares (`STUDIED_BODY_SIZES`, checked by a test).
+pub fn response_sizes() -> Vec<usize> {
+    WORKLOADS
+        .iter()
+        .filter_map(|w| match w.shape {
+            Shape::Response { bytes, .. } => Some(bytes),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every contender of the other studies, and for idle connections also the tokio engine
+/// that reads into one shared buffer, so the table separates the I/O model from design.
+pub const IDLE_CONTENDERS: [Contender; 5] = [
+    CONTENDERS[0],
+    CONTENDERS[1],
+    TOKIO_CODEC_SHARED,
+    CONTENDERS[2],
+    CONTENDERS[3],
+];
+
+/// The contender the study judges, and the baselines it is judged against.
+pub const SUBJECT: Contender = IO_URING;
+pub const BASELINES: [Contender; 2] = [TOKIO_CODEC, TOKIO_HYPER];
+
+/// One contender's figures for one workload in one round.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Sample {
+    pub workload: String,
+    pub contender: String,
+    pub label: String,
+    pub round: usize,
+    /// The compared figure, in the workload's [`Unit`].
+    pub value: Option<f64>,
+    pub server_cpu_us: Option<f64>,
+    pub requests_per_sec: f64,
+    pub p99_us: u64,
+    pub syscalls_per_request: Option<f64>,
+    pub bottleneck: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WorkloadsReport {
+    pub machine: Machine,
+    pub pinning: String,
+    pub rounds: usize,
+    pub seconds_per_point: f64,
+    pub samples: Vec<Sample>,
+}
+
+impl WorkloadsReport {
+    /// The samples of `contender` at `workload`, in round order.
+    pub fn of<'a>(&'a self, workload: &'a str, contender: &'a str) -> impl Iterator<Item = &'a Sample> {
+        self.samples
+            .iter()
+            .filter(move |s| s.workload == workload && s.contender == contender)
+    }
+
+    /// The compared figure of `contender` at `workload`, by round.
+    pub fn values(&self, workload: &str, contender: &str) -> Vec<Option<f64>> {
+        self.by_round(workload, contender, |s| s.value)
+    }
+
+    /// `figure` of `contender`'s samples at `workload`, by round.
+    fn by_round(
+        &self,
+        workload: &str,
+        contender: &str,
+        figure: fn(&Sample) -> Option<f64>,
+    ) -> Vec<Option<f64>> {
+        (0..self.rounds)
+            .map(|round| figure(self.of(workload, contender).find(|s| s.round == round)?))
+            .collect()
+    }
+
+    /// Subject ÷ `baseline` at `workload`, per round (baseline ÷ subject for
+    /// requests/s, so below 1 favours the subject in every unit).
+    pub fn ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
+        let (subject, baseline) = (self.values(workload, SUBJECT.id), self.values(workload, baseline));
+        match WORKLOADS.iter().find(|w| w.name == workload).map(Workload::unit) {
+            Some(Unit::RequestsPerSec) => rounds::ratios(&baseline, &subject),
+            _ => rounds::ratios(&subject, &baseline),
+        }
+    }
+
+    /// Subject ÷ `baseline` in server CPU per request at `workload`, per round: the
+    /// second row of a workload judged on something else (one connection).
+    pub fn cpu_ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
+        let cpu = |contender: &str| self.by_round(workload, contender, |s| s.server_cpu_us);
+        rounds::ratios(&cpu(SUBJECT.id), &cpu(baseline))
+    }
+
+    /// Where the figures come from, for the head of a table ([`rounds::provenance`]).
+    pub fn provenance(&self, tool: &str) -> String {
+        rounds::provenance(
+            tool,
+            &self.machine,
+            &self.pinning,
+            (self.rounds, self.seconds_per_point),
+        )
+    }
+
+    /// The workloads measured, in the order first measured.
+    pub fn workloads(&self) -> Vec<String> {
+        rounds::first_seen(self.samples.iter().map(|s| s.workload.clone()))
+    }
+
+    /// The contenders measured at `workload`, as (id, label), in the order first measured.
+    pub fn contenders(&self, workload: &str) -> Vec<(String, String)> {
+        rounds::first_seen(
+            self.samples
+                .iter()
+                .filter(|s| s.workload == workload)
+                .map(|s| (s.contender.clone(), s.label.clone())),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_nginx_anchor_prepares_every_body_size_asked_for() {
+        for size in super::response_sizes() {
+            assert!(http_core::routes::STUDIED_BODY_SIZES.contains(&size), "{size}");
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! `results/workloads.md`, `results/workloads.json`, one SVG per workload under
+//! `results/workloads/`, and the verdict at the top of BENCHMARKS.md: the workloads study
+//! as tables, generated from its samples.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::workloads::{BASELINES, SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, features, plot};
+use harness::output::{rewrite_benchmarks_section, write_json};
+use harness::rounds::{Word, median, spread};
+use harness::servers::nginx::ANCHOR_NOTE;
+use harness::servers::{ANCHORS, Contender};
+
+pub const BEGIN: &str = "<!-- BEGIN VERDICT: scripts/workloads.sh rewrites this section -->";
+pub const END: &str = "<!-- END VERDICT -->";
+
+/// Writes the results files and the verdict section of BENCHMARKS.md.
+pub fn write_all(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
+    let results = workspace.join("results");
+    let plots = results.join("workloads");
+    std::fs::create_dir_all(&plots).map_err(|e| e.to_string())?;
+    write_json(&results.join("workloads.json"), report)?;
+    for workload in report.workloads() {
+        plot::draw(&plots.join(plot::file_name(&workload)), report, &workload)?;
+    }
+    std::fs::write(results.join("workloads.md"), render(report)).map_err(|e| e.to_string())?;
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &verdict(report, "results/"))
+}
+
+/// Writes `results/features.{md,json}` and the feature section of BENCHMARKS.md.
+pub fn write_features(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
+    let results = workspace.join("results");
+    std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
+    write_json(&results.join("features.json"), report)?;
+    let table = features::render(report);
+    let markdown = format!("# io_uring features where each is meant to pay\n\n{table}");
+    std::fs::write(results.join("features.md"), markdown).map_err(|e| e.to_string())?;
+    rewrite_benchmarks_section(workspace, (features::BEGIN, features::END), &table)
+}
+
+pub fn render(report: &WorkloadsReport) -> String {
+    let mut out = String::from("# For which workload is io_uring worth it?\n\n");
+    out.push_str(&verdict(report, ""));
+    if measured_anchors(report).next().is_some() {
+        let _ = writeln!(out, "{ANCHOR_NOTE}\n");
+    }
+    for workload in report.workloads() {
+        detail(&mut out, report, &workload);
+    }
+    out
+}
+
+/// The verdict table; `prefix` is the path from the document to `results/`.
+pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} Each cell is {} ÷ the baseline, lower is better (for requests/s the baseline's ÷ \
+         {1}'s, so below 1 favours it there too): the median of the per-round ratios \
+         (lowest-highest). A word needs every round to agree by {:.0}%: *wins* (all below 0.90), \
+         *loses* (all above 1.10), *ties* (all within), else *inconclusive*. Details: \
+         [{prefix}workloads.md]({prefix}workloads.md).\n",
+        report.provenance("scripts/workloads.sh"),
+        SUBJECT.label,
+        harness::rounds::CLAIM_FLOOR * 100.0,
+    );
+    let header: Vec<String> = BASELINES.iter().map(|b| format!("÷ {}", b.label)).collect();
+    let _ = writeln!(out, "| workload | measure | {} |", header.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---|".repeat(BASELINES.len()));
+    for workload in report.workloads() {
+        let unit = WORKLOADS
+            .iter()
+            .find(|w| w.name == workload)
+            .map_or("", |w| w.unit().describe());
+        let cells = |ratios: &dyn Fn(&str) -> Vec<f64>| -> String {
+            let cells: Vec<String> = BASELINES
+                .iter()
+                .map(|b| {
+                    let ratios = ratios(b.id);
+                    format!("{} **{}**", spread(&ratios), Word::judge(&ratios).as_str())
+                })
+                .collect();
+            cells.join(" | ")
+        };
+        let _ = writeln!(
+            out,
+            "| {workload} | {unit} | {} |",
+            cells(&|b| report.ratios(&workload, b))
+        );
+        if one_connection(&workload) {
+            let cpu = Unit::CpuPerRequest.describe();
+            let _ = writeln!(
+                out,
+                "| {workload} | {cpu} | {} |",
+                cells(&|b| report.cpu_ratios(&workload, b))
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \
+         on the other), a shared VM whose speed drifts between periods; only ratios within one \
+         round compare. Echoes and large responses are bound by the kernel's copies, not by \
+         the I/O model (each section says why). Where each server's CPU goes, by category, \
+         with flame graphs: \
+         [{prefix}profiles.md]({prefix}profiles.md) (`scripts/profiles.sh`).\n"
+    );
+    out
+}
+
+fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
+    let unit = WORKLOADS
+        .iter()
+        .find(|w| w.name == workload)
+        .map_or(Unit::CpuPerRequest, |w| w.unit());
+    let _ = writeln!(out, "## {workload}\n");
+    let _ = writeln!(
+        out,
+        "![{workload}](workloads/{})\n",
+        super::plot::file_name(workload)
+    );
+    let _ = writeln!(
+        out,
+        "| server | {}, by round | median | req/s (median) | p99 µs (median) | syscalls/req | bottleneck (last round) |",
+        unit.describe()
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for (id, label) in report.contenders(workload) {
+        let samples: Vec<_> = report.of(workload, &id).collect();
+        let values: Vec<f64> = samples.iter().filter_map(|s| s.value).collect();
+        let by_round: Vec<String> = samples
+            .iter()
+            .map(|s| s.value.map_or("n/a".into(), |v| unit.show(v)))
+            .collect();
+        let rps: Vec<f64> = samples.iter().map(|s| s.requests_per_sec).collect();
+        let p99: Vec<f64> = samples.iter().map(|s| s.p99_us as f64).collect();
+        let syscalls = samples.iter().find_map(|s| s.syscalls_per_request);
+        let _ = writeln!(
+            out,
+            "| {label} | {} | {} | {} | {} | {} | {} |",
+            by_round.join(" "),
+            median(&values).map_or("n/a".into(), |v| unit.show(v)),
+            median(&rps).map_or("n/a".into(), |v| format!("{v:.0}")),
+            median(&p99).map_or("n/a".into(), |v| format!("{v:.0}")),
+            syscalls.map_or("not counted".into(), |v| format!("{v:.2}")),
+            samples.last().map_or("n/a", |s| s.bottleneck.as_str()),
+        );
+    }
+    for anchor in measured_anchors(report) {
+        if report.of(workload, anchor.id).next().is_none() {
+            let _ = writeln!(
+                out,
+                "| {} | not measured: it cannot serve this workload (nginx: no echo without extra modules) |  |  |  |  |  |",
+                anchor.label
+            );
+        }
+    }
+    out.push('\n');
+    if let Some(why) = WORKLOADS
+        .iter()
+        .find(|w| w.name == workload)
+        .and_then(|w| w.bound_by())
+    {
+        let _ = writeln!(out, "{why}\n");
+    }
+}
+
+/// Whether `workload` is the one-connection round trip, which also gets a CPU row.
+fn one_connection(workload: &str) -> bool {
+    WORKLOADS
+        .iter()
+        .any(|w| w.name == workload && w.shape == Shape::OneConnection)
+}
+
+/// The outside anchors the study measured somewhere.
+fn measured_anchors(report: &WorkloadsReport) -> impl Iterator<Item = &Contender> {
+    ANCHORS
+        .iter()
+        .filter(|anchor| report.samples.iter().any(|s| s.contender == anchor.id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workloads::Sample;
+    use harness::machine::Machine;
+
+    fn sample(workload: &str, contender: &str, round: usize, value: f64) -> Sample {
+        Sample {
+            workload: workload.into(),
+            contender: contender.into(),
+            label: contender.into(),
+            round,
+            value: Some(value),
+            server_cpu_us: Some(value),
+            requests_per_sec: 1000.0,
+            p99_us: 50,
+            syscalls_per_request: (round == 0).then_some(0.5),
+            bottleneck: "client".into(),
+        }
+    }
+
+    fn report() -> WorkloadsReport {
+        let mut samples = Vec::new();
+        for round in 0..3 {
+            let r = round as f64;
+            samples.push(sample("64 KiB echo", "io_uring", round, 8.0 + r));
+            samples.push(sample("64 KiB echo", "tokio_codec", round, 10.0 + r));
+            samples.push(sample("64 KiB echo", "tokio_hyper", round, 20.0));
+            samples.push(sample("one connection", "io_uring", round, 25.0));
+            samples.push(sample("one connection", "nginx", round, 24.0));
+            samples.push(Sample {
+                server_cpu_us: Some(30.0),
+                ..sample("one connection", "tokio_codec", round, 25.0)
+            });
+            samples.push(sample("4 connections", "io_uring", round, 120.0 + r));
+            samples.push(sample("4 connections", "tokio_codec", round, 100.0));
+        }
+        WorkloadsReport {
+            machine: Machine::detect(),
+            pinning: "server CPU 0, client CPU 1".into(),
+            rounds: 3,
+            seconds_per_point: 1.0,
+            samples,
+        }
+    }
+
+    #[test]
+    fn the_verdict_judges_every_baseline_from_the_rounds() {
+        let text = verdict(&report(), "results/");
+        // 8/10, 9/11, 10/12 are 0.80, 0.82, 0.83: every round below 0.90, so it wins.
+        assert!(
+            text.contains("| 64 KiB echo | server CPU µs per request | 0.82 (0.80-0.83) **wins** | 0.45 (0.40-0.50) **wins** |"),
+            "{text}"
+        );
+        assert!(text.contains("[results/workloads.md](results/workloads.md)"));
+    }
+
+    /// Requests/s is inverted (codec's 100 ÷ io_uring's 120-122), and one connection gets
+    /// a CPU row beside its round trip (25 ÷ 30 in every round).
+    #[test]
+    fn requests_per_second_are_inverted_and_one_connection_has_a_cpu_row() {
+        let text = verdict(&report(), "");
+        assert!(
+            text.contains("| 4 connections | requests/s (the cell is the baseline's ÷ io_uring_server's) | 0.83 (0.82-0.83) **wins** |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| one connection | median round trip, µs | 1.00 (1.00-1.00) **ties** |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| one connection | server CPU µs per request | 0.83 (0.83-0.83) **wins** |"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn an_anchor_has_detail_rows_but_no_verdict_column_and_reads_not_measured_where_absent() {
+        let text = render(&report());
+        assert!(text.contains("| nginx | 24.0 24.0 24.0 | 24.0 |"), "{text}");
+        assert!(
+            text.contains("| nginx (outside anchor) | not measured: "),
+            "{text}"
+        );
+        assert!(text.contains(ANCHOR_NOTE), "{text}");
+        let verdict = verdict(&report(), "");
+        assert!(!verdict.contains("nginx"), "{verdict}");
+    }
+
+    #[test]
+    fn the_detail_lists_every_round_and_the_syscalls_counted_once() {
+        let text = render(&report());
+        assert!(text.contains("## 64 KiB echo"), "{text}");
+        assert!(
+            text.contains(
+                "extra modules) |  |  |  |  |  |\n\nWhat bounds it: the kernel copies each body twice"
+            ),
+            "the echo's detail says what bounds it: {text}"
+        );
+        assert!(
+            text.contains("| io_uring | 8.0 9.0 10.0 | 9.0 | 1000 | 50 | 0.50 | client |"),
+            "{text}"
+        );
+    }
+}
