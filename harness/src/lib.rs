@@ -3,7 +3,7 @@
 //! they are started pinned (nginx among them, as the outside anchor), a [`load::Load`]
 //! measured into a [`load::Point`], CPU accounting ([`cpu`], [`usage`]), the platform's
 //! noise beside a point ([`noise`]: [`steal`] and the [`hiccup`] meter), the [`machine`]
-//! record, the rule that judges interleaved rounds ([`rounds`]), and how results are
+//! record, the one rule that judges rounds ([`judge`]) and how rounds are ordered ([`rounds`]), and how results are
 //! written ([`output`], [`chart`], [`format`]).
 
 pub mod affinity;
@@ -11,6 +11,7 @@ pub mod chart;
 pub mod cpu;
 pub mod format;
 pub mod hiccup;
+pub mod judge;
 pub mod load;
 pub mod machine;
 pub mod noise;

@@ -99,6 +99,11 @@ pub const fn io_uring_with(label: &'static str, args: &'static [&'static str]) -
     }
 }
 
+/// The A/A control: a second process of the default io_uring_server, measured through
+/// the same pipeline as the first. The rule must find the two tied; how often it does not
+/// is the study's false-alarm rate, shown beside its verdicts.
+pub const AA_CONTROL: Contender = io_uring_with("io_uring_server, a second process (A/A control)", &[]);
+
 /// A floor, not a contender: the cheapest `GET /` answer of one stack (the `floors`
 /// crate), measured beside the contenders so each engine's distance from its stack's
 /// floor is a column. Labels start with "floor: ".

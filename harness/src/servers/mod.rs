@@ -106,11 +106,11 @@ pub(crate) fn pinned_command(program: &Path, cpus: Option<&CpuSet>) -> Command {
     command
 }
 
-/// The workspace root, the parent of `benches/`.
+/// The workspace root, the parent of `harness/`.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("benches/ has a parent")
+        .expect("harness/ has a parent")
         .to_path_buf()
 }
 
@@ -140,25 +140,36 @@ impl Lineup {
         pinning: Pinning,
         server_threads: Option<usize>,
     ) -> Result<Lineup, String> {
+        let mut lineup = Lineup::prepare(contenders, pinning, server_threads)?;
+        lineup.servers = contenders
+            .iter()
+            .map(|&contender| lineup.start_fresh(contender))
+            .collect::<Result<_, _>>()?;
+        Ok(lineup)
+    }
+
+    /// As [`Lineup::start_with`], but starts no server: for a study that starts every
+    /// server afresh for each point ([`Lineup::start_fresh`]).
+    pub fn prepare(
+        contenders: &[Contender],
+        pinning: Pinning,
+        server_threads: Option<usize>,
+    ) -> Result<Lineup, String> {
         let workspace = workspace_root();
         pinning.pin_client()?;
         let server_threads = server_threads.unwrap_or_else(|| pinning.server_cpus());
         let binaries = binaries_of(&workspace, contenders)?;
-        let servers = contenders
-            .iter()
-            .map(|&contender| Server::start(contender, &binaries, pinning.server.as_ref(), server_threads))
-            .collect::<Result<_, _>>()?;
         Ok(Lineup {
             workspace,
             pinning,
             server_threads,
-            servers,
+            servers: Vec::new(),
             binaries,
         })
     }
 
-    /// A new process of `contender` (one of those the lineup was started with), pinned
-    /// as the others are: for a measure that must start from a fresh server.
+    /// A new process of `contender` (one of those the lineup was built for), pinned as
+    /// the others are: for a measure that must start from a fresh server.
     pub fn start_fresh(&self, contender: Contender) -> Result<Server, String> {
         Server::start(
             contender,

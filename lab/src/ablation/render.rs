@@ -6,7 +6,8 @@ use crate::ablation::{
     AblationReport, Role, STEPS, Sample, StepResult, default_step, floor_of, role_of, spread,
 };
 use harness::format::group_thousands;
-use harness::rounds::{Word, rotated};
+use harness::judge::{self, Estimate, Word};
+use harness::rounds::balanced;
 
 type Metric = fn(&Sample) -> Option<f64>;
 
@@ -53,7 +54,6 @@ pub fn render_markdown(report: &AblationReport) -> String {
         .steps
         .iter()
         .find(|s| s.name == STEPS[default_step()].contender.label);
-    let floors = Floors::from_control(report, default);
     for (i, step) in report.steps.iter().enumerate() {
         let mechanism = STEPS.get(i).map_or("", |s| s.mechanism);
         let role = role_of(&step.name);
@@ -61,18 +61,18 @@ pub fn render_markdown(report: &AblationReport) -> String {
             (0, _, _) => "The starting point.".to_string(),
             (_, Some(Role::Feature), _) => format!(
                 "Measured against the row above: {}.",
-                changes(&report.steps[i - 1], step, &floors)
+                changes(&report.steps[i - 1], step)
             ),
             (_, Some(Role::Floor), _) => {
                 "Not a contender: the \"÷ its floor\" column divides by it.".to_string()
             }
             (_, Some(Role::Control), Some(default)) => format!(
-                "Against the default row, per round: {}. No change smaller than these is claimed.",
-                floors.describe(default, step)
+                "Against the default row, by the same rule (it must read *ties*): {}.",
+                control_cells(default, step)
             ),
             (_, _, Some(default)) => format!(
                 "io_uring_server with default flags against it: {}.",
-                changes(step, default, &floors)
+                changes(step, default)
             ),
             _ => String::new(),
         };
@@ -80,25 +80,23 @@ pub fn render_markdown(report: &AblationReport) -> String {
     }
     out += &format!(
         "\nRows are compared round by round (each round measures every row within a few minutes, in an \
-         order that rotates each round, so the VM's drift between rounds cancels). A change is claimed only \
-         when every round moves the same way by more than the floor: {:.0}%, or the A/A control's largest \
-         per-round difference on that metric if larger. The median of the per-round changes is given; rounds \
-         that all stay inside the floor read \"no difference\", rounds on both sides of it \"inconclusive\". \
-         Syscalls are counted by perf in a separate short run after each timed point, never during one.\n",
-        NOISE_FLOOR * 100.0
+         order balanced over the rounds, so the VM's drift between rounds cancels), by the rule every \
+         study uses: {} A change is given as the geometric mean of the per-round changes where the rule \
+         says *wins* or *loses*; *ties* reads \"no difference\". Syscalls are counted by perf in a \
+         separate short run after each timed point, never during one.\n",
+        judge::METHOD
     );
     out += &round_orders(report);
     out
 }
 
 /// The order each round measured the rows in (every load of a round in the same order):
-/// the table's, started one row later each round, as `scripts/ablation.sh` runs them
-/// ([`rotated`]).
+/// the rows of the balanced design, as `scripts/ablation.sh` runs them ([`balanced`]).
 fn round_orders(report: &AblationReport) -> String {
     let rounds = report.steps.first().map_or(0, |s| s.samples.len());
     let mut out = "\nThe order of each round (every load of a round ran the rows in it):\n\n".to_string();
     for round in 0..rounds {
-        let names: Vec<&str> = rotated(report.steps.len(), round)
+        let names: Vec<&str> = balanced(report.steps.len(), round)
             .map(|i| report.steps[i].name.as_str())
             .collect();
         out += &format!("{}. {}\n", round + 1, names.join(" → "));
@@ -127,12 +125,7 @@ fn cell(step: &StepResult, metric: Metric, show: impl Fn(f64) -> String) -> Stri
     }
 }
 
-/// Changes smaller than this (as a fraction) are not claimed even when every round agrees:
-/// on this VM a feature that cannot matter (multishot accept on kept-alive connections)
-/// came out with either sign, every round agreeing, in repeated runs.
-const NOISE_FLOOR: f64 = harness::rounds::CLAIM_FLOOR;
-
-/// The compared metrics, each with the floor below which no change is claimed.
+/// The compared metrics.
 const METRICS: [(&str, Metric); 4] = [
     ("server CPU/req", CPU),
     ("syscalls/req", SYSCALLS),
@@ -140,41 +133,14 @@ const METRICS: [(&str, Metric); 4] = [
     ("p99", P99),
 ];
 
-/// Per metric of [`METRICS`], the smallest change claimed: [`NOISE_FLOOR`], or what the
-/// A/A control measured if larger.
-struct Floors([f64; 4]);
-
-impl Floors {
-    fn from_control(report: &AblationReport, default: Option<&StepResult>) -> Floors {
-        let control = report
-            .steps
-            .iter()
-            .find(|s| role_of(&s.name) == Some(Role::Control));
-        let mut floors = [NOISE_FLOOR; 4];
-        if let (Some(default), Some(control)) = (default, control) {
-            for (floor, (_, metric)) in floors.iter_mut().zip(METRICS) {
-                let widest = ratios(default, control, metric)
-                    .iter()
-                    .map(|r| (r - 1.0).abs())
-                    .fold(0.0, f64::max);
-                *floor = floor.max(widest);
-            }
-        }
-        Floors(floors)
-    }
-
-    /// "server CPU/req 0.97-1.04, ...": the control's per-round ratios to the default.
-    fn describe(&self, default: &StepResult, control: &StepResult) -> String {
-        let clauses: Vec<String> = METRICS
-            .iter()
-            .filter_map(|(name, metric)| {
-                let ratios = ratios(default, control, *metric);
-                let (_, low, high) = spread(ratios.iter().map(|&r| Some(r)))?;
-                Some(format!("{name} {low:.2}-{high:.2}x"))
-            })
-            .collect();
-        clauses.join(", ")
-    }
+/// "server CPU/req 1.01 (0.96-1.06, 3 rounds) **ties**, ...": the A/A control against the
+/// default, metric by metric.
+fn control_cells(default: &StepResult, control: &StepResult) -> String {
+    let clauses: Vec<String> = METRICS
+        .iter()
+        .map(|(name, metric)| format!("{name} {}", judge::cell(&ratios(default, control, *metric))))
+        .collect();
+    clauses.join(", ")
 }
 
 /// `after ÷ before` per round, for the rounds where both have the metric.
@@ -188,21 +154,23 @@ fn ratios(before: &StepResult, after: &StepResult, metric: Metric) -> Vec<f64> {
 }
 
 /// One clause per metric, comparing the two rows round by round (they ran seconds apart
-/// in each round, so drift between rounds cancels), judged as [`Word::judge_with`] does
-/// with the metric's floor: a change with its median, "no difference" or "inconclusive".
-fn changes(before: &StepResult, after: &StepResult, floors: &Floors) -> String {
+/// in each round, so drift between rounds cancels) by the one rule ([`judge`]): the
+/// geometric mean change where it says *wins* or *loses*, "no difference" where it says
+/// *ties*, else "inconclusive".
+fn changes(before: &StepResult, after: &StepResult) -> String {
     let clauses: Vec<String> = METRICS
         .iter()
-        .zip(floors.0)
-        .filter_map(|((name, metric), floor)| {
+        .filter_map(|(name, metric)| {
             let ratios = ratios(before, after, *metric);
-            let (median, _, _) = spread(ratios.iter().map(|&r| Some(r)))?;
-            Some(match Word::judge_with(&ratios, floor) {
-                Word::Wins | Word::Loses if ratios.len() > 1 => {
-                    format!("{name} {}", percent_change(1.0, median))
+            if ratios.is_empty() {
+                return None;
+            }
+            Some(match Estimate::of(&ratios) {
+                Some(e) if matches!(e.word, Word::Wins | Word::Loses) => {
+                    format!("{name} {}", percent_change(1.0, e.ratio))
                 }
-                Word::Inconclusive => format!("{name} inconclusive"),
-                _ => format!("{name} no difference"),
+                Some(e) if e.word == Word::Ties => format!("{name} no difference"),
+                _ => format!("{name} inconclusive"),
             })
         })
         .collect();
@@ -245,7 +213,7 @@ mod tests {
     }
 
     #[test]
-    fn each_round_names_its_order_one_row_later_than_the_last() {
+    fn each_round_names_its_order_from_the_balanced_design() {
         let report = AblationReport {
             machine: harness::machine::blank("test"),
             pinning: String::new(),
@@ -262,20 +230,20 @@ mod tests {
     }
 
     #[test]
-    fn a_difference_is_claimed_only_when_every_round_agrees() {
+    fn a_difference_is_claimed_only_where_the_interval_decides() {
         let a = step("a", [10.0, 14.0, 12.0]);
         let lower_every_round = step("b", [8.0, 11.2, 9.6]);
         let slightly_lower = step("d", [9.5, 13.5, 11.5]);
         let mixed = step("c", [9.0, 14.5, 11.5]);
-        let floors = Floors([NOISE_FLOOR; 4]);
         assert_eq!(
-            changes(&a, &lower_every_round, &floors),
+            changes(&a, &lower_every_round),
             "server CPU/req -20%, syscalls/req -20%, pipelined req/s no difference, p99 no difference"
         );
-        assert!(changes(&a, &mixed, &floors).starts_with("server CPU/req inconclusive"));
-        assert!(changes(&a, &slightly_lower, &floors).starts_with("server CPU/req no difference"));
-        let wide = Floors([0.25; 4]);
-        assert!(changes(&a, &lower_every_round, &wide).starts_with("server CPU/req no difference"));
+        assert!(changes(&a, &mixed).starts_with("server CPU/req inconclusive"));
+        // 4% lower in every round, tightly: a small change the interval still shows.
+        assert!(changes(&a, &slightly_lower).starts_with("server CPU/req -4%"));
+        let same = step("e", [10.2, 13.9, 12.1]);
+        assert!(changes(&a, &same).starts_with("server CPU/req no difference"));
     }
 
     #[test]

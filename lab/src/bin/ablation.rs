@@ -12,7 +12,7 @@ use harness::load::{self, Load, LoadKind};
 use harness::machine::Machine;
 use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::progress::Progress;
-use harness::rounds::rotated;
+use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
 use harness::servers::{Contender, Launch, Lineup, workspace_root};
 use lab::ablation::render::render_markdown;
@@ -87,7 +87,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 servers[i].contender.label
             ));
         };
-        for i in rotated(servers.len(), round) {
+        for i in balanced(servers.len(), round) {
             say("closed", i);
             let point = load::run_point(&servers[i], closed)?;
             this_round[i].closed_rps = point.requests_per_sec;
@@ -96,14 +96,14 @@ fn run(cli: Cli) -> Result<(), String> {
             this_round[i].syscalls_per_request = load::syscalls_per_request(&servers[i], closed);
             settle();
         }
-        for i in rotated(servers.len(), round) {
+        for i in balanced(servers.len(), round) {
             say("pipelined", i);
             let point = load::run_point(&servers[i], pipelined)?;
             this_round[i].pipelined_rps = point.requests_per_sec;
             this_round[i].pipelined_cpu_us = point.server_cpu_us_per_request;
             settle();
         }
-        for i in rotated(servers.len(), round) {
+        for i in balanced(servers.len(), round) {
             say("open loop", i);
             this_round[i].p99_us = load::run_point(&servers[i], open)?.latency_us.p99 as f64;
             settle();

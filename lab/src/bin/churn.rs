@@ -10,7 +10,7 @@ use clap::Parser;
 use harness::load::open_loop_warmup;
 use harness::machine::Machine;
 use harness::progress::Progress;
-use harness::rounds::rotated;
+use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
 use harness::servers::{CONTENDERS, Lineup, Server};
 use lab::churn::{ChurnPoint, ChurnReport, Sample, measure, plan};
@@ -97,7 +97,7 @@ fn measure_rounds(
     let mut samples = Vec::new();
     for round in 0..rounds {
         for &point in plan {
-            for turn in rotated(servers.len(), round) {
+            for turn in balanced(servers.len(), round) {
                 let server = &servers[turn];
                 progress.step(&format!(
                     "round {}/{rounds} {}: {}",

@@ -11,7 +11,7 @@ use clap::Parser;
 use harness::load::{self, Load, LoadKind};
 use harness::machine::Machine;
 use harness::progress::Progress;
-use harness::rounds::rotated;
+use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
 use harness::servers::{Lineup, TOKIO_CODEC};
 use lab::scan::{self, CONNECTIONS, ScanPoint, ScanReport, calibrate};
@@ -70,7 +70,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 duration,
                 &lineup.pinning,
             );
-            let order = rotated(lineup.servers.len(), round * CONNECTIONS.len() + step);
+            let order = balanced(lineup.servers.len(), round * CONNECTIONS.len() + step);
             for (place, i) in order.enumerate() {
                 let server = &lineup.servers[i];
                 progress.step(&format!(

@@ -15,7 +15,7 @@ use harness::load::{self, Load, LoadKind, Point};
 use harness::machine::Machine;
 use harness::noise;
 use harness::progress::Progress;
-use harness::rounds::rotated;
+use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
 use harness::servers::{CONTENDERS, FLOORS, Lineup, Server};
 use harness::settings::Pinning;
@@ -164,7 +164,7 @@ fn run_all(
     (syscalls, round): (bool, usize),
     progress: &mut Progress,
 ) -> Result<(), String> {
-    for i in rotated(servers.len(), round) {
+    for i in balanced(servers.len(), round) {
         let server = &servers[i];
         progress.step(&format!(
             "{} {} c={} d={} rate={:?}",

@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use harness::load::Post;
 use harness::machine::Machine;
-use harness::rounds::{CLAIM_FLOOR, Word};
 pub use harness::rounds::{median, spread};
 use harness::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
@@ -115,16 +114,6 @@ impl BodiesReport {
     }
 }
 
-/// What the per-round ratios of the subject to a baseline say, as a sentence.
-pub fn verdict(ratios: &[f64]) -> String {
-    match Word::judge(ratios) {
-        Word::NotMeasured => "not measured".into(),
-        Word::Ties => format!("no difference of {:.0}% in any round", CLAIM_FLOOR * 100.0),
-        Word::Inconclusive => "the rounds disagree".into(),
-        word => format!("{} {} in every round", SUBJECT.label, word.as_str()),
-    }
-}
-
 /// Each workload sent with Content-Length, paired with the same body sent chunked.
 pub fn chunked_pairs() -> impl Iterator<Item = (Workload, Workload)> {
     WORKLOADS
@@ -150,15 +139,6 @@ pub fn size_text(bytes: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn verdicts_name_the_subject() {
-        assert_eq!(verdict(&[0.8, 0.85]), "io_uring_server wins in every round");
-        assert_eq!(verdict(&[0.8, 0.95]), "the rounds disagree");
-        assert_eq!(verdict(&[1.01]), "no difference of 10% in any round");
-        assert_eq!(verdict(&[1.15, 1.2]), "io_uring_server loses in every round");
-        assert_eq!(verdict(&[]), "not measured");
-    }
 
     #[test]
     fn every_plain_body_has_its_chunked_twin() {

@@ -4,10 +4,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use harness::judge;
 use harness::output::{rewrite_benchmarks_section, write_json};
 
 use crate::bodies::{
-    BASELINES, BodiesReport, CHUNK, SUBJECT, WORKLOADS, chunked_pairs, median, size_text, spread, verdict,
+    BASELINES, BodiesReport, CHUNK, SUBJECT, WORKLOADS, chunked_pairs, median, size_text, spread,
 };
 
 pub const BEGIN: &str = "<!-- BEGIN BODIES: scripts/bodies.sh rewrites this section -->";
@@ -62,19 +63,19 @@ fn verdicts(out: &mut String, report: &BodiesReport) {
     let _ = writeln!(out, "## {subject} against tokio's engines\n");
     let _ = writeln!(
         out,
-        "| workload | baseline | {subject} CPU/request ÷ baseline's | verdict |"
+        "{}\n\n| workload | baseline | {subject} CPU/request ÷ baseline's, and the word |",
+        judge::METHOD
     );
-    let _ = writeln!(out, "|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|");
     for workload in WORKLOADS {
         for baseline in BASELINES {
             let ratios = report.ratios((workload.name, SUBJECT.id), (workload.name, baseline.id));
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} |",
+                "| {} | {} | {} |",
                 workload.name,
                 baseline.label,
-                spread(&ratios),
-                verdict(&ratios)
+                judge::cell(&ratios)
             );
         }
     }

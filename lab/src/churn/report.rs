@@ -9,8 +9,9 @@ use crate::churn::{
     BASELINES, ChurnPoint, ChurnReport, Drive, OPEN_LOOP_CLIENTS, PATTERNS, RATE_HELD, SUBJECT, pattern_name,
     plot,
 };
+use harness::judge;
 use harness::output::{rewrite_benchmarks_section, write_json};
-use harness::rounds::{self, CLAIM_FLOOR, Word, median, spread};
+use harness::rounds::{self, median, spread};
 use harness::servers::ANCHORS;
 use harness::servers::nginx::ANCHOR_NOTE;
 
@@ -81,14 +82,10 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
     );
     let _ = writeln!(
         out,
-        "Each cell is {}'s server CPU per connection ÷ the baseline's, lower is better: the \
-         median of the per-round ratios (lowest-highest). A word needs every round to agree by \
-         {:.0}%: *wins* (all below {:.2}), *loses* (all above {:.2}), *ties* (all within), else \
-         *inconclusive*.\n",
+        "Each cell is {}'s server CPU per connection ÷ the baseline's, lower is better, per \
+         round. {}\n",
         SUBJECT.label,
-        CLAIM_FLOOR * 100.0,
-        1.0 - CLAIM_FLOOR,
-        1.0 + CLAIM_FLOOR,
+        judge::METHOD,
     );
     let header: Vec<String> = BASELINES.iter().map(|b| format!("÷ {}", b.label)).collect();
     let _ = writeln!(out, "| pattern | load | {} |", header.join(" | "));
@@ -96,10 +93,7 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
     for point in report.points() {
         let cells: Vec<String> = BASELINES
             .iter()
-            .map(|b| {
-                let ratios = report.ratios(&point, b.id);
-                format!("{} **{}**", spread(&ratios), Word::judge(&ratios).as_str())
-            })
+            .map(|b| judge::cell(&report.ratios(&point, b.id)))
             .collect();
         let _ = writeln!(
             out,

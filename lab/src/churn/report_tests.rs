@@ -37,7 +37,7 @@ fn report() -> ChurnReport {
         for point in [SERVER_8, CLIENT_2500] {
             samples.push(sample(point, "io_uring", round, 40.0 + r));
             samples.push(sample(point, "tokio_codec", round, 50.0 + r));
-            samples.push(sample(point, "tokio_hyper", round, [38.0, 44.0, 40.0][round]));
+            samples.push(sample(point, "tokio_hyper", round, [40.4, 41.0, 41.6][round]));
             samples.push(sample(point, "nginx", round, 45.0));
         }
     }
@@ -56,15 +56,17 @@ fn report() -> ChurnReport {
 #[test]
 fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
     let text = summary(&report(), "results/");
-    // 40/50, 41/51, 42/52 are 0.80, 0.80, 0.81: every round below 0.90, so it wins.
-    // 40/38, 41/44, 42/40 are 1.05, 0.93, 1.05: every round within 10%, a tie.
+    // 40/50, 41/51, 42/52 are 0.80, 0.80, 0.81: the interval lies below 0.90, so it wins.
+    // 40/40.4, 41/41, 42/41.6 are 0.99, 1.00, 1.01: the 90% interval lies inside the margin.
     assert!(
         text.contains(
-            "| server closes | closed, 8 clients | 0.80 (0.80-0.81) **wins** | 1.05 (0.93-1.05) **ties** |"
+            "| server closes | closed, 8 clients | 0.80 (0.79-0.81, 3 rounds) **wins** by ≥10% | 1.00 (0.98-1.02, 3 rounds) **ties** |"
         ),
         "{text}"
     );
-    assert!(text.contains("| client closes | open, 2,500 connections/s | 0.80 (0.80-0.81) **wins** |"));
+    assert!(text.contains(
+        "| client closes | open, 2,500 connections/s | 0.80 (0.79-0.81, 3 rounds) **wins** by ≥10% |"
+    ));
     assert!(
         text.contains("127.0.0.2-127.0.0.9 in turn (8 addresses"),
         "{text}"

@@ -9,9 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use harness::judge::Word;
 use harness::load::Point;
 use harness::machine::Machine;
-use harness::rounds::{self, CLAIM_FLOOR, Word};
+use harness::rounds;
 use harness::servers::{CONTENDERS, Contender, FLOORS, IO_URING, TOKIO_CODEC, io_uring_with};
 
 pub mod calibrate;
@@ -34,7 +35,7 @@ pub const BATCHED: Contender = io_uring_with(
 
 /// The default io_uring_server again, in a process of its own: how far it lands from the
 /// first is the scan's own run-to-run spread.
-pub const CONTROL: Contender = io_uring_with("io_uring_server, a second process (A/A control)", &[]);
+pub use harness::servers::AA_CONTROL as CONTROL;
 
 /// Everyone the scan runs (nginx is added when installed), in report order.
 pub fn lineup() -> Vec<Contender> {
@@ -159,31 +160,14 @@ impl ScanReport {
         }
     }
 
-    /// The scan's run-to-run spread: how far from 1 the A/A ratios (the control ÷ the
-    /// default, requests/s and CPU per request, every round at every count) stay nine
-    /// times in ten (their 90th percentile distance, so one stray round does not widen
-    /// it for every check), and never less than [`CLAIM_FLOOR`].
-    pub fn noise_floor(&self) -> f64 {
-        let pair = (CONTROL.id, IO_URING.id);
-        let mut distances: Vec<f64> = CONNECTIONS
-            .iter()
-            .flat_map(|&c| [self.cost_ratios(pair, c, RPS), self.cost_ratios(pair, c, CPU)])
-            .flatten()
-            .map(|r| (r - 1.0).abs())
-            .collect();
-        distances.sort_by(f64::total_cmp);
-        let at = (distances.len() * 9).div_ceil(10).saturating_sub(1);
-        distances.get(at).copied().unwrap_or(0.0).max(CLAIM_FLOOR)
-    }
-
-    /// `subject` against `baseline` at `connections` on `metric`, judged against the
-    /// scan's own spread.
+    /// `subject` against `baseline` at `connections` on `metric`, by the one rule
+    /// ([`judge`]).
     pub fn judge(&self, pair: (&str, &str), connections: usize, metric: Metric) -> Word {
-        Word::judge_with(&self.cost_ratios(pair, connections, metric), self.noise_floor())
+        Word::judge(&self.cost_ratios(pair, connections, metric))
     }
 
-    /// The counts where the default io_uring_server falls behind itself with batched
-    /// waits beyond the scan's spread, on requests/s or CPU per request.
+    /// The counts where the rule finds the default io_uring_server behind itself with
+    /// batched waits, on requests/s or CPU per request.
     pub fn default_behind_batching(&self) -> Vec<usize> {
         CONNECTIONS
             .into_iter()

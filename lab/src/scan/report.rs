@@ -10,8 +10,9 @@ use crate::scan::{
     BATCHED, CLIENT_SATURATED, CONNECTIONS, CONTROL, CPU, Metric, RPS, ScanReport, VERSUS_CODEC,
 };
 use harness::format::group_thousands;
+use harness::judge::{self, Word};
 use harness::output::write_json;
-use harness::rounds::{self, Word, provenance};
+use harness::rounds::provenance;
 use harness::servers::nginx::ANCHOR_NOTE;
 use harness::servers::{ANCHORS, FLOOR_TOKIO, FLOOR_URING, IO_URING};
 
@@ -97,17 +98,13 @@ pub fn render(report: &ScanReport) -> String {
 fn answer(report: &ScanReport) -> String {
     let behind = report.default_behind_batching();
     let batching = if behind.is_empty() {
-        format!(
-            "at no count does the default io_uring_server (batched waits off) fall behind itself \
-             with batched waits on, in requests/s or in server CPU per request, beyond the scan's own \
-             A/A spread (±{:.0}%)",
-            report.noise_floor() * 100.0
-        )
+        "at no count does the rule find the default io_uring_server (batched waits off) \
+         behind itself with batched waits on, in requests/s or in server CPU per request"
+            .to_string()
     } else {
         format!(
-            "the default io_uring_server falls behind itself with batched waits on beyond the \
-             scan's A/A spread (±{:.0}%) at {} connections (see the checks below)",
-            report.noise_floor() * 100.0,
+            "the rule finds the default io_uring_server behind itself with batched waits on at \
+             {} connections (see the checks below)",
             behind
                 .iter()
                 .map(|c| c.to_string())
@@ -143,11 +140,10 @@ fn answer(report: &ScanReport) -> String {
 /// At one connection: io_uring_server against the codec, beside the bare io_uring loop
 /// against the bare tokio loop, so the share the I/O model itself costs is in view.
 fn one_connection(report: &ScanReport) -> String {
-    let ratio = |pair: (&str, &str)| rounds::spread(&report.cost_ratios(pair, 1, CPU));
+    let ratio = |pair: (&str, &str)| judge::cell(&report.cost_ratios(pair, 1, CPU));
     format!(
-        "At one connection io_uring_server's server CPU per request is {} of the codec's \
-         (median and range over rounds), and a bare io_uring loop's is {} of a bare tokio \
-         loop's: that second ratio is what the I/O model itself costs or saves there, with no \
+        "At one connection io_uring_server's server CPU per request is {} of the codec's, \
+         and a bare io_uring loop's is {} of a bare tokio loop's: that second ratio is what the I/O model itself costs or saves there, with no \
          HTTP code of ours in either.",
         ratio(VERSUS_CODEC),
         ratio((FLOOR_URING.id, FLOOR_TOKIO.id))
@@ -175,25 +171,17 @@ fn table(report: &ScanReport, title: &str, cell: impl Fn(&str, usize) -> String)
 /// below 1 is better for the first) of the default against batched waits, the A/A
 /// control, and io_uring_server against the codec engine, each with its word.
 fn checks(report: &ScanReport) -> String {
-    let floor = report.noise_floor();
     let mut out = format!(
-        "\n## Checks\n\nEach cell: the median per-round cost ratio (range over rounds) and its word. \
-         A cost ratio is subject ÷ baseline for server CPU per request and baseline ÷ subject for \
-         requests/s, so below 1 always favours the subject. A word needs every round on one side \
-         of the scan's own spread, ±{:.0}%: the distance from 1 that nine in ten A/A rounds (a \
-         second default io_uring_server against the first, both figures, every count) stay \
-         within, at least 10%.\n\n\
+        "\n## Checks\n\nA cost ratio is subject ÷ baseline for server CPU per request and \
+         baseline ÷ subject for requests/s, so below 1 always favours the subject. {} The A/A \
+         control (a second default io_uring_server against the first) must read *ties*; with \
+         the scan's few rounds it often cannot tell.\n\n\
          | connections | default ÷ batched waits: CPU | requests/s | A/A control ÷ default: CPU | requests/s | \
          io_uring_server ÷ tokio codec: CPU | requests/s |\n|---|---|---|---|---|---|---|\n",
-        floor * 100.0
+        judge::METHOD
     );
-    let cell = |pair: (&str, &str), c: usize, metric: Metric| {
-        format!(
-            "{} {}",
-            rounds::spread(&report.cost_ratios(pair, c, metric)),
-            report.judge(pair, c, metric).as_str()
-        )
-    };
+    let cell =
+        |pair: (&str, &str), c: usize, metric: Metric| judge::cell(&report.cost_ratios(pair, c, metric));
     for c in CONNECTIONS {
         let row: Vec<String> = [(IO_URING.id, BATCHED.id), (CONTROL.id, IO_URING.id), VERSUS_CODEC]
             .iter()

@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 
 use crate::workloads::{WORKLOADS, Workload, WorkloadsReport};
-use harness::rounds::{Word, spread};
-use harness::servers::{Contender, IO_URING, io_uring_with};
+use harness::judge;
+use harness::servers::{AA_CONTROL, Contender, IO_URING, io_uring_with};
 
 /// One feature row: io_uring_server with flags, at the workloads whose name contains
 /// `at`, and what the flags change.
@@ -51,7 +51,8 @@ pub const VARIANTS: [Variant; 5] = [
     },
 ];
 
-/// The workloads with feature rows, each with its contenders: the default first.
+/// The workloads with feature rows, each with its contenders: the default first, the A/A
+/// control (the default again, in a second process) last.
 pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
     WORKLOADS
         .into_iter()
@@ -61,14 +62,14 @@ pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
                 .filter(|v| workload.name.contains(v.at))
                 .map(|v| v.contender)
                 .collect();
-            (!variants.is_empty()).then(|| (workload, [vec![IO_URING], variants].concat()))
+            (!variants.is_empty()).then(|| (workload, [vec![IO_URING], variants, vec![AA_CONTROL]].concat()))
         })
         .collect()
 }
 
 /// Every contender any feature row needs, once.
 pub fn contenders() -> Vec<Contender> {
-    let mut all = vec![IO_URING];
+    let mut all = vec![IO_URING, AA_CONTROL];
     for variant in VARIANTS {
         if !all.contains(&variant.contender) {
             all.push(variant.contender);
@@ -76,6 +77,8 @@ pub fn contenders() -> Vec<Contender> {
     }
     all
 }
+
+const AA_MECHANISM: &str = "nothing: the A/A control, whose word says how far to trust the others";
 
 pub const BEGIN: &str = "<!-- BEGIN FEATURES: scripts/workloads.sh --features rewrites this section -->";
 pub const END: &str = "<!-- END FEATURES -->";
@@ -86,8 +89,9 @@ pub fn render(report: &WorkloadsReport) -> String {
     let _ = writeln!(
         out,
         "{} Each cell is the feature row's figure ÷ io_uring_server with default flags (lower is \
-         better), the median of the per-round ratios (lowest-highest), judged as the verdict is.\n",
+         better), judged by the verdict's rule: {}\n",
         report.provenance("scripts/workloads.sh --features"),
+        judge::METHOD,
     );
     let _ = writeln!(
         out,
@@ -104,15 +108,14 @@ pub fn render(report: &WorkloadsReport) -> String {
             let mechanism = VARIANTS
                 .iter()
                 .find(|v| v.contender == *contender)
-                .map_or("", |v| v.mechanism);
+                .map_or(AA_MECHANISM, |v| v.mechanism);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} **{}** | {mechanism} |",
+                "| {} | {} | {} | {} | {mechanism} |",
                 workload.name,
                 workload.unit().describe(),
                 contender.label,
-                spread(&ratios),
-                Word::judge(&ratios).as_str(),
+                judge::cell(&ratios),
             );
         }
     }
@@ -135,10 +138,14 @@ mod tests {
                 variant.contender.label
             );
         }
-        assert!(lineup.iter().all(|(_, c)| c[0] == IO_URING && c.len() > 1));
+        assert!(
+            lineup
+                .iter()
+                .all(|(_, c)| c[0] == IO_URING && c.last() == Some(&AA_CONTROL) && c.len() > 2)
+        );
         assert_eq!(
             contenders().len(),
-            5,
+            6,
             "zero-copy send is one contender at two workloads"
         );
     }

@@ -124,6 +124,8 @@ fn sample(
         contender: point.contender,
         label: point.label,
         round,
+        position: 0,
+        started_unix_s: 0.0,
         value,
         server_cpu_us: point.server_cpu_us_per_request,
         requests_per_sec: point.requests_per_sec,

@@ -3,21 +3,23 @@
 //! pipelining, one connection, a large echo, large responses, connection churn in both
 //! who-closes patterns, idle connections) over interleaved rounds; the verdict at the top
 //! of BENCHMARKS.md is generated from these rounds. This module names the workloads and
-//! holds the samples; `measure` runs one, `report` renders them.
+//! who runs them; `samples` holds what a run measured, `measure` runs one point,
+//! `report` renders them.
 
 use loadgen::churn::Churn;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use harness::machine::Machine;
-use harness::rounds;
 use harness::servers::{
-    ANCHORS, CONTENDERS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER,
+    AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER, TOKIO_URING,
 };
 
 pub mod features;
 pub mod measure;
 pub mod plot;
 pub mod report;
+mod samples;
+
+pub use samples::{Sample, WorkloadsReport};
 
 /// How a workload loads a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -91,19 +93,24 @@ impl Workload {
         }
     }
 
-    /// Whether each measurement starts its own server (so memory grown by earlier
-    /// workloads does not hide what this one costs).
-    pub fn needs_fresh_server(&self) -> bool {
-        matches!(self.shape, Shape::Idle { .. })
+    /// The contenders the verdict judges, measured every round: the subject, its
+    /// baselines and the A/A control.
+    pub fn verdict_contenders(&self) -> Vec<Contender> {
+        let mut contenders = vec![SUBJECT, AA_CONTROL];
+        contenders.extend(BASELINES);
+        contenders
     }
 
-    /// The contenders that run it, then the outside anchors where they can serve it (all
-    /// but the echo: nginx cannot echo a body without extra modules).
-    pub fn contenders(&self) -> Vec<Contender> {
-        let mut contenders = match self.shape {
-            Shape::Idle { .. } => IDLE_CONTENDERS.to_vec(),
-            _ => CONTENDERS.to_vec(),
-        };
+    /// The contenders shown in the detail tables only, measured in the first rounds:
+    /// tokio_uring_server, for idle connections also the tokio engine that reads into one
+    /// shared buffer (so the table separates the I/O model from design), then the outside
+    /// anchors where they can serve it (all but the echo: nginx cannot echo a body
+    /// without extra modules).
+    pub fn detail_contenders(&self) -> Vec<Contender> {
+        let mut contenders = vec![TOKIO_URING];
+        if matches!(self.shape, Shape::Idle { .. }) {
+            contenders.push(TOKIO_CODEC_SHARED);
+        }
         if !matches!(self.shape, Shape::Echo { .. }) {
             contenders.extend(ANCHORS);
         }
@@ -256,112 +263,19 @@ pub fn response_sizes() -> Vec<usize> {
         .collect()
 }
 
-/// Every contender of the other studies, and for idle connections also the tokio engine
-/// that reads into one shared buffer, so the table separates the I/O model from design.
-pub const IDLE_CONTENDERS: [Contender; 5] = [
-    CONTENDERS[0],
-    CONTENDERS[1],
+/// Every contender some workload measures.
+pub const EVERYONE: [Contender; 6] = [
+    TOKIO_HYPER,
+    TOKIO_CODEC,
     TOKIO_CODEC_SHARED,
-    CONTENDERS[2],
-    CONTENDERS[3],
+    IO_URING,
+    AA_CONTROL,
+    TOKIO_URING,
 ];
 
 /// The contender the study judges, and the baselines it is judged against.
 pub const SUBJECT: Contender = IO_URING;
 pub const BASELINES: [Contender; 2] = [TOKIO_CODEC, TOKIO_HYPER];
-
-/// One contender's figures for one workload in one round.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Sample {
-    pub workload: String,
-    pub contender: String,
-    pub label: String,
-    pub round: usize,
-    /// The compared figure, in the workload's [`Unit`].
-    pub value: Option<f64>,
-    pub server_cpu_us: Option<f64>,
-    pub requests_per_sec: f64,
-    pub p99_us: u64,
-    pub syscalls_per_request: Option<f64>,
-    pub bottleneck: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct WorkloadsReport {
-    pub machine: Machine,
-    pub pinning: String,
-    pub rounds: usize,
-    pub seconds_per_point: f64,
-    pub samples: Vec<Sample>,
-}
-
-impl WorkloadsReport {
-    /// The samples of `contender` at `workload`, in round order.
-    pub fn of<'a>(&'a self, workload: &'a str, contender: &'a str) -> impl Iterator<Item = &'a Sample> {
-        self.samples
-            .iter()
-            .filter(move |s| s.workload == workload && s.contender == contender)
-    }
-
-    /// The compared figure of `contender` at `workload`, by round.
-    pub fn values(&self, workload: &str, contender: &str) -> Vec<Option<f64>> {
-        self.by_round(workload, contender, |s| s.value)
-    }
-
-    /// `figure` of `contender`'s samples at `workload`, by round.
-    fn by_round(
-        &self,
-        workload: &str,
-        contender: &str,
-        figure: fn(&Sample) -> Option<f64>,
-    ) -> Vec<Option<f64>> {
-        (0..self.rounds)
-            .map(|round| figure(self.of(workload, contender).find(|s| s.round == round)?))
-            .collect()
-    }
-
-    /// Subject ÷ `baseline` at `workload`, per round (baseline ÷ subject for
-    /// requests/s, so below 1 favours the subject in every unit).
-    pub fn ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
-        let (subject, baseline) = (self.values(workload, SUBJECT.id), self.values(workload, baseline));
-        match WORKLOADS.iter().find(|w| w.name == workload).map(Workload::unit) {
-            Some(Unit::RequestsPerSec) => rounds::ratios(&baseline, &subject),
-            _ => rounds::ratios(&subject, &baseline),
-        }
-    }
-
-    /// Subject ÷ `baseline` in server CPU per request at `workload`, per round: the
-    /// second row of a workload judged on something else (one connection).
-    pub fn cpu_ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
-        let cpu = |contender: &str| self.by_round(workload, contender, |s| s.server_cpu_us);
-        rounds::ratios(&cpu(SUBJECT.id), &cpu(baseline))
-    }
-
-    /// Where the figures come from, for the head of a table ([`rounds::provenance`]).
-    pub fn provenance(&self, tool: &str) -> String {
-        rounds::provenance(
-            tool,
-            &self.machine,
-            &self.pinning,
-            (self.rounds, self.seconds_per_point),
-        )
-    }
-
-    /// The workloads measured, in the order first measured.
-    pub fn workloads(&self) -> Vec<String> {
-        rounds::first_seen(self.samples.iter().map(|s| s.workload.clone()))
-    }
-
-    /// The contenders measured at `workload`, as (id, label), in the order first measured.
-    pub fn contenders(&self, workload: &str) -> Vec<(String, String)> {
-        rounds::first_seen(
-            self.samples
-                .iter()
-                .filter(|s| s.workload == workload)
-                .map(|s| (s.contender.clone(), s.label.clone())),
-        )
-    }
-}
 
 #[cfg(test)]
 mod tests {

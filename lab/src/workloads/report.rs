@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::workloads::{BASELINES, SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, features, plot};
+use harness::judge::{self, Word};
 use harness::output::{rewrite_benchmarks_section, write_json};
-use harness::rounds::{Word, median, spread};
+use harness::rounds::median;
 use harness::servers::nginx::ANCHOR_NOTE;
 use harness::servers::{ANCHORS, Contender};
 
@@ -56,49 +57,51 @@ pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
     let _ = writeln!(
         out,
         "{} Each cell is {} ÷ the baseline, lower is better (for requests/s the baseline's ÷ \
-         {1}'s, so below 1 favours it there too): the median of the per-round ratios \
-         (lowest-highest). A word needs every round to agree by {:.0}%: *wins* (all below 0.90), \
-         *loses* (all above 1.10), *ties* (all within), else *inconclusive*. Details: \
-         [{prefix}workloads.md]({prefix}workloads.md).\n",
+         {1}'s, so below 1 favours it there too), per round; a round pairs the two figures \
+         measured within the same round. {} The last column is the A/A control (a second \
+         io_uring_server process ÷ the first), judged by the same rule: it must read *ties*. \
+         Details: [{prefix}workloads.md]({prefix}workloads.md).\n",
         report.provenance("scripts/workloads.sh"),
         SUBJECT.label,
-        harness::rounds::CLAIM_FLOOR * 100.0,
+        judge::METHOD,
     );
     let header: Vec<String> = BASELINES.iter().map(|b| format!("÷ {}", b.label)).collect();
-    let _ = writeln!(out, "| workload | measure | {} |", header.join(" | "));
-    let _ = writeln!(out, "|---|---|{}", "---|".repeat(BASELINES.len()));
+    let _ = writeln!(
+        out,
+        "| workload | measure | {} | A/A control |",
+        header.join(" | ")
+    );
+    let _ = writeln!(out, "|---|---|{}---|", "---|".repeat(BASELINES.len()));
+    let mut tally = Tally::default();
     for workload in report.workloads() {
         let unit = WORKLOADS
             .iter()
             .find(|w| w.name == workload)
             .map_or("", |w| w.unit().describe());
-        let cells = |ratios: &dyn Fn(&str) -> Vec<f64>| -> String {
-            let cells: Vec<String> = BASELINES
-                .iter()
-                .map(|b| {
-                    let ratios = ratios(b.id);
-                    format!("{} **{}**", spread(&ratios), Word::judge(&ratios).as_str())
-                })
-                .collect();
-            cells.join(" | ")
-        };
-        let _ = writeln!(
-            out,
-            "| {workload} | {unit} | {} |",
-            cells(&|b| report.ratios(&workload, b))
-        );
+        let cpu = Unit::CpuPerRequest.describe();
+        let mut rows = vec![(unit, report.verdict_ratios(&workload))];
         if one_connection(&workload) {
-            let cpu = Unit::CpuPerRequest.describe();
+            rows.push((cpu, report.verdict_cpu_ratios(&workload)));
+        }
+        for (measure, (baselines, aa)) in rows {
+            let cells: Vec<String> = baselines.iter().map(|r| tally.cell(r)).collect();
             let _ = writeln!(
                 out,
-                "| {workload} | {cpu} | {} |",
-                cells(&|b| report.cpu_ratios(&workload, b))
+                "| {workload} | {measure} | {} | {} |",
+                cells.join(" | "),
+                tally.aa_cell(&aa)
             );
         }
     }
     let _ = writeln!(
         out,
-        "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \
+        "\nThe rule decided {} of {} cells (*wins*, *loses* or *ties*); the A/A control read \
+         *ties* in {} of {} workloads.\n",
+        tally.decided, tally.cells, tally.aa_ties, tally.aa_cells
+    );
+    let _ = writeln!(
+        out,
+        "Caveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \
          on the other), a shared VM whose speed drifts between periods; only ratios within one \
          round compare. Echoes and large responses are bound by the kernel's copies, not by \
          the I/O model (each section says why). Where each server's CPU goes, by category, \
@@ -106,6 +109,36 @@ pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
          [{prefix}profiles.md]({prefix}profiles.md) (`scripts/profiles.sh`).\n"
     );
     out
+}
+
+/// How many cells and A/A cells a verdict table holds, and how many the rule decided.
+#[derive(Default)]
+struct Tally {
+    cells: usize,
+    decided: usize,
+    aa_cells: usize,
+    aa_ties: usize,
+}
+
+impl Tally {
+    fn cell(&mut self, ratios: &[f64]) -> String {
+        self.cells += 1;
+        if matches!(Word::judge(ratios), Word::Wins | Word::Loses | Word::Ties) {
+            self.decided += 1;
+        }
+        judge::cell(ratios)
+    }
+
+    fn aa_cell(&mut self, ratios: &[f64]) -> String {
+        if ratios.is_empty() {
+            return "not measured".into();
+        }
+        self.aa_cells += 1;
+        if Word::judge(ratios) == Word::Ties {
+            self.aa_ties += 1;
+        }
+        judge::cell(ratios)
+    }
 }
 
 fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
@@ -184,6 +217,7 @@ mod tests {
     use super::*;
     use crate::workloads::Sample;
     use harness::machine::Machine;
+    use harness::servers::AA_CONTROL;
 
     fn sample(workload: &str, contender: &str, round: usize, value: f64) -> Sample {
         Sample {
@@ -191,6 +225,8 @@ mod tests {
             contender: contender.into(),
             label: contender.into(),
             round,
+            position: 0,
+            started_unix_s: 0.0,
             value: Some(value),
             server_cpu_us: Some(value),
             requests_per_sec: 1000.0,
@@ -207,6 +243,9 @@ mod tests {
             samples.push(sample("64 KiB echo", "io_uring", round, 8.0 + r));
             samples.push(sample("64 KiB echo", "tokio_codec", round, 10.0 + r));
             samples.push(sample("64 KiB echo", "tokio_hyper", round, 20.0));
+            // The A/A control: 2% either side of the subject, alternately.
+            let wobble = [1.0, 1.02, 0.98][round];
+            samples.push(sample("64 KiB echo", AA_CONTROL.id, round, (8.0 + r) * wobble));
             samples.push(sample("one connection", "io_uring", round, 25.0));
             samples.push(sample("one connection", "nginx", round, 24.0));
             samples.push(Sample {
@@ -220,6 +259,7 @@ mod tests {
             machine: Machine::detect(),
             pinning: "server CPU 0, client CPU 1".into(),
             rounds: 3,
+            detail_rounds: 3,
             seconds_per_point: 1.0,
             samples,
         }
@@ -228,9 +268,16 @@ mod tests {
     #[test]
     fn the_verdict_judges_every_baseline_from_the_rounds() {
         let text = verdict(&report(), "results/");
-        // 8/10, 9/11, 10/12 are 0.80, 0.82, 0.83: every round below 0.90, so it wins.
+        // 8/10, 9/11, 10/12 are 0.80, 0.82, 0.83: the interval lies below 0.90.
         assert!(
-            text.contains("| 64 KiB echo | server CPU µs per request | 0.82 (0.80-0.83) **wins** | 0.45 (0.40-0.50) **wins** |"),
+            text.contains(
+                "| 64 KiB echo | server CPU µs per request | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
+                 | 0.45 (0.34-0.59, 3 rounds) **wins** by ≥10% | 1.00 (0.95-1.05, 3 rounds) **ties** |"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("The rule decided 5 of 8 cells (*wins*, *loses* or *ties*); the A/A control read *ties* in 1 of 1 workloads."),
             "{text}"
         );
         assert!(text.contains("[results/workloads.md](results/workloads.md)"));
@@ -242,15 +289,17 @@ mod tests {
     fn requests_per_second_are_inverted_and_one_connection_has_a_cpu_row() {
         let text = verdict(&report(), "");
         assert!(
-            text.contains("| 4 connections | requests/s (the cell is the baseline's ÷ io_uring_server's) | 0.83 (0.82-0.83) **wins** |"),
+            text.contains("| 4 connections | requests/s (the cell is the baseline's ÷ io_uring_server's) | 0.83 (0.81-0.84, 3 rounds) **wins** by ≥10% |"),
             "{text}"
         );
         assert!(
-            text.contains("| one connection | median round trip, µs | 1.00 (1.00-1.00) **ties** |"),
+            text.contains("| one connection | median round trip, µs | 1.00 (1.00-1.00, 3 rounds) **ties** |"),
             "{text}"
         );
         assert!(
-            text.contains("| one connection | server CPU µs per request | 0.83 (0.83-0.83) **wins** |"),
+            text.contains(
+                "| one connection | server CPU µs per request | 0.83 (0.83-0.83, 3 rounds) **wins** by ≥10% |"
+            ),
             "{text}"
         );
     }
@@ -265,7 +314,8 @@ mod tests {
         );
         assert!(text.contains(ANCHOR_NOTE), "{text}");
         let verdict = verdict(&report(), "");
-        assert!(!verdict.contains("nginx"), "{verdict}");
+        let table = verdict.lines().filter(|line| line.starts_with('|'));
+        assert!(table.clone().all(|line| !line.contains("nginx")), "{verdict}");
     }
 
     #[test]

@@ -1,0 +1,150 @@
+//! What a workloads run measured: one [`Sample`] per contender, workload and round, and
+//! the per-round ratios the verdict is decided from.
+
+use serde::{Deserialize, Serialize};
+
+use harness::machine::Machine;
+use harness::rounds;
+use harness::servers::AA_CONTROL;
+
+use super::{BASELINES, SUBJECT, Unit, WORKLOADS, Workload};
+
+/// One contender's figures for one workload in one round.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Sample {
+    pub workload: String,
+    pub contender: String,
+    pub label: String,
+    pub round: usize,
+    /// Where in its round's order it ran (0: first), and when it started (Unix seconds).
+    #[serde(default)]
+    pub position: usize,
+    #[serde(default)]
+    pub started_unix_s: f64,
+    /// The compared figure, in the workload's [`Unit`].
+    pub value: Option<f64>,
+    pub server_cpu_us: Option<f64>,
+    pub requests_per_sec: f64,
+    pub p99_us: u64,
+    pub syscalls_per_request: Option<f64>,
+    pub bottleneck: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WorkloadsReport {
+    pub machine: Machine,
+    pub pinning: String,
+    pub rounds: usize,
+    /// The first rounds, in which the detail-only contenders (tokio_uring_server, the
+    /// shared-buffer codec, nginx) ran too.
+    #[serde(default)]
+    pub detail_rounds: usize,
+    pub seconds_per_point: f64,
+    pub samples: Vec<Sample>,
+}
+
+impl WorkloadsReport {
+    /// The samples of `contender` at `workload`, in round order.
+    pub fn of<'a>(&'a self, workload: &'a str, contender: &'a str) -> impl Iterator<Item = &'a Sample> {
+        self.samples
+            .iter()
+            .filter(move |s| s.workload == workload && s.contender == contender)
+    }
+
+    /// The compared figure of `contender` at `workload`, by round.
+    pub fn values(&self, workload: &str, contender: &str) -> Vec<Option<f64>> {
+        self.by_round(workload, contender, |s| s.value)
+    }
+
+    /// `figure` of `contender`'s samples at `workload`, by round.
+    fn by_round(
+        &self,
+        workload: &str,
+        contender: &str,
+        figure: fn(&Sample) -> Option<f64>,
+    ) -> Vec<Option<f64>> {
+        (0..self.rounds)
+            .map(|round| figure(self.of(workload, contender).find(|s| s.round == round)?))
+            .collect()
+    }
+
+    /// Subject ÷ `baseline` at `workload`, per round (baseline ÷ subject for
+    /// requests/s, so below 1 favours the subject in every unit).
+    pub fn ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
+        self.ratios_of(workload, (SUBJECT.id, baseline))
+    }
+
+    /// The A/A control ÷ the subject at `workload`, per round, as [`Self::ratios`]: two
+    /// processes of one server, so the rule must find them tied.
+    pub fn aa_ratios(&self, workload: &str) -> Vec<f64> {
+        self.ratios_of(workload, (AA_CONTROL.id, SUBJECT.id))
+    }
+
+    /// The verdict's row for `workload`: the ratios against each of the [`BASELINES`],
+    /// and the A/A control's.
+    pub fn verdict_ratios(&self, workload: &str) -> (Vec<Vec<f64>>, Vec<f64>) {
+        let baselines = BASELINES.iter().map(|b| self.ratios(workload, b.id)).collect();
+        (baselines, self.aa_ratios(workload))
+    }
+
+    /// As [`Self::verdict_ratios`], in server CPU per request (one connection's second row).
+    pub fn verdict_cpu_ratios(&self, workload: &str) -> (Vec<Vec<f64>>, Vec<f64>) {
+        let baselines = BASELINES
+            .iter()
+            .map(|b| self.cpu_ratios(workload, b.id))
+            .collect();
+        let cpu = |contender: &str| self.by_round(workload, contender, |s| s.server_cpu_us);
+        (baselines, rounds::ratios(&cpu(AA_CONTROL.id), &cpu(SUBJECT.id)))
+    }
+
+    fn ratios_of(&self, workload: &str, (subject, baseline): (&str, &str)) -> Vec<f64> {
+        let (subject, baseline) = (self.values(workload, subject), self.values(workload, baseline));
+        match WORKLOADS.iter().find(|w| w.name == workload).map(Workload::unit) {
+            Some(Unit::RequestsPerSec) => rounds::ratios(&baseline, &subject),
+            _ => rounds::ratios(&subject, &baseline),
+        }
+    }
+
+    /// Subject ÷ `baseline` in server CPU per request at `workload`, per round: the
+    /// second row of a workload judged on something else (one connection).
+    pub fn cpu_ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
+        let cpu = |contender: &str| self.by_round(workload, contender, |s| s.server_cpu_us);
+        rounds::ratios(&cpu(SUBJECT.id), &cpu(baseline))
+    }
+
+    /// Where the figures come from, for the head of a table ([`rounds::provenance`]).
+    pub fn provenance(&self, tool: &str) -> String {
+        let detail = match self.detail_rounds {
+            0 => String::new(),
+            n => format!(
+                " tokio_uring_server, the shared-buffer codec and nginx, shown in the details \
+                 only, ran in the first {n} rounds."
+            ),
+        };
+        format!(
+            "{} Every server is started afresh for every point, so rounds also sample \
+             process start (memory layout, ASLR).{detail}",
+            rounds::provenance(
+                tool,
+                &self.machine,
+                &self.pinning,
+                (self.rounds, self.seconds_per_point),
+            )
+        )
+    }
+
+    /// The workloads measured, in the order first measured.
+    pub fn workloads(&self) -> Vec<String> {
+        rounds::first_seen(self.samples.iter().map(|s| s.workload.clone()))
+    }
+
+    /// The contenders measured at `workload`, as (id, label), in the order first measured.
+    pub fn contenders(&self, workload: &str) -> Vec<(String, String)> {
+        rounds::first_seen(
+            self.samples
+                .iter()
+                .filter(|s| s.workload == workload)
+                .map(|s| (s.contender.clone(), s.label.clone())),
+        )
+    }
+}
