@@ -24,3 +24,4 @@ pub mod settings;
 pub mod steal;
 pub mod tool;
 pub mod usage;
+pub mod workload;

@@ -6,17 +6,13 @@
 //! servers work as for `cargo bench`. nginx, when installed, runs every workload it can
 //! serve as an outside anchor: in the detail tables, never in the verdict.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
 use clap::Parser;
 use harness::machine::Machine;
-use harness::progress::Progress;
-use harness::rounds::balanced;
+use harness::servers::Lineup;
 use harness::servers::nginx::with_anchors;
-use harness::servers::{Contender, Lineup};
 use harness::settings::Pinning;
-use lab::workloads::measure::{self, Slot};
-use lab::workloads::{EVERYONE, Sample, WORKLOADS, Workload, WorkloadsReport, features};
+use harness::workload::run::{Entry, Rounds, measure_rounds};
+use lab::workloads::{EVERYONE, WORKLOADS, WorkloadsReport, detail_contenders, features, verdict_contenders};
 
 /// For which workload is io_uring worth it: every workload shape, every contender.
 #[derive(Parser, Debug)]
@@ -41,50 +37,56 @@ struct Cli {
     features: bool,
 }
 
-/// A workload, the contenders measured every round, and those measured in the first
-/// `detail_rounds` only.
-type Plan = Vec<(Workload, Vec<Contender>, Vec<Contender>)>;
-
 fn main() {
     harness::tool::main("workloads", run);
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let (plan, everyone): (Plan, _) = if cli.features {
+    let entry = |workload, every_round, detail| Entry {
+        workload,
+        every_round,
+        detail,
+    };
+    let (plan, everyone): (Vec<Entry>, _) = if cli.features {
         let plan = features::lineup()
             .into_iter()
-            .map(|(w, c)| (w, c, Vec::new()))
+            .map(|(w, c)| entry(w, c, Vec::new()))
             .collect();
         (plan, features::contenders())
     } else {
         let plan = WORKLOADS
             .iter()
-            .map(|w| (*w, w.verdict_contenders(), w.detail_contenders()))
+            .map(|w| entry(*w, verdict_contenders(), detail_contenders(w)))
             .collect();
         (plan, with_anchors(&EVERYONE))
     };
     let lineup = Lineup::prepare(&everyone, Pinning::from_env()?, None)?;
     // Only what can start: an anchor that is not installed sits out.
-    let plan: Plan = plan
+    let plan: Vec<Entry> = plan
         .into_iter()
-        .filter(|(w, _, _)| {
+        .filter(|e| {
             cli.only
                 .as_ref()
-                .is_none_or(|only| w.name.contains(only.as_str()))
+                .is_none_or(|only| e.workload.name.contains(only.as_str()))
         })
-        .map(|(w, mut every_round, mut detail)| {
-            every_round.retain(|c| everyone.contains(c));
-            detail.retain(|c| everyone.contains(c));
-            (w, every_round, detail)
+        .map(|mut e| {
+            e.every_round.retain(|c| everyone.contains(c));
+            e.detail.retain(|c| everyone.contains(c));
+            e
         })
         .collect();
-    let samples = measure_rounds(&lineup, &plan, &cli)?;
+    let rounds = Rounds {
+        rounds: cli.rounds,
+        seconds: cli.seconds,
+        detail_rounds: cli.detail_rounds.min(cli.rounds),
+    };
+    let samples = measure_rounds(&lineup, &plan, rounds, "workloads")?;
     let report = WorkloadsReport {
         machine: Machine::detect(),
         pinning: lineup.pinning.describe(),
-        rounds: cli.rounds,
-        detail_rounds: cli.detail_rounds.min(cli.rounds),
-        seconds_per_point: cli.seconds,
+        rounds: rounds.rounds,
+        detail_rounds: rounds.detail_rounds,
+        seconds_per_point: rounds.seconds,
         samples,
     };
     if cli.features {
@@ -97,55 +99,4 @@ fn run(cli: Cli) -> Result<(), String> {
         );
     }
     Ok(())
-}
-
-/// Every workload of `plan` on each of its contenders, round after round, each point on a
-/// freshly started server, the order within a round balanced over the rounds.
-fn measure_rounds(lineup: &Lineup, plan: &Plan, cli: &Cli) -> Result<Vec<Sample>, String> {
-    let duration = Duration::from_secs_f64(cli.seconds);
-    let in_round = |round: usize, (every_round, detail): (&Vec<Contender>, &Vec<Contender>)| {
-        let mut contenders = every_round.clone();
-        if round < cli.detail_rounds {
-            contenders.extend(detail);
-        }
-        contenders
-    };
-    let steps = (0..cli.rounds)
-        .flat_map(|round| plan.iter().map(move |(_, e, d)| in_round(round, (e, d)).len()))
-        .sum();
-    // Each point starts a server and connects; the idle workloads open thousands.
-    let per_step = Duration::from_secs_f64(cli.seconds * 1.25 + 0.6);
-    let mut progress = Progress::start("workloads", steps, per_step);
-    let mut samples = Vec::new();
-    for round in 0..cli.rounds {
-        for (workload, every_round, detail) in plan {
-            let contenders = in_round(round, (every_round, detail));
-            for (position, turn) in balanced(contenders.len(), round).enumerate() {
-                let server = lineup.start_fresh(contenders[turn])?;
-                progress.step(&format!(
-                    "round {}/{} {}: {}",
-                    round + 1,
-                    cli.rounds,
-                    workload.name,
-                    server.contender.label
-                ));
-                let slot = Slot {
-                    round,
-                    duration,
-                    count_syscalls: round == 0,
-                };
-                let started_unix_s = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0.0, |d| d.as_secs_f64());
-                let sample = measure::run(&server, workload, slot, &lineup.pinning)?;
-                samples.push(Sample {
-                    position,
-                    started_unix_s,
-                    ..sample
-                });
-            }
-        }
-    }
-    progress.finish();
-    Ok(samples)
 }

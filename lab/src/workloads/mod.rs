@@ -3,152 +3,68 @@
 //! pipelining, one connection, a large echo, large responses, connection churn in both
 //! who-closes patterns, idle connections) over interleaved rounds; the verdict at the top
 //! of BENCHMARKS.md is generated from these rounds. This module names the workloads and
-//! who runs them; `samples` holds what a run measured, `measure` runs one point,
-//! `report` renders them.
+//! who runs them; the harness's `workload` measures them and decides the verdict,
+//! `report` renders the study's tables and plots.
 
 use loadgen::churn::Churn;
-use serde::Serialize;
 
 use harness::servers::{
     AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER, TOKIO_URING,
 };
+pub use harness::workload::samples::{Sample, WorkloadsReport};
+pub use harness::workload::{BASELINES, SUBJECT, Shape, Unit, Workload};
 
 pub mod features;
-pub mod measure;
 pub mod plot;
 pub mod report;
-mod samples;
 
-pub use samples::{Sample, WorkloadsReport};
-
-/// How a workload loads a server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Shape {
-    /// `GET /` in a closed loop on kept-alive connections.
-    KeepAlive { connections: usize },
-    /// `GET /` with `depth` requests in flight per connection.
-    Pipelined { connections: usize, depth: usize },
-    /// `GET /` on one kept-alive connection: the round trip (and, a second verdict row,
-    /// the server CPU per request it costs).
-    OneConnection,
-    /// `GET /` in a closed loop on a few kept-alive connections, judged on requests/s:
-    /// what a small service's clients wait on is round trips, not the server's CPU.
-    SmallService { connections: usize },
-    /// `POST /payload` of `bytes`, echoed, in a closed loop.
-    Echo { bytes: usize, connections: usize },
-    /// `GET /bytes/{bytes}` in a closed loop.
-    Response { bytes: usize, connections: usize },
-    /// `GET /` on a new connection each time, `clients` at once, closed by whom `closes` says.
-    Churn { closes: Churn, clients: usize },
-    /// `count` kept-alive connections that each made one request and now wait, held by a
-    /// freshly started server while `active` connections run a closed loop of `GET /`.
-    Idle { count: usize, active: usize },
+/// The contenders the verdict judges, measured every round: the subject, its baselines
+/// and the A/A control.
+pub fn verdict_contenders() -> Vec<Contender> {
+    let mut contenders = vec![SUBJECT, AA_CONTROL];
+    contenders.extend(BASELINES);
+    contenders
 }
 
-/// What is compared: lower is better, but for requests/s, whose ratios are inverted so
-/// that a cell below 1 favours io_uring_server in every row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Unit {
-    CpuPerRequest,
-    CpuPerConnection,
-    LatencyP50,
-    BytesPerIdleConnection,
-    RequestsPerSec,
+/// The contenders shown in the detail tables only, measured in the first rounds:
+/// tokio_uring_server, for idle connections also the tokio engine that reads into one
+/// shared buffer (so the table separates the I/O model from design), then the outside
+/// anchors where they can serve it (all but the echo: nginx cannot echo a body
+/// without extra modules).
+pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
+    let mut contenders = vec![TOKIO_URING];
+    if matches!(workload.shape, Shape::Idle { .. }) {
+        contenders.push(TOKIO_CODEC_SHARED);
+    }
+    if !matches!(workload.shape, Shape::Echo { .. }) {
+        contenders.extend(ANCHORS);
+    }
+    contenders
 }
 
-impl Unit {
-    /// A figure in this unit as a table shows it.
-    pub fn show(self, value: f64) -> String {
-        match self {
-            Unit::BytesPerIdleConnection | Unit::RequestsPerSec => format!("{value:.0}"),
-            _ => format!("{value:.1}"),
-        }
-    }
-
-    pub fn describe(self) -> &'static str {
-        match self {
-            Unit::CpuPerRequest => "server CPU µs per request",
-            Unit::CpuPerConnection => "server CPU µs per connection",
-            Unit::LatencyP50 => "median round trip, µs",
-            Unit::BytesPerIdleConnection => "server memory (RSS) bytes per idle connection",
-            Unit::RequestsPerSec => "requests/s (the cell is the baseline's ÷ io_uring_server's)",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Workload {
-    pub name: &'static str,
-    pub shape: Shape,
-}
-
-impl Workload {
-    pub fn unit(&self) -> Unit {
-        match self.shape {
-            Shape::OneConnection => Unit::LatencyP50,
-            Shape::SmallService { .. } => Unit::RequestsPerSec,
-            Shape::Churn { .. } => Unit::CpuPerConnection,
-            Shape::Idle { .. } => Unit::BytesPerIdleConnection,
-            _ => Unit::CpuPerRequest,
-        }
-    }
-
-    /// The contenders the verdict judges, measured every round: the subject, its
-    /// baselines and the A/A control.
-    pub fn verdict_contenders(&self) -> Vec<Contender> {
-        let mut contenders = vec![SUBJECT, AA_CONTROL];
-        contenders.extend(BASELINES);
-        contenders
-    }
-
-    /// The contenders shown in the detail tables only, measured in the first rounds:
-    /// tokio_uring_server, for idle connections also the tokio engine that reads into one
-    /// shared buffer (so the table separates the I/O model from design), then the outside
-    /// anchors where they can serve it (all but the echo: nginx cannot echo a body
-    /// without extra modules).
-    pub fn detail_contenders(&self) -> Vec<Contender> {
-        let mut contenders = vec![TOKIO_URING];
-        if matches!(self.shape, Shape::Idle { .. }) {
-            contenders.push(TOKIO_CODEC_SHARED);
-        }
-        if !matches!(self.shape, Shape::Echo { .. }) {
-            contenders.extend(ANCHORS);
-        }
-        contenders
-    }
-
-    /// What bounds every server on this workload, where that is not the I/O model: shown
-    /// under its detail table (words only; the figures come from the run).
-    pub fn bound_by(&self) -> Option<&'static str> {
-        match self.shape {
-            Shape::Echo { .. } => Some(
-                "What bounds it: the kernel copies each body twice, from the client's socket \
-                 into the server and from the server into the socket, the same for every \
-                 engine. Both codec engines send a large echoed body from the buffer it was \
-                 received into, in one vectored write with its head (io_uring_server: one \
-                 SENDMSG; a body that arrived whole in a provided buffer is copied, since that \
-                 buffer goes back to the ring), so what is left to the I/O model is a few syscalls per request.",
-            ),
-            Shape::Response { .. } => Some(
-                "What bounds it: every byte is copied from the server's memory into the socket, \
-                 and on loopback the kernel's TCP work for both ends runs on the sender's CPU; \
-                 how the send is submitted changes neither. nginx sends these bodies from \
-                 files with sendfile, which skips the copy. io_uring's zero-copy send cannot \
-                 skip it here: the kernel copies every zero-copy page looped to a local socket \
-                 (Documentation/networking/msg_zerocopy.rst, \"Loopback\"), so it only adds \
-                 its pinning and notification, and reads slower in results/features.md. \
-                 Across a real NIC that copy is what SEND_ZC removes; this VM cannot measure it.",
-            ),
-            _ => None,
-        }
-    }
-
-    /// Whether syscalls per request are counted for it (in a separate run, first round only).
-    pub fn counts_syscalls(&self) -> bool {
-        matches!(
-            self.shape,
-            Shape::KeepAlive { .. } | Shape::OneConnection | Shape::Churn { .. }
-        )
+/// What bounds every server on this workload, where that is not the I/O model: shown
+/// under its detail table (words only; the figures come from the run).
+pub fn bound_by(workload: &Workload) -> Option<&'static str> {
+    match workload.shape {
+        Shape::Echo { .. } => Some(
+            "What bounds it: the kernel copies each body twice, from the client's socket \
+             into the server and from the server into the socket, the same for every \
+             engine. Both codec engines send a large echoed body from the buffer it was \
+             received into, in one vectored write with its head (io_uring_server: one \
+             SENDMSG; a body that arrived whole in a provided buffer is copied, since that \
+             buffer goes back to the ring), so what is left to the I/O model is a few syscalls per request.",
+        ),
+        Shape::Response { .. } => Some(
+            "What bounds it: every byte is copied from the server's memory into the socket, \
+             and on loopback the kernel's TCP work for both ends runs on the sender's CPU; \
+             how the send is submitted changes neither. nginx sends these bodies from \
+             files with sendfile, which skips the copy. io_uring's zero-copy send cannot \
+             skip it here: the kernel copies every zero-copy page looped to a local socket \
+             (Documentation/networking/msg_zerocopy.rst, \"Loopback\"), so it only adds \
+             its pinning and notification, and reads slower in results/features.md. \
+             Across a real NIC that copy is what SEND_ZC removes; this VM cannot measure it.",
+        ),
+        _ => None,
     }
 }
 
@@ -272,10 +188,6 @@ pub const EVERYONE: [Contender; 6] = [
     AA_CONTROL,
     TOKIO_URING,
 ];
-
-/// The contender the study judges, and the baselines it is judged against.
-pub const SUBJECT: Contender = IO_URING;
-pub const BASELINES: [Contender; 2] = [TOKIO_CODEC, TOKIO_HYPER];
 
 #[cfg(test)]
 mod tests {

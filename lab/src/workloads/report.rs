@@ -5,12 +5,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::workloads::{BASELINES, SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, features, plot};
-use harness::judge::{self, Word};
+use crate::workloads::{Unit, WORKLOADS, WorkloadsReport, bound_by, features, plot};
 use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::rounds::median;
 use harness::servers::nginx::ANCHOR_NOTE;
 use harness::servers::{ANCHORS, Contender};
+use harness::workload::verdict;
 
 pub const BEGIN: &str = "<!-- BEGIN VERDICT: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END VERDICT -->";
@@ -56,52 +56,16 @@ pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} Each cell is {} ÷ the baseline, lower is better (for requests/s the baseline's ÷ \
-         {1}'s, so below 1 favours it there too), per round; a round pairs the two figures \
-         measured within the same round. {} The last column is the A/A control (a second \
-         io_uring_server process ÷ the first), judged by the same rule: it must read *ties*. \
-         Details: [{prefix}workloads.md]({prefix}workloads.md).\n",
+        "{} {} The last column is the A/A control (a second io_uring_server process ÷ the \
+         first), judged by the same rule: it must read *ties*. Details: \
+         [{prefix}workloads.md]({prefix}workloads.md).\n",
         report.provenance("scripts/workloads.sh"),
-        SUBJECT.label,
-        judge::METHOD,
+        verdict::what_a_cell_is(),
     );
-    let header: Vec<String> = BASELINES.iter().map(|b| format!("÷ {}", b.label)).collect();
+    out.push_str(&verdict::table(report, &WORKLOADS));
     let _ = writeln!(
         out,
-        "| workload | measure | {} | A/A control |",
-        header.join(" | ")
-    );
-    let _ = writeln!(out, "|---|---|{}---|", "---|".repeat(BASELINES.len()));
-    let mut tally = Tally::default();
-    for workload in report.workloads() {
-        let unit = WORKLOADS
-            .iter()
-            .find(|w| w.name == workload)
-            .map_or("", |w| w.unit().describe());
-        let cpu = Unit::CpuPerRequest.describe();
-        let mut rows = vec![(unit, report.verdict_ratios(&workload))];
-        if one_connection(&workload) {
-            rows.push((cpu, report.verdict_cpu_ratios(&workload)));
-        }
-        for (measure, (baselines, aa)) in rows {
-            let cells: Vec<String> = baselines.iter().map(|r| tally.cell(r)).collect();
-            let _ = writeln!(
-                out,
-                "| {workload} | {measure} | {} | {} |",
-                cells.join(" | "),
-                tally.aa_cell(&aa)
-            );
-        }
-    }
-    let _ = writeln!(
-        out,
-        "\nThe rule decided {} of {} cells (*wins*, *loses* or *ties*); the A/A control read \
-         *ties* in {} of {} workloads.\n",
-        tally.decided, tally.cells, tally.aa_ties, tally.aa_cells
-    );
-    let _ = writeln!(
-        out,
-        "Caveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \
+        "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \
          on the other), a shared VM whose speed drifts between periods; only ratios within one \
          round compare. Echoes and large responses are bound by the kernel's copies, not by \
          the I/O model (each section says why). Where each server's CPU goes, by category, \
@@ -109,36 +73,6 @@ pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
          [{prefix}profiles.md]({prefix}profiles.md) (`scripts/profiles.sh`).\n"
     );
     out
-}
-
-/// How many cells and A/A cells a verdict table holds, and how many the rule decided.
-#[derive(Default)]
-struct Tally {
-    cells: usize,
-    decided: usize,
-    aa_cells: usize,
-    aa_ties: usize,
-}
-
-impl Tally {
-    fn cell(&mut self, ratios: &[f64]) -> String {
-        self.cells += 1;
-        if matches!(Word::judge(ratios), Word::Wins | Word::Loses | Word::Ties) {
-            self.decided += 1;
-        }
-        judge::cell(ratios)
-    }
-
-    fn aa_cell(&mut self, ratios: &[f64]) -> String {
-        if ratios.is_empty() {
-            return "not measured".into();
-        }
-        self.aa_cells += 1;
-        if Word::judge(ratios) == Word::Ties {
-            self.aa_ties += 1;
-        }
-        judge::cell(ratios)
-    }
 }
 
 fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
@@ -189,20 +123,9 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         }
     }
     out.push('\n');
-    if let Some(why) = WORKLOADS
-        .iter()
-        .find(|w| w.name == workload)
-        .and_then(|w| w.bound_by())
-    {
+    if let Some(why) = WORKLOADS.iter().find(|w| w.name == workload).and_then(bound_by) {
         let _ = writeln!(out, "{why}\n");
     }
-}
-
-/// Whether `workload` is the one-connection round trip, which also gets a CPU row.
-fn one_connection(workload: &str) -> bool {
-    WORKLOADS
-        .iter()
-        .any(|w| w.name == workload && w.shape == Shape::OneConnection)
 }
 
 /// The outside anchors the study measured somewhere.
@@ -277,7 +200,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("The rule decided 5 of 8 cells (*wins*, *loses* or *ties*); the A/A control read *ties* in 1 of 1 workloads."),
+            text.contains("The rule decided 5 of 8 cells (*wins*, *loses* or *ties*); the A/A control read *ties* in 1 of 1 rows."),
             "{text}"
         );
         assert!(text.contains("[results/workloads.md](results/workloads.md)"));

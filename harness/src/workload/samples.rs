@@ -1,13 +1,12 @@
-//! What a workloads run measured: one [`Sample`] per contender, workload and round, and
-//! the per-round ratios the verdict is decided from.
+//! What rounds of workloads measured: one [`Sample`] per contender, workload and round,
+//! and the per-round ratios a verdict is decided from.
 
 use serde::{Deserialize, Serialize};
 
-use harness::machine::Machine;
-use harness::rounds;
-use harness::servers::AA_CONTROL;
-
-use super::{BASELINES, SUBJECT, Unit, WORKLOADS, Workload};
+use super::{BASELINES, SUBJECT, Unit, Workload};
+use crate::machine::Machine;
+use crate::rounds;
+use crate::servers::AA_CONTROL;
 
 /// One contender's figures for one workload in one round.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -70,45 +69,46 @@ impl WorkloadsReport {
 
     /// Subject ÷ `baseline` at `workload`, per round (baseline ÷ subject for
     /// requests/s, so below 1 favours the subject in every unit).
-    pub fn ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
+    pub fn ratios(&self, workload: &Workload, baseline: &str) -> Vec<f64> {
         self.ratios_of(workload, (SUBJECT.id, baseline))
     }
 
     /// The A/A control ÷ the subject at `workload`, per round, as [`Self::ratios`]: two
     /// processes of one server, so the rule must find them tied.
-    pub fn aa_ratios(&self, workload: &str) -> Vec<f64> {
+    pub fn aa_ratios(&self, workload: &Workload) -> Vec<f64> {
         self.ratios_of(workload, (AA_CONTROL.id, SUBJECT.id))
     }
 
     /// The verdict's row for `workload`: the ratios against each of the [`BASELINES`],
     /// and the A/A control's.
-    pub fn verdict_ratios(&self, workload: &str) -> (Vec<Vec<f64>>, Vec<f64>) {
+    pub fn verdict_ratios(&self, workload: &Workload) -> (Vec<Vec<f64>>, Vec<f64>) {
         let baselines = BASELINES.iter().map(|b| self.ratios(workload, b.id)).collect();
         (baselines, self.aa_ratios(workload))
     }
 
     /// As [`Self::verdict_ratios`], in server CPU per request (one connection's second row).
-    pub fn verdict_cpu_ratios(&self, workload: &str) -> (Vec<Vec<f64>>, Vec<f64>) {
+    pub fn verdict_cpu_ratios(&self, workload: &Workload) -> (Vec<Vec<f64>>, Vec<f64>) {
         let baselines = BASELINES
             .iter()
             .map(|b| self.cpu_ratios(workload, b.id))
             .collect();
-        let cpu = |contender: &str| self.by_round(workload, contender, |s| s.server_cpu_us);
+        let cpu = |contender: &str| self.by_round(workload.name, contender, |s| s.server_cpu_us);
         (baselines, rounds::ratios(&cpu(AA_CONTROL.id), &cpu(SUBJECT.id)))
     }
 
-    fn ratios_of(&self, workload: &str, (subject, baseline): (&str, &str)) -> Vec<f64> {
-        let (subject, baseline) = (self.values(workload, subject), self.values(workload, baseline));
-        match WORKLOADS.iter().find(|w| w.name == workload).map(Workload::unit) {
-            Some(Unit::RequestsPerSec) => rounds::ratios(&baseline, &subject),
+    fn ratios_of(&self, workload: &Workload, (subject, baseline): (&str, &str)) -> Vec<f64> {
+        let values = |contender| self.values(workload.name, contender);
+        let (subject, baseline) = (values(subject), values(baseline));
+        match workload.unit() {
+            Unit::RequestsPerSec => rounds::ratios(&baseline, &subject),
             _ => rounds::ratios(&subject, &baseline),
         }
     }
 
     /// Subject ÷ `baseline` in server CPU per request at `workload`, per round: the
     /// second row of a workload judged on something else (one connection).
-    pub fn cpu_ratios(&self, workload: &str, baseline: &str) -> Vec<f64> {
-        let cpu = |contender: &str| self.by_round(workload, contender, |s| s.server_cpu_us);
+    pub fn cpu_ratios(&self, workload: &Workload, baseline: &str) -> Vec<f64> {
+        let cpu = |contender: &str| self.by_round(workload.name, contender, |s| s.server_cpu_us);
         rounds::ratios(&cpu(SUBJECT.id), &cpu(baseline))
     }
 

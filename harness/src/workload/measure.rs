@@ -6,10 +6,11 @@ use std::time::Duration;
 use loadgen::idle::IdleConnections;
 use loadgen::response::Expect;
 
-use crate::workloads::{Sample, Shape, Unit, Workload};
-use harness::load::{self, Ask, Load, LoadKind, Point, Post};
-use harness::servers::Server;
-use harness::settings::Pinning;
+use super::samples::Sample;
+use super::{Shape, Unit, Workload};
+use crate::load::{self, Ask, Load, LoadKind, Point, Post};
+use crate::servers::Server;
+use crate::settings::Pinning;
 
 /// Where a sample sits in the study.
 #[derive(Debug, Clone, Copy)]

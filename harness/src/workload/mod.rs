@@ -1,0 +1,100 @@
+//! A workload and what it measures: the shapes of load the studies and `cargo bench`'s
+//! verdict run ([`Shape`]), the unit each is judged in ([`Unit`]), one point of one
+//! contender measured into a [`samples::Sample`] on a freshly started server
+//! ([`measure`]), rounds of them in a balanced order ([`run`]), and the verdict table the
+//! one rule ([`crate::judge`]) decides from their per-round ratios ([`verdict`]).
+
+use loadgen::churn::Churn;
+use serde::Serialize;
+
+use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+
+pub mod measure;
+pub mod run;
+pub mod samples;
+pub mod verdict;
+
+/// How a workload loads a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Shape {
+    /// `GET /` in a closed loop on kept-alive connections.
+    KeepAlive { connections: usize },
+    /// `GET /` with `depth` requests in flight per connection.
+    Pipelined { connections: usize, depth: usize },
+    /// `GET /` on one kept-alive connection: the round trip (and, a second verdict row,
+    /// the server CPU per request it costs).
+    OneConnection,
+    /// `GET /` in a closed loop on a few kept-alive connections, judged on requests/s:
+    /// what a small service's clients wait on is round trips, not the server's CPU.
+    SmallService { connections: usize },
+    /// `POST /payload` of `bytes`, echoed, in a closed loop.
+    Echo { bytes: usize, connections: usize },
+    /// `GET /bytes/{bytes}` in a closed loop.
+    Response { bytes: usize, connections: usize },
+    /// `GET /` on a new connection each time, `clients` at once, closed by whom `closes` says.
+    Churn { closes: Churn, clients: usize },
+    /// `count` kept-alive connections that each made one request and now wait, held by a
+    /// freshly started server while `active` connections run a closed loop of `GET /`.
+    Idle { count: usize, active: usize },
+}
+
+/// What is compared: lower is better, but for requests/s, whose ratios are inverted so
+/// that a cell below 1 favours io_uring_server in every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Unit {
+    CpuPerRequest,
+    CpuPerConnection,
+    LatencyP50,
+    BytesPerIdleConnection,
+    RequestsPerSec,
+}
+
+impl Unit {
+    /// A figure in this unit as a table shows it.
+    pub fn show(self, value: f64) -> String {
+        match self {
+            Unit::BytesPerIdleConnection | Unit::RequestsPerSec => format!("{value:.0}"),
+            _ => format!("{value:.1}"),
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Unit::CpuPerRequest => "server CPU µs per request",
+            Unit::CpuPerConnection => "server CPU µs per connection",
+            Unit::LatencyP50 => "median round trip, µs",
+            Unit::BytesPerIdleConnection => "server memory (RSS) bytes per idle connection",
+            Unit::RequestsPerSec => "requests/s (the cell is the baseline's ÷ io_uring_server's)",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Workload {
+    pub name: &'static str,
+    pub shape: Shape,
+}
+
+impl Workload {
+    pub fn unit(&self) -> Unit {
+        match self.shape {
+            Shape::OneConnection => Unit::LatencyP50,
+            Shape::SmallService { .. } => Unit::RequestsPerSec,
+            Shape::Churn { .. } => Unit::CpuPerConnection,
+            Shape::Idle { .. } => Unit::BytesPerIdleConnection,
+            _ => Unit::CpuPerRequest,
+        }
+    }
+
+    /// Whether syscalls per request are counted for it (in a separate run, first round only).
+    pub fn counts_syscalls(&self) -> bool {
+        matches!(
+            self.shape,
+            Shape::KeepAlive { .. } | Shape::OneConnection | Shape::Churn { .. }
+        )
+    }
+}
+
+/// The contender every verdict judges, and the baselines it is judged against.
+pub const SUBJECT: Contender = IO_URING;
+pub const BASELINES: [Contender; 2] = [TOKIO_CODEC, TOKIO_HYPER];
