@@ -26,7 +26,6 @@ TOKEN = re.compile(r"\$?[A-Za-z_]\w*|::|\S")
 IDENT = re.compile(r"\$?[A-Za-z_]\w*$")
 PATH_ATTR = re.compile(r'#\s*\[\s*path\s*=\s*"([^"]+)"\s*\]\s*(?:#\s*\[[^\]]*\]\s*)*'
                        r'(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;')
-KEYWORDS = {"crate", "$crate", "self", "super"}
 
 
 def strip(src):
@@ -102,8 +101,8 @@ def scan(src):
     decls, refs, inline, depth, i = [], [], [], 0, 0
     while i < len(toks):
         tok, line = toks[i]
-        nxt = words[i + 1:i + 4] + ["", "", ""]
-        prev = words[max(i - 2, 0):i]
+        nxt, prev = words[i + 1:i + 3] + ["", ""], words[max(i - 2, 0):i]
+        here = tuple(name for name, _ in inline)
         if tok == "{":
             depth += 1
         elif tok == "}":
@@ -112,7 +111,7 @@ def scan(src):
                 inline.pop()
         elif tok == "mod" and IDENT.match(nxt[0]) and nxt[1] in (";", "{"):
             if nxt[1] == ";":
-                decls.append((tuple(n for n, _ in inline), nxt[0]))
+                decls.append((here, nxt[0]))
             else:
                 inline.append((nxt[0], depth))
                 depth += 1
@@ -120,11 +119,10 @@ def scan(src):
             continue
         elif tok == "use" and (IDENT.match(nxt[0]) or nxt[0] in ("::", "{")):
             end, level = i + 1, 0
-            while end < len(toks) and not (words[end] == ";" and level == 0) and level >= 0:
+            while end < len(words) and not (level == 0 and words[end] in (";", "}")):
                 level += (words[end] == "{") - (words[end] == "}")
                 end += 1
-            for path in expand_use(words[i + 1:end]):
-                refs.append((tuple(n for n, _ in inline), path, line))
+            refs += [(here, path, line) for path in expand_use(words[i + 1:end])]
             i = end
             continue
         elif IDENT.match(tok) and nxt[0] == "::" and IDENT.match(nxt[1]) and prev[-1:] != ["::"] \
@@ -133,7 +131,7 @@ def scan(src):
             while words[i:i + 1] == ["::"] and i + 1 < len(words) and IDENT.match(words[i + 1]):
                 path.append(words[i + 1])
                 i += 2
-            refs.append((tuple(n for n, _ in inline), path, line))
+            refs.append((here, path, line))
             continue
         i += 1
     return decls, refs
@@ -152,8 +150,8 @@ def load_target(root_file):
             if child is None:
                 base = own_dir.joinpath(*inline)
                 child = next((c for c in (base / f"{name}.rs", base / name / "mod.rs") if c.is_file()), None)
-            if child is not None and child.is_file() and module + inline + (name,) not in modules:
-                path = module + inline + (name,)
+            path = module + inline + (name,)
+            if child is not None and child.is_file() and path not in modules:
                 modules[path] = child
                 mod_rs = child.name == "mod.rs" or name in paths
                 todo.append((path, child, child.parent if mod_rs else child.parent / child.stem))
@@ -165,14 +163,11 @@ def resolve(path, context, file_module, modules):
     if path[0] in ("crate", "$crate"):
         base, rest = (), path[1:]
     elif path[0] in ("self", "super"):
-        base, k = context, 0
-        while k < len(path) and path[k] in ("self", "super"):
-            if path[k] == "super":
-                if not base:
-                    return None
-                base = base[:-1]
-            k += 1
-        rest = path[k:]
+        k = next((k for k, seg in enumerate(path) if seg not in ("self", "super")), len(path))
+        ups = path[:k].count("super")
+        if ups > len(context):
+            return None
+        base, rest = context[:len(context) - ups], path[k:]
     elif file_module + (path[0],) in modules:
         base, rest = file_module + (path[0],), path[1:]
     else:
@@ -203,53 +198,36 @@ def target_edges(root_file):
     return edges
 
 
+def reachable(graph, start):
+    seen, todo = set(), [start]
+    while todo:
+        for w in graph[todo.pop()]:
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
 def components(graph):
-    """Strongly connected components (Tarjan) with more than one node."""
-    index, low, stack, on_stack, found = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            group = set()
-            while not group or w != v:
-                w = stack.pop()
-                on_stack.discard(w)
-                group.add(w)
-            if len(group) > 1:
-                found.append(group)
-
-    sys.setrecursionlimit(10_000)
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return found
+    """The groups of more than one file that all reach each other."""
+    reach = {v: reachable(graph, v) for v in graph}
+    groups = {frozenset(w for w in reach[v] if v in reach[w]) for v in graph if v in reach[v]}
+    return sorted((set(g) for g in groups if len(g) > 1), key=min)
 
 
 def cycle_through(start, group, graph):
     """A shortest cycle from `start` back to it within `group`."""
-    came_from, frontier = {start: None}, [start]
-    while frontier:
-        following = []
-        for v in frontier:
-            for w in sorted(graph[v]):
-                if w == start:
-                    path = [v]
-                    while came_from[path[-1]] is not None:
-                        path.append(came_from[path[-1]])
-                    return path[::-1] + [start]
-                if w in group and w not in came_from:
-                    came_from[w] = v
-                    following.append(w)
-        frontier = following
-    return [start]
+    came_from, todo = {start: None}, [start]
+    for v in todo:  # breadth first: todo grows as it is walked
+        for w in sorted(w for w in graph[v] if w in group):
+            if w == start:
+                path = [v]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return path[::-1] + [start]
+            if w not in came_from:
+                came_from[w] = v
+                todo.append(w)
 
 
 def crate_targets(crate):
@@ -285,7 +263,10 @@ def check(root):
 def main(root):
     root = Path(root).resolve()
     cycles, crates, files = check(root)
-    rel = lambda f: str(f.relative_to(root))  # noqa: E731
+
+    def rel(file):
+        return str(file.relative_to(root))
+
     for group, cycle, evidence in cycles:
         print(" -> ".join(rel(f) for f in cycle))
         for file, (line, path) in evidence:
