@@ -1,30 +1,27 @@
 //! Churn: a new connection per request. Each client connects (bound to the next source
 //! address when they are spread), sends one request, reads and validates the answer, and
-//! closes, then starts over; the latency runs from the connect (or its intended time in the
-//! open loop, whose schedule starts at the run's start: the connect is what is measured)
-//! to the answer's last byte. Two patterns, by who closes:
-//! - [`Churn::ServerCloses`]: the request carries `Connection: close`; the client reads to
-//!   the end of the stream (the server's FIN) and then closes. Bytes after the answer, or a
-//!   reset, fail the connection.
+//! closes, then starts over (the loop is in `client.rs`); the latency runs from the
+//! connect (or its intended time in the open loop, whose schedule starts at the run's
+//! start: the connect is what is measured) to the answer's last byte. Two patterns, by
+//! who closes:
+//! - [`Churn::ServerCloses`]: the request carries `Connection: close` ([`closing`]); the
+//!   client reads to the end of the stream (the server's FIN) and then closes. Bytes after
+//!   the answer, or a reset, fail the connection.
 //! - [`Churn::ClientCloses`]: a plain keep-alive request; the client closes as soon as it
 //!   has read the whole answer.
 //!
-//! A failed connection is counted by kind and the client goes on with the next one; any
-//! failure fails the run.
+//! Here: who closes, the source addresses ([`source_addrs`]) and making a connection
+//! ([`connect`]), which the keep-alive clients use too. A failed connection is counted by
+//! kind and the client goes on with the next one; any failure fails the run.
 
-use std::cell::RefCell;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::os::fd::AsRawFd;
 
 use serde::Serialize;
-use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::Instant;
 
 use crate::errors::{ErrorKind, Failure};
-use crate::pace::{Limits, Pacer};
-use crate::run::{Config, read_response, read_some};
-use crate::tally::Tally;
 
 /// Who closes each connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -50,15 +47,6 @@ pub fn source_addrs(target: SocketAddr, spread: bool) -> Vec<IpAddr> {
     }
 }
 
-/// `config` with its request as churn sends it: with `Connection: close` added after the
-/// request line when the server closes.
-pub(crate) fn prepare(mut config: Config) -> Config {
-    if config.churn == Some(Churn::ServerCloses) {
-        config.request = closing(&config.request);
-    }
-    config
-}
-
 /// `request` with a `Connection: close` header after its request line.
 pub fn closing(request: &[u8]) -> Vec<u8> {
     let line_end = request
@@ -69,49 +57,6 @@ pub fn closing(request: &[u8]) -> Vec<u8> {
     closing.extend_from_slice(b"Connection: close\r\n");
     closing.extend_from_slice(&request[line_end..]);
     closing
-}
-
-/// Client `index`'s connections, one after another, until the run ends; `sources` are the
-/// addresses to bind to in turn (starting at the client's own offset).
-pub(crate) async fn connections(
-    config: &Config,
-    limits: &Limits,
-    mut pacer: Pacer,
-    (sources, index): (&[IpAddr], usize),
-    tally: &RefCell<Tally>,
-) {
-    let mut source = (!sources.is_empty()).then(|| index % sources.len());
-    while let Some(sending) = pacer.next(limits.deadline).await {
-        if !limits.take(1, sending.intended) {
-            return;
-        }
-        match one_connection(config, source.map(|i| sources[i]), limits.patience()).await {
-            Ok(()) => tally.borrow_mut().record(sending, limits),
-            Err(failure) => tally.borrow_mut().fail(failure),
-        }
-        source = source.map(|i| (i + 1) % sources.len());
-    }
-}
-
-/// Connect, send, read and validate the answer, close.
-async fn one_connection(config: &Config, source: Option<IpAddr>, patience: Instant) -> Result<(), Failure> {
-    let mut stream = connect_by(config.addr, source, patience).await?;
-    stream
-        .write_all(&config.request)
-        .await
-        .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
-    let mut buffer = Vec::new();
-    read_response(&mut stream, &mut buffer, config, patience).await?;
-    if config.churn == Some(Churn::ServerCloses) {
-        while buffer.is_empty() {
-            if read_some(&mut stream, &mut buffer, patience).await? == 0 {
-                return Ok(());
-            }
-        }
-        let message = format!("{} bytes after an answer to `Connection: close`", buffer.len());
-        return Err(Failure::new(ErrorKind::Body, message));
-    }
-    Ok(())
 }
 
 /// [`connect`], given up at `patience` (the run's end plus its grace).

@@ -9,10 +9,13 @@
 //! load ([`idle`]). `main.rs` is the command line.
 
 pub mod churn;
+mod client;
+mod config;
 pub mod errors;
 pub mod hdr_log;
 pub mod idle;
 mod pace;
+mod read;
 pub mod response;
 pub mod run;
 mod summary;

@@ -10,10 +10,10 @@ use std::time::{Duration, SystemTime};
 use hdrhistogram::Histogram;
 use tokio::time::Instant;
 
+use crate::config::Config;
 use crate::errors::{ErrorsByKind, Failure};
 use crate::hdr_log::IntervalLog;
 use crate::pace::{Limits, Sending};
-use crate::run::Config;
 use crate::summary::{Percentiles, Summary, new_histogram};
 
 /// When the measured window starts, in both clocks.

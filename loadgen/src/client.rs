@@ -1,0 +1,127 @@
+//! What one client does until the run ends: hold one keep-alive connection and send on
+//! it (a batch of `depth` pipelined requests at a time in the closed loop, one request per
+//! slot of its schedule in the open loop), or with churn make a new connection per
+//! request (`churn.rs`): connect, send, read and validate the answer, close, start over.
+//! Every answer is recorded in the thread's `Tally`. A failed keep-alive connection ends
+//! the client and fails the run; a failed churn connection is counted by kind and the
+//! client goes on with the next one (any failure still fails the run).
+
+use std::cell::RefCell;
+use std::net::IpAddr;
+use std::sync::atomic::Ordering;
+
+use tokio::io::AsyncWriteExt;
+use tokio::time::Instant;
+
+use crate::churn::{self, Churn};
+use crate::config::Config;
+use crate::errors::{ErrorKind, Failure};
+use crate::pace::{Limits, Pacer};
+use crate::read::{read_response, read_some};
+use crate::tally::Tally;
+
+/// Client `index`: one keep-alive connection for the whole run, or with churn one
+/// connection after another from the run's `start`.
+pub(crate) async fn client(
+    config: &Config,
+    limits: &Limits,
+    sources: &[IpAddr],
+    (index, start): (usize, Instant),
+    tally: &RefCell<Tally>,
+) {
+    let mut pacer = match Pacer::new(config.rate, config.connections, index) {
+        Ok(pacer) => pacer,
+        Err(e) => {
+            limits.failed.store(true, Ordering::Relaxed);
+            let failure = Failure::new(ErrorKind::Connect, format!("the thread's timerfd clock: {e}"));
+            return tally.borrow_mut().fail(failure);
+        }
+    };
+    if config.churn.is_some() {
+        pacer.begin(start);
+        connections(config, limits, pacer, (sources, index), tally).await;
+    } else if let Err(failure) = exchange(config, limits, pacer, tally).await {
+        limits.failed.store(true, Ordering::Relaxed);
+        tally.borrow_mut().fail(failure);
+    }
+}
+
+async fn exchange(
+    config: &Config,
+    limits: &Limits,
+    mut pacer: Pacer,
+    tally: &RefCell<Tally>,
+) -> Result<(), Failure> {
+    let mut stream = churn::connect_by(config.addr, None, limits.patience()).await?;
+    pacer.begin(Instant::now());
+    let batch = config.request.repeat(config.depth);
+    let mut buffer = Vec::with_capacity(64 * 1024);
+    loop {
+        let Some(sending) = pacer.next(limits.deadline).await else {
+            return Ok(());
+        };
+        if !limits.take(config.depth, sending.intended) {
+            return Ok(());
+        }
+        stream
+            .write_all(&batch)
+            .await
+            .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
+        for _ in 0..config.depth {
+            read_response(&mut stream, &mut buffer, config, limits.patience()).await?;
+            tally.borrow_mut().record(sending, limits);
+        }
+    }
+}
+
+/// `config` with its request as churn sends it: with `Connection: close` added after the
+/// request line when the server closes.
+pub(crate) fn prepare(mut config: Config) -> Config {
+    if config.churn == Some(Churn::ServerCloses) {
+        config.request = churn::closing(&config.request);
+    }
+    config
+}
+
+/// Client `index`'s connections, one after another, until the run ends; `sources` are the
+/// addresses to bind to in turn (starting at the client's own offset).
+async fn connections(
+    config: &Config,
+    limits: &Limits,
+    mut pacer: Pacer,
+    (sources, index): (&[IpAddr], usize),
+    tally: &RefCell<Tally>,
+) {
+    let mut source = (!sources.is_empty()).then(|| index % sources.len());
+    while let Some(sending) = pacer.next(limits.deadline).await {
+        if !limits.take(1, sending.intended) {
+            return;
+        }
+        match one_connection(config, source.map(|i| sources[i]), limits.patience()).await {
+            Ok(()) => tally.borrow_mut().record(sending, limits),
+            Err(failure) => tally.borrow_mut().fail(failure),
+        }
+        source = source.map(|i| (i + 1) % sources.len());
+    }
+}
+
+/// Connect, send, read and validate the answer, close.
+async fn one_connection(config: &Config, source: Option<IpAddr>, patience: Instant) -> Result<(), Failure> {
+    let mut stream = churn::connect_by(config.addr, source, patience).await?;
+    stream
+        .write_all(&config.request)
+        .await
+        .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
+    let mut buffer = Vec::new();
+    read_response(&mut stream, &mut buffer, config, patience).await?;
+    if config.churn == Some(Churn::ServerCloses) {
+        while buffer.is_empty() {
+            if read_some(&mut stream, &mut buffer, patience).await? == 0 {
+                return Ok(());
+            }
+        }
+        let message = format!("{} bytes after an answer to `Connection: close`", buffer.len());
+        return Err(Failure::new(ErrorKind::Body, message));
+    }
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! What a run is asked to do ([`Config`]): the target and request, the load's shape
+//! (connections, threads, pipelining depth, rate, churn), its length and warm-up, and
+//! what every answer must be. `run.rs` runs it and re-exports it as `loadgen::run::Config`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::churn::Churn;
+use crate::response::Expect;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub addr: SocketAddr,
+    /// The request sent, pre-rendered once.
+    pub request: Vec<u8>,
+    /// Concurrent connections (with `churn`: concurrent clients, each making one
+    /// connection after another).
+    pub connections: usize,
+    pub threads: usize,
+    pub depth: usize,
+    /// The measured window, after the warm-up.
+    pub duration: Duration,
+    /// Run this long first and discard the answers to requests meant to leave in it
+    /// (they are counted in [`Summary::warmup_requests`](crate::run::Summary::warmup_requests)). Default is zero.
+    pub warmup: Duration,
+    /// Stop after this many measured requests (with `churn`: connections).
+    pub max_requests: Option<u64>,
+    /// Total requests per second for the open loop (with `churn`: connections per
+    /// second); `None` runs closed loop.
+    pub rate: Option<f64>,
+    pub expect_status: u16,
+    pub expect_body_len: Option<usize>,
+    /// A new connection per request, closed by the server or the client; `None`:
+    /// keep-alive connections held for the whole run.
+    pub churn: Option<Churn>,
+    /// With `churn` against 127.0.0.1, bind each connection to one of 127.0.0.2..=127.0.0.9
+    /// in turn, so closed connections waiting in TIME_WAIT do not exhaust one address's
+    /// ports. Default is true.
+    pub spread_sources: bool,
+    /// The body every response must carry, byte for byte (`--check-body`).
+    pub expect_body: Option<Vec<u8>>,
+    /// Write the measured window's histograms here as an HdrHistogram interval log
+    /// (`hdr_log.rs`). Default is none.
+    pub hdr_log: Option<PathBuf>,
+}
+
+impl Config {
+    /// What every response must be.
+    pub fn expect(&self) -> Expect {
+        Expect {
+            status: self.expect_status,
+            body_len: self.expect_body_len,
+        }
+    }
+
+    /// One keep-alive connection sending `request` to `addr` for a second in a closed
+    /// loop, without warm-up, expecting 200 with any body; set the other fields with
+    /// struct update syntax.
+    pub fn new(addr: SocketAddr, request: Vec<u8>) -> Config {
+        Config {
+            addr,
+            request,
+            connections: 1,
+            threads: 1,
+            depth: 1,
+            duration: Duration::from_secs(1),
+            warmup: Duration::ZERO,
+            max_requests: None,
+            rate: None,
+            expect_status: 200,
+            expect_body_len: None,
+            expect_body: None,
+            churn: None,
+            spread_sources: true,
+            hdr_log: None,
+        }
+    }
+}
