@@ -99,7 +99,7 @@ pub fn open_cells(report: &SweepReport) -> Vec<OpenCell<'_>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::sweep::stability::tests::report_of;
+    use crate::sweep::SweepReport;
     use harness::hiccup::HiccupSummary;
     use harness::load::blank_point;
     use harness::noise::{HiccupFloor, Noise};
@@ -172,7 +172,7 @@ pub(crate) mod tests {
 
     #[test]
     fn cells_gather_rounds_by_share_and_any_round_within_the_floor_marks_the_cell() {
-        let report = report_of(vec![
+        let report = SweepReport::of_points(vec![
             open_point("a", 25.0, 300, Some((100, 100))),
             open_point("b", 25.0, 500, Some((100, 100))),
             open_point("a", 50.0, 800, Some((100, 100))),

@@ -73,3 +73,19 @@ pub fn shares_text() -> String {
         .collect();
     format!("{}%", percents.join("/"))
 }
+
+#[cfg(test)]
+impl SweepReport {
+    /// A sweep of `points` whose slowest peak is 100 req/s, so a rate is its share in %:
+    /// the fixture of the sweep's report tests.
+    pub fn of_points(points: Vec<Point>) -> SweepReport {
+        SweepReport {
+            machine: harness::machine::blank("abc1234"),
+            pinning: String::new(),
+            seconds_per_point: 1.0,
+            slowest_peak: 100.0,
+            open_rounds: 2,
+            points,
+        }
+    }
+}

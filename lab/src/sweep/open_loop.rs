@@ -177,11 +177,11 @@ fn steal_cell(point: &Point) -> String {
 mod tests {
     use super::*;
     use crate::sweep::floor::tests::open_point;
-    use crate::sweep::stability::tests::report_of;
+    use crate::sweep::SweepReport;
 
     #[test]
     fn cells_within_the_floor_are_marked_and_rounds_summarised() {
-        let mut report = report_of(vec![
+        let mut report = SweepReport::of_points(vec![
             open_point("a", 50.0, 1_200, Some((100, 300))),
             open_point("b", 50.0, 250, Some((100, 300))),
             open_point("a", 50.0, 1_000, Some((100, 300))),
@@ -223,7 +223,7 @@ mod tests {
         };
         (point.uncorrected_latency_us, point.send_lateness_us) =
             (Some(percentiles(900)), Some(percentiles(35)));
-        let section = open_loop_section(&report_of(vec![point]));
+        let section = open_loop_section(&SweepReport::of_points(vec![point]));
         assert!(
             section.contains("| uncorrected p99 | client send lateness p99 |"),
             "{section}"

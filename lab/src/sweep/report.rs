@@ -194,7 +194,7 @@ fn over_floor(p: &Point, points: &[&Point]) -> String {
 mod tests {
     use super::*;
     use crate::sweep::floor::tests::open_point;
-    use crate::sweep::stability::tests::report_of;
+    use crate::sweep::SweepReport;
     use harness::load::blank_point;
 
     fn point(contender: &str, cpu: Option<f64>) -> Point {
@@ -221,7 +221,7 @@ mod tests {
 
     #[test]
     fn links_every_plot() {
-        let report = report_of(vec![open_point("a", 50.0, 1_000, None)]);
+        let report = SweepReport::of_points(vec![open_point("a", 50.0, 1_000, None)]);
         let markdown = render_markdown(&report, &Err("one round".into()));
         for plot in [
             "sweep_rps.svg",

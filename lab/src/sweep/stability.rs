@@ -143,19 +143,6 @@ pub fn stability_section(comparison: &Result<Stability, String>) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::sweep::floor::tests::open_point;
-    use harness::load::Point;
-
-    /// A sweep of `points` whose slowest peak is 100 req/s, so a rate is its share in %.
-    pub fn report_of(points: Vec<Point>) -> SweepReport {
-        SweepReport {
-            machine: harness::machine::blank("abc1234"),
-            pinning: String::new(),
-            seconds_per_point: 1.0,
-            slowest_peak: 100.0,
-            open_rounds: 2,
-            points,
-        }
-    }
 
     /// Two rounds at 50% for each `(contender, p99 low, p99 high)`, hiccup p99 at 100 µs
     /// except where a p99 is below it.
@@ -165,7 +152,7 @@ pub(crate) mod tests {
             .iter()
             .flat_map(|&(c, low, high)| [open_point(c, 50.0, low, floor), open_point(c, 50.0, high, floor)])
             .collect();
-        report_of(points)
+        SweepReport::of_points(points)
     }
 
     #[test]
