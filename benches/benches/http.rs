@@ -1,5 +1,6 @@
 //! `cargo bench`: starts every contender pinned to its own CPUs, runs each scenario
-//! against each with criterion, measures CPU per request on both sides, and writes the
+//! against each with criterion, measures CPU per request on both sides, then decides the
+//! short verdict over rounds of fresh servers (`benches::verdict`), and writes the
 //! report (`results/latest.md`, `results/latest.json`, the generated part of
 //! BENCHMARKS.md). A filtered run (`cargo bench -- single`) or criterion's quick test
 //! mode (`cargo bench -- --test`) runs the benchmarks but leaves the report alone.
@@ -30,12 +31,9 @@ fn main() {
 
 fn run() -> Result<(), String> {
     let timing = Timing::from_env();
-    let Lineup {
-        workspace,
-        pinning,
-        servers,
-        ..
-    } = Lineup::start(&CONTENDERS)?;
+    let mut lineup = Lineup::start(&CONTENDERS)?;
+    let servers = std::mem::take(&mut lineup.servers);
+    let (workspace, pinning) = (lineup.workspace.clone(), lineup.pinning.clone());
     let client_cpus = pinning.client_cpus();
     // On one client CPU a current-thread runtime runs the requests and their connection
     // tasks on one thread, without cross-thread wake-ups inside the client.
@@ -128,7 +126,9 @@ fn run() -> Result<(), String> {
         println!("report not rewritten: {reason}");
         return Ok(());
     }
-    let report = build_report(&criterion_dir, &measured, timing, &pinning)?;
+    let verdict = benches::verdict::measure(&lineup, benches::verdict::rounds(timing))?;
+    let mut report = build_report(&criterion_dir, &measured, timing, &pinning)?;
+    report.verdict = Some(verdict);
     output::write_all(&workspace, &report)?;
     println!("report written: results/latest.md, results/latest.json and BENCHMARKS.md");
     println!("{}", benches::report::terminal_summary(&report));
@@ -193,6 +193,7 @@ fn build_report(
             pinning: pinning.describe(),
             warning: pinning.warning.clone(),
         },
+        verdict: None,
         scenarios,
     })
 }

@@ -9,3 +9,4 @@ pub mod output;
 pub mod pipelined;
 pub mod report;
 pub mod scenario;
+pub mod verdict;

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
+pub mod catalogue;
 pub mod measure;
 pub mod run;
 pub mod samples;

@@ -176,8 +176,8 @@ fn steal_cell(point: &Point) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::floor::tests::open_point;
     use crate::sweep::SweepReport;
+    use crate::sweep::floor::tests::open_point;
 
     #[test]
     fn cells_within_the_floor_are_marked_and_rounds_summarised() {

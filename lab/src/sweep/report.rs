@@ -193,8 +193,8 @@ fn over_floor(p: &Point, points: &[&Point]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::floor::tests::open_point;
     use crate::sweep::SweepReport;
+    use crate::sweep::floor::tests::open_point;
     use harness::load::blank_point;
 
     fn point(contender: &str, cpu: Option<f64>) -> Point {

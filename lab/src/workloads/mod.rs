@@ -6,11 +6,10 @@
 //! who runs them; the harness's `workload` measures them and decides the verdict,
 //! `report` renders the study's tables and plots.
 
-use loadgen::churn::Churn;
-
 use harness::servers::{
     AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER, TOKIO_URING,
 };
+pub use harness::workload::catalogue::{WORKLOADS, response_sizes};
 pub use harness::workload::samples::{Sample, WorkloadsReport};
 pub use harness::workload::{BASELINES, SUBJECT, Shape, Unit, Workload};
 
@@ -68,117 +67,6 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
     }
 }
 
-/// Clients opening connections at once in the churn workloads.
-const CHURN_CLIENTS: usize = 32;
-
-/// Idle connections held in the idle workloads; the largest stays under the 20,000
-/// descriptors a process may hold here (client and server are each one process).
-const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 15_000];
-
-/// The closed loop run beside the idle connections.
-const IDLE_ACTIVE: usize = 64;
-
-pub const WORKLOADS: [Workload; 14] = [
-    Workload {
-        name: "keep-alive, small requests",
-        shape: Shape::KeepAlive { connections: 256 },
-    },
-    Workload {
-        name: "pipelined 16 deep",
-        shape: Shape::Pipelined {
-            connections: 64,
-            depth: 16,
-        },
-    },
-    Workload {
-        name: "one connection",
-        shape: Shape::OneConnection,
-    },
-    Workload {
-        name: "4 connections",
-        shape: Shape::SmallService { connections: 4 },
-    },
-    Workload {
-        name: "16 connections",
-        shape: Shape::SmallService { connections: 16 },
-    },
-    Workload {
-        name: "64 KiB echo",
-        shape: Shape::Echo {
-            bytes: 64 << 10,
-            connections: 16,
-        },
-    },
-    Workload {
-        name: "16 KiB responses",
-        shape: Shape::Response {
-            bytes: 16 << 10,
-            connections: 16,
-        },
-    },
-    Workload {
-        name: "256 KiB responses",
-        shape: Shape::Response {
-            bytes: 256 << 10,
-            connections: 16,
-        },
-    },
-    Workload {
-        name: "1 MiB responses",
-        shape: Shape::Response {
-            bytes: 1 << 20,
-            connections: 4,
-        },
-    },
-    Workload {
-        name: "churn, server closes",
-        shape: Shape::Churn {
-            closes: Churn::ServerCloses,
-            clients: CHURN_CLIENTS,
-        },
-    },
-    Workload {
-        name: "churn, client closes",
-        shape: Shape::Churn {
-            closes: Churn::ClientCloses,
-            clients: CHURN_CLIENTS,
-        },
-    },
-    Workload {
-        name: "1k idle connections",
-        shape: Shape::Idle {
-            count: IDLE_COUNTS[0],
-            active: IDLE_ACTIVE,
-        },
-    },
-    Workload {
-        name: "5k idle connections",
-        shape: Shape::Idle {
-            count: IDLE_COUNTS[1],
-            active: IDLE_ACTIVE,
-        },
-    },
-    Workload {
-        name: "15k idle connections",
-        shape: Shape::Idle {
-            count: IDLE_COUNTS[2],
-            active: IDLE_ACTIVE,
-        },
-    },
-];
-
-/// The body sizes the response workloads ask for (`GET /bytes/{n}`): each must be one the
-/// nginx anchor prepares (`STUDIED_BODY_SIZES`, checked by a test).
-pub fn response_sizes() -> Vec<usize> {
-    WORKLOADS
-        .iter()
-        .filter_map(|w| match w.shape {
-            Shape::Response { bytes, .. } => Some(bytes),
-            _ => None,
-        })
-        .collect()
-}
-
 /// Every contender some workload measures.
 pub const EVERYONE: [Contender; 6] = [
     TOKIO_HYPER,
@@ -188,13 +76,3 @@ pub const EVERYONE: [Contender; 6] = [
     AA_CONTROL,
     TOKIO_URING,
 ];
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_nginx_anchor_prepares_every_body_size_asked_for() {
-        for size in super::response_sizes() {
-            assert!(http_core::routes::STUDIED_BODY_SIZES.contains(&size), "{size}");
-        }
-    }
-}

@@ -1,0 +1,92 @@
+//! The short verdict `cargo bench` ends with: a few key workloads of the workloads study
+//! (kept-alive connections, one connection, a 64 KiB echo, churn, idle memory), each
+//! contender started afresh for every point, over a few rounds in a balanced order, decided
+//! by the same rule as the full verdict in BENCHMARKS.md. A few minutes; the full study
+//! (`scripts/workloads.sh`) runs every workload over more rounds, with an A/A control.
+
+use harness::machine::Machine;
+use harness::servers::Lineup;
+use harness::settings::Timing;
+use harness::workload::catalogue::{WORKLOADS, by_name};
+use harness::workload::run::{Entry, Rounds, measure_rounds};
+use harness::workload::samples::WorkloadsReport;
+use harness::workload::{BASELINES, SUBJECT, Workload, verdict};
+
+/// The workloads of the short verdict, by their names in the workloads study.
+pub const KEY_WORKLOADS: [&str; 5] = [
+    "keep-alive, small requests",
+    "one connection",
+    "64 KiB echo",
+    "churn, server closes",
+    "5k idle connections",
+];
+
+/// Rounds and seconds per point: 6 rounds of 1 s (about 3 minutes), or 10 of 2 s with
+/// `BENCH_PROFILE=full`.
+pub fn rounds(timing: Timing) -> Rounds {
+    let (rounds, seconds) = if timing == Timing::FULL {
+        (10, 2.0)
+    } else {
+        (6, 1.0)
+    };
+    Rounds {
+        rounds,
+        seconds,
+        detail_rounds: 0,
+    }
+}
+
+/// The key workloads.
+pub fn key_workloads() -> Vec<Workload> {
+    KEY_WORKLOADS
+        .iter()
+        .map(|name| by_name(name).unwrap_or_else(|| panic!("{name} is not a workload")))
+        .collect()
+}
+
+/// Measures the key workloads on fresh servers of `lineup` (which must have been built
+/// for the subject and the baselines).
+pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, String> {
+    let mut contenders = vec![SUBJECT];
+    contenders.extend(BASELINES);
+    let plan: Vec<Entry> = key_workloads()
+        .into_iter()
+        .map(|workload| Entry {
+            workload,
+            every_round: contenders.clone(),
+            detail: Vec::new(),
+        })
+        .collect();
+    let samples = measure_rounds(lineup, &plan, rounds, "verdict")?;
+    Ok(WorkloadsReport {
+        machine: Machine::detect(),
+        pinning: lineup.pinning.describe(),
+        rounds: rounds.rounds,
+        detail_rounds: 0,
+        seconds_per_point: rounds.seconds,
+        samples,
+    })
+}
+
+/// The verdict section at the top of `results/latest.md`.
+pub fn render(report: &WorkloadsReport) -> String {
+    format!(
+        "## Verdict: is io_uring_server worth it here?\n\n{} {} The full verdict, every \
+         workload over more rounds with an A/A control: the top of BENCHMARKS.md \
+         (`scripts/workloads.sh`).\n\n{}",
+        report.provenance("cargo bench"),
+        verdict::what_a_cell_is(),
+        verdict::table(report, &WORKLOADS)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_workload_is_one_of_the_study() {
+        assert_eq!(key_workloads().len(), KEY_WORKLOADS.len());
+        assert_eq!(rounds(Timing::QUICK).rounds, 6);
+    }
+}
