@@ -21,6 +21,7 @@ pub mod progress;
 pub mod rounds;
 pub mod servers;
 pub mod settings;
+pub mod stale;
 pub mod steal;
 pub mod tool;
 pub mod usage;
