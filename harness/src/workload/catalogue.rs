@@ -122,8 +122,36 @@ pub fn by_name(name: &str) -> Option<Workload> {
     WORKLOADS.iter().find(|w| w.name == name).copied()
 }
 
+/// Where another study measures exactly a verdict workload's load: the cell that says so
+/// instead of a second answer to the same question (one generator per claim).
+pub fn decided_in_the_verdict(shape: Shape) -> Option<String> {
+    let workload = WORKLOADS.iter().find(|w| w.shape == shape)?;
+    Some(format!(
+        "decided in the verdict at the top of BENCHMARKS.md (*{}*, the same load)",
+        workload.name
+    ))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_a_verdict_load_is_referred_to_the_verdict() {
+        let echo = super::Shape::Echo {
+            bytes: 64 << 10,
+            connections: 16,
+        };
+        assert!(
+            super::decided_in_the_verdict(echo)
+                .unwrap()
+                .contains("*64 KiB echo*")
+        );
+        let other = super::Shape::Echo {
+            bytes: 64 << 10,
+            connections: 4,
+        };
+        assert_eq!(super::decided_in_the_verdict(other), None);
+    }
+
     #[test]
     fn the_nginx_anchor_prepares_every_body_size_asked_for() {
         for size in super::response_sizes() {

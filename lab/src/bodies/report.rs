@@ -6,6 +6,8 @@ use std::path::Path;
 
 use harness::judge;
 use harness::output::{rewrite_benchmarks_section, write_json};
+use harness::workload::Shape;
+use harness::workload::catalogue::decided_in_the_verdict;
 
 use crate::bodies::{
     BASELINES, BodiesReport, CHUNK, SUBJECT, WORKLOADS, chunked_pairs, median, size_text, spread,
@@ -70,12 +72,20 @@ fn verdicts(out: &mut String, report: &BodiesReport) {
     for workload in WORKLOADS {
         for baseline in BASELINES {
             let ratios = report.ratios((workload.name, SUBJECT.id), (workload.name, baseline.id));
+            let shape = Shape::Echo {
+                bytes: workload.post.bytes,
+                connections: workload.connections,
+            };
+            let cell = match workload.post.chunk {
+                None => decided_in_the_verdict(shape),
+                Some(_) => None,
+            };
             let _ = writeln!(
                 out,
                 "| {} | {} | {} |",
                 workload.name,
                 baseline.label,
-                judge::cell(&ratios)
+                cell.unwrap_or_else(|| judge::cell(&ratios))
             );
         }
     }

@@ -14,6 +14,8 @@ use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::rounds::{self, median, spread};
 use harness::servers::ANCHORS;
 use harness::servers::nginx::ANCHOR_NOTE;
+use harness::workload::Shape;
+use harness::workload::catalogue::decided_in_the_verdict;
 
 pub const BEGIN: &str = "<!-- BEGIN CHURN: scripts/churn.sh rewrites this section -->";
 pub const END: &str = "<!-- END CHURN -->";
@@ -93,7 +95,10 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
     for point in report.points() {
         let cells: Vec<String> = BASELINES
             .iter()
-            .map(|b| judge::cell(&report.ratios(&point, b.id)))
+            .map(|b| match verdict_claim(&point) {
+                Some(claim) => claim,
+                None => judge::cell(&report.ratios(&point, b.id)),
+            })
             .collect();
         let _ = writeln!(
             out,
@@ -104,6 +109,17 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
         );
     }
     out
+}
+
+/// The verdict's own cell where this point is one of its churn workloads.
+fn verdict_claim(point: &ChurnPoint) -> Option<String> {
+    match point.drive {
+        Drive::Closed { clients } => decided_in_the_verdict(Shape::Churn {
+            closes: point.closes,
+            clients,
+        }),
+        Drive::Open { .. } => None,
+    }
 }
 
 /// "closed, 8 clients" or "open, 2,500 connections/s".
