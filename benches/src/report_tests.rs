@@ -39,20 +39,7 @@ fn verdict() -> WorkloadsReport {
             ("tokio_codec", 10.0),
             ("tokio_hyper", [10.0, 7.0, 9.0][round]),
         ] {
-            samples.push(Sample {
-                workload: "64 KiB echo".into(),
-                contender: contender.into(),
-                label: contender.into(),
-                round,
-                position: 0,
-                started_unix_s: 0.0,
-                value: Some(value),
-                server_cpu_us: Some(value),
-                requests_per_sec: 1000.0,
-                p99_us: 50,
-                syscalls_per_request: None,
-                bottleneck: "client".into(),
-            });
+            samples.push(Sample::example("64 KiB echo", contender, round, value));
         }
     }
     WorkloadsReport {

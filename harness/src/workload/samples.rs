@@ -29,6 +29,27 @@ pub struct Sample {
     pub bottleneck: String,
 }
 
+impl Sample {
+    /// A sample for reports' tests: `value` as the figure and the server CPU, 1000
+    /// requests/s, p99 50 µs, the client the bottleneck, syscalls counted in round 0.
+    pub fn example(workload: &str, contender: &str, round: usize, value: f64) -> Sample {
+        Sample {
+            workload: workload.into(),
+            contender: contender.into(),
+            label: contender.into(),
+            round,
+            position: 0,
+            started_unix_s: 0.0,
+            value: Some(value),
+            server_cpu_us: Some(value),
+            requests_per_sec: 1000.0,
+            p99_us: 50,
+            syscalls_per_request: (round == 0).then_some(0.5),
+            bottleneck: "client".into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkloadsReport {
     pub machine: Machine,

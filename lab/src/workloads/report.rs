@@ -143,20 +143,7 @@ mod tests {
     use harness::servers::AA_CONTROL;
 
     fn sample(workload: &str, contender: &str, round: usize, value: f64) -> Sample {
-        Sample {
-            workload: workload.into(),
-            contender: contender.into(),
-            label: contender.into(),
-            round,
-            position: 0,
-            started_unix_s: 0.0,
-            value: Some(value),
-            server_cpu_us: Some(value),
-            requests_per_sec: 1000.0,
-            p99_us: 50,
-            syscalls_per_request: (round == 0).then_some(0.5),
-            bottleneck: "client".into(),
-        }
+        Sample::example(workload, contender, round, value)
     }
 
     fn report() -> WorkloadsReport {
