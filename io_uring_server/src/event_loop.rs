@@ -20,23 +20,23 @@
 
 use std::io::PipeReader;
 use std::net::TcpListener;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::time::Instant;
 
 use io_uring::{cqueue, types};
 
-use crate::accepting::AcceptState;
+use crate::accepting::Acceptor;
 use crate::batch::WaitBatcher;
 use crate::buf_ring::BufRing;
 use crate::config::Features;
-use crate::conn::{Conn, Timeouts};
+use crate::conn::{Conn, Receiving, Timeouts};
 use crate::op_state::Op;
 use crate::ops::{self, RecvMode};
 use crate::ring::{self, Ring};
 use crate::slab::Slab;
 use crate::timer::Timer;
 use crate::token::{ConnId, Kind, Token};
-use http_core::Limits;
+use http_core::{Codec, Limits};
 
 /// The timer's period: timeouts are counted in these ticks.
 pub static TICK: types::Timespec = types::Timespec::new().sec(1);
@@ -61,16 +61,15 @@ pub struct WorkerConfig {
 /// Everything one worker thread owns. `ring` is declared first so it is dropped first,
 /// before the buffer memory it may name.
 pub struct Worker {
-    pub ring: Ring,
-    pub buf_ring: Option<BufRing>,
-    pub listener: Option<TcpListener>,
+    ring: Ring,
+    buf_ring: Option<BufRing>,
     wake: PipeReader,
-    pub conns: Slab<Conn>,
-    pub config: WorkerConfig,
-    pub now: u64,
-    pub accept: AcceptState,
+    conns: Slab<Conn>,
+    config: WorkerConfig,
+    now: u64,
+    accept: Acceptor,
     timer: Timer,
-    pub shutdown_since: Option<u64>,
+    shutdown_since: Option<u64>,
     completions: Vec<(u64, i32, u32)>,
     batcher: WaitBatcher,
 }
@@ -86,12 +85,11 @@ impl Worker {
         Worker {
             ring,
             buf_ring,
-            listener: Some(listener),
             wake,
             conns: Slab::new(),
             config,
             now: 0,
-            accept: AcceptState::Idle,
+            accept: Acceptor::new(listener, config.features, config.max_conns),
             timer: Timer::Stopped,
             shutdown_since: None,
             completions: Vec::with_capacity(1024),
@@ -185,6 +183,40 @@ impl Worker {
         }
     }
 
+    fn on_accept(&mut self, result: i32, flags: u32) {
+        if let Some(fd) = self.accept.on_completion(result, flags) {
+            self.admit(fd);
+        }
+        self.steer_accept();
+    }
+
+    /// A new connection on `fd`: its state, then its first operations.
+    fn admit(&mut self, fd: RawFd) {
+        let receiving = match self.config.recv {
+            RecvMode::OwnBuffer { size } => Receiving::Plain { size },
+            RecvMode::Multishot { .. } => Receiving::Ring {
+                large_bodies_plain: !self.config.features.no_plain_body_recv,
+            },
+        };
+        let codec = Codec::new(self.config.limits);
+        let direct = self.config.features.fixed_files;
+        let mut conn = Conn::new(fd, direct, receiving, codec, self.now);
+        if self.config.zero_copy {
+            conn.send_zero_copy();
+        }
+        if self.shutdown_since.is_some() {
+            conn.begin_shutdown();
+        }
+        let id = self.conns.insert(conn);
+        self.drive(id);
+    }
+
+    /// Lets the accept follow the number of connections and the shutdown.
+    fn steer_accept(&mut self) {
+        let (conns, shutting_down) = (self.conns.len(), self.shutdown_since.is_some());
+        self.accept.steer(&mut self.ring, conns, shutting_down);
+    }
+
     /// A completion of a connection's operation: first its op state, then what it carries.
     fn on_conn(&mut self, token: Token, result: i32, flags: u32) {
         let received = match (cqueue::buffer_select(flags), self.buf_ring.as_mut()) {
@@ -241,7 +273,7 @@ impl Worker {
     }
 
     /// Submits whatever the connection's state now calls for.
-    pub(crate) fn drive(&mut self, id: ConnId) {
+    fn drive(&mut self, id: ConnId) {
         let Some(conn) = self.conns.get_mut(id) else {
             return;
         };
