@@ -261,7 +261,7 @@ impl Worker {
                 "this kernel cannot cancel by descriptor (IORING_ASYNC_CANCEL_FD); use Linux 6.1 or later",
             ),
             Kind::Close => {
-                debug_assert_eq!(conn.in_flight(), 0, "a slot is freed only when nothing names it");
+                assert_eq!(conn.in_flight(), 0, "a slot is freed only when nothing names it");
                 self.conns.remove(token.conn);
                 self.batcher.on_close(token.conn.slot);
                 self.steer_accept();

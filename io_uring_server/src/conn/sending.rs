@@ -13,9 +13,16 @@ use super::{Conn, Phase, SendShape};
 use crate::gather::{Gather, MAX_SLICES, to_send, worth_zero_copy};
 
 impl Conn {
-    /// A send was submitted: swap in the pending output if the last is all sent, and
-    /// measure (and for several slices, name) what this send hands the kernel.
+    /// A send is being submitted: swap in the pending output if the last is all sent, and
+    /// measure (and for several slices, name) what this send hands the kernel. Both
+    /// re-point memory the kernel reads during a send, so no send may be in flight: the
+    /// assertion makes a wrong call order (a second send before the first's completion)
+    /// stop the process rather than change bytes or iovecs under the kernel.
     pub(super) fn name_send(&mut self) {
+        assert!(
+            self.ops.send.is_idle(),
+            "output re-pointed while a send is in flight"
+        );
         if self.sent == self.sending.len() {
             std::mem::swap(&mut self.sending, &mut self.pending);
             self.sent = 0;
@@ -101,8 +108,14 @@ impl Conn {
     }
 
     /// A send completed with `n` bytes; answers requests held back while paused. Returns
-    /// the responses rendered.
+    /// the responses rendered. Report the send's completion first ([`Conn::completed`]):
+    /// this may reclaim or free the output and iovecs the send named, so it asserts that
+    /// the send is no longer in flight.
     pub fn on_sent(&mut self, n: usize, now: u64) -> usize {
+        assert!(
+            self.ops.send.is_idle(),
+            "a send's bytes reported before its completion"
+        );
         self.last_progress = now;
         debug_assert!(n <= self.unsent_len(), "sent more than the send named");
         self.sent += n;

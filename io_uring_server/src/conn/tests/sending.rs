@@ -211,3 +211,30 @@ fn a_plain_send_refused_twice_fails_the_connection() {
     c.send_refused();
     assert_eq!(c.phase(), Phase::Closing);
 }
+
+/// The output and the iovecs a gathered send names are re-pointed only when a send is
+/// submitted; a second submission before the first send's completion is a wrong call
+/// order that would change them under the kernel, and stops the process.
+#[test]
+#[should_panic(expected = "output re-pointed while a send is in flight")]
+fn a_second_send_before_the_first_completes_panics() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(b"GET /bytes/5000 HTTP/1.1\r\nHost: t\r\n\r\n", 0);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    assert!(c.gathered().is_some(), "a head and its body: a gathered send");
+    c.on_data(GET, 0);
+    c.submitted(Op::Send, 0);
+}
+
+/// `on_sent` may free the output and the iovecs of the send; reporting its bytes before
+/// its completion (`completed`) is a wrong call order, and stops the process.
+#[test]
+#[should_panic(expected = "a send's bytes reported before its completion")]
+fn a_sends_bytes_reported_before_its_completion_panic() {
+    let mut c = conn();
+    ops(&mut c);
+    c.on_data(GET, 0);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    c.on_sent(c.unsent_len(), 0);
+}
