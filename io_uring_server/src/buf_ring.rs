@@ -161,9 +161,12 @@ impl BufRing {
         // recycled, which needs `&mut self` and so cannot happen while this slice lives:
         // with `done` the buffer is wholly ours; without, the kernel moved the buffer's
         // start past these bytes before posting the completion and writes only beyond
-        // them. The offset `start` assumes completions naming one buffer are reaped in the
-        // order the kernel consumed it, which holds without SQPOLL (the worker does not use
-        // incremental buffers with SQPOLL; see `worker.rs`).
+        // them. That `start` is where this completion's bytes lie (and not bytes another
+        // completion, maybe another connection's, was handed) depends on the kernel
+        // posting the completions naming one buffer in the order it consumed the buffer:
+        // true only from upstream commit 687b2bae0eff on (6.12.29, 6.14.7, 6.15), so the
+        // worker registers incrementally consumed buffers only on such kernels
+        // (`incremental.rs`).
         unsafe {
             let buffer = self.buffers.as_ptr().add(usize::from(id) * self.size);
             std::slice::from_raw_parts(buffer.add(start), len)

@@ -12,6 +12,7 @@ mod config;
 mod conn;
 mod event_loop;
 mod gather;
+mod incremental;
 mod input;
 mod op_state;
 mod ops;
