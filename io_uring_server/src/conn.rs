@@ -4,7 +4,8 @@
 //!
 //! This file holds the state and the choice of the next operation; the transitions live
 //! by concept in its children: `receiving` (input, and answering it), `sending` (output
-//! and the send in flight) and `closing` (EOF, failures, timeouts and shutdown).
+//! and the send in flight) and `closing` (EOF, failures, timeouts and shutdown). Which of
+//! its memory the kernel may touch, and until which completion: `DESIGN.md`.
 //!
 //! Both outputs are freed whenever everything rendered has been sent, and the input holds
 //! nothing once its requests are answered, so an idle keep-alive connection holds no

@@ -1,22 +1,9 @@
 //! One thread's completion loop: drain every completion, report it to the state that owns
 //! its operation (a connection's `OpStates`, the accept or timer state), let the connection
-//! react (`on_data`, `on_sent`, ...), ask it what it wants next (`drive`), push those
-//! submissions, then make one `io_uring_enter`.
-//!
-//! Invariants that make the kernel's use of our memory safe:
-//! - A connection slot is freed only on the completion of its `Close`, which `Conn` asks
-//!   for only when none of its operations is in flight (derived from `OpStates`).
-//! - An operation counts as in flight until its *final* completion (one without
-//!   `IORING_CQE_F_MORE`), so a multishot recv is in flight however many completions it has.
-//! - Output handed to a send, and for a gathered send the boxed msghdr and iovecs naming
-//!   it, are not touched until that send completes (see `conn.rs`); a
-//!   zero-copy send names only a `'static` body, so it ends with its result and its later
-//!   notification is dropped.
-//! - A provided buffer named by a completion is recycled right after its bytes are copied
-//!   or answered (an incrementally consumed one once its last completion is in), and all
-//!   recycled buffers are published before the next submit.
-//! - Ending a connection cancels every operation on its socket, so a close never waits on
-//!   the peer; the worker ends only when no operation that names memory is in flight.
+//! react (`on_recv`, `on_sent`, ...), ask it what it wants next (`drive`), push those
+//! submissions, then make one `io_uring_enter`. It also admits accepted connections and
+//! runs the tick and the shutdown. The rules it keeps for memory the kernel may touch
+//! (when a slot may be freed, when a provided buffer goes back): `DESIGN.md`.
 
 use std::io::PipeReader;
 use std::net::TcpListener;

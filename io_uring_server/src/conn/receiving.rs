@@ -4,8 +4,8 @@
 //! the connection's `Input`, which a plain recv can be lent to fill in place.
 //!
 //! An echoed body stays in the input buffer it was received into: that buffer moves into
-//! the output (`Input::hand_over`, `Output::adopt`) and is the kernel's like the rest of
-//! `sending`, then comes back as the input's spare once sent.
+//! the output (`Input::hand_over`, `Output::adopt`) and comes back as the input's spare
+//! once sent (`DESIGN.md`, rule 4).
 
 use http_core::Received;
 use http_core::limits::OUTPUT_LIMIT;

@@ -1,11 +1,10 @@
 //! The send side of a connection: what the next send hands the kernel, and what its
 //! completion means.
 //!
-//! Output uses two buffers so the kernel never reads memory we change: `sending` belongs
-//! to the kernel while a send is in flight and is only touched after its completion;
-//! responses rendered meanwhile go to `pending`, and the two swap when `sending` is done.
-//! Both are `http_core::Output`s: a large static body (`GET /bytes/{n}`) stays in its
-//! shared buffer, and a send gathers the head and that body in one `sendmsg` (`Gather`).
+//! Two outputs, `sending` (the kernel's while a send is in flight) and `pending` (what is
+//! rendered meanwhile); a send gathers a head and its body in one `sendmsg` (`Gather`).
+//! When each may change, and the assertions that hold them to it: `DESIGN.md`, rules 4
+//! and 5.
 
 use http_core::Output;
 
