@@ -1,23 +1,16 @@
 //! A provided-buffer ring (IORING_REGISTER_PBUF_RING): the kernel picks a free buffer for
 //! each multishot recv completion, and we hand buffers back as soon as their bytes are
-//! copied or answered. With `ops.rs` and `ring.rs` (building and pushing entries),
-//! one of the three modules with `unsafe`.
+//! copied or answered. One of the four kernel-facing files with `unsafe` (with `ring.rs`,
+//! `ops.rs` and `gather.rs`).
 //!
-//! Incremental consumption (IOU_PBUF_RING_INC, Linux 6.12), when the kernel has it: a
+//! Incremental consumption (IOU_PBUF_RING_INC), where `incremental.rs` allows it: a
 //! completion takes only the bytes it received from the buffer at the ring's head, and the
 //! next completion continues after them in the same buffer. A few large buffers then serve
 //! small and large requests alike: small ones pack together, and a large body usually
 //! arrives in one completion, which the connection can answer without copying it first.
 //!
-//! Ownership: a buffer belongs to the kernel from the moment its id is published in the
-//! ring (`recycle` + `publish`) until a completion names it (`IORING_CQE_F_BUFFER`)
-//! without `IORING_CQE_F_BUF_MORE`; from then it is ours until we recycle it. A completion
-//! with `BUF_MORE` hands us only the bytes it names: the kernel has moved the buffer's
-//! start past them and writes only after them. `kernel_owns` tracks this per id, and
-//! handing a buffer back twice (which would let the kernel write a buffer we read) stops
-//! the process instead. The ring and buffer memory must stay allocated while the kernel
-//! may use them: the worker ends only when no recv is in flight, and declares its ring
-//! before its `BufRing`, so the ring is closed first.
+//! Who owns each buffer when, and why its memory stays valid: `DESIGN.md`, rule 3 (tracked
+//! per id in `kernel_owns`).
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::io;
@@ -161,9 +154,12 @@ impl BufRing {
         // recycled, which needs `&mut self` and so cannot happen while this slice lives:
         // with `done` the buffer is wholly ours; without, the kernel moved the buffer's
         // start past these bytes before posting the completion and writes only beyond
-        // them. The offset `start` assumes completions naming one buffer are reaped in the
-        // order the kernel consumed it, which holds without SQPOLL (the worker does not use
-        // incremental buffers with SQPOLL; see `worker.rs`).
+        // them. That `start` is where this completion's bytes lie (and not bytes another
+        // completion, maybe another connection's, was handed) depends on the kernel
+        // posting the completions naming one buffer in the order it consumed the buffer:
+        // true only from upstream commit 687b2bae0eff on (6.12.29, 6.14.7, 6.15), so the
+        // worker registers incrementally consumed buffers only on such kernels
+        // (`incremental.rs`; DESIGN.md, rule 3).
         unsafe {
             let buffer = self.buffers.as_ptr().add(usize::from(id) * self.size);
             std::slice::from_raw_parts(buffer.add(start), len)

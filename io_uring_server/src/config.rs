@@ -47,7 +47,9 @@ pub struct Features {
     pub no_multishot_recv: bool,
 
     /// Consume each provided buffer whole per completion instead of incrementally
-    /// (IOU_PBUF_RING_INC, Linux 6.12; without it the server falls back by itself).
+    /// (IOU_PBUF_RING_INC). Without this flag the server still falls back by itself on a
+    /// kernel that may post a buffer's completions out of order (before 6.12.29, 6.13,
+    /// 6.14 before 6.14.7) or lacks it (before 6.12), and under --sqpoll.
     #[arg(long)]
     pub no_incremental_buffers: bool,
 

@@ -1,42 +1,29 @@
 //! One thread's completion loop: drain every completion, report it to the state that owns
 //! its operation (a connection's `OpStates`, the accept or timer state), let the connection
-//! react (`on_data`, `on_sent`, ...), ask it what it wants next (`drive`), push those
-//! submissions, then make one `io_uring_enter`.
-//!
-//! Invariants that make the kernel's use of our memory safe:
-//! - A connection slot is freed only on the completion of its `Close`, which `Conn` asks
-//!   for only when none of its operations is in flight (derived from `OpStates`).
-//! - An operation counts as in flight until its *final* completion (one without
-//!   `IORING_CQE_F_MORE`), so a multishot recv is in flight however many completions it has.
-//! - Output handed to a send, and for a gathered send the boxed msghdr and iovecs naming
-//!   it, are not touched until that send completes (see `conn.rs`); a
-//!   zero-copy send names only a `'static` body, so it ends with its result and its later
-//!   notification is dropped.
-//! - A provided buffer named by a completion is recycled right after its bytes are copied
-//!   or answered (an incrementally consumed one once its last completion is in), and all
-//!   recycled buffers are published before the next submit.
-//! - Ending a connection cancels every operation on its socket, so a close never waits on
-//!   the peer; the worker ends only when no operation that names memory is in flight.
+//! react (`on_recv`, `on_sent`, ...), ask it what it wants next (`drive`), push those
+//! submissions, then make one `io_uring_enter`. It also admits accepted connections and
+//! runs the tick and the shutdown. The rules it keeps for memory the kernel may touch
+//! (when a slot may be freed, when a provided buffer goes back): `DESIGN.md`.
 
 use std::io::PipeReader;
 use std::net::TcpListener;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::time::Instant;
 
 use io_uring::{cqueue, types};
 
-use crate::accepting::AcceptState;
+use crate::accepting::Acceptor;
 use crate::batch::WaitBatcher;
 use crate::buf_ring::BufRing;
 use crate::config::Features;
-use crate::conn::{Conn, Timeouts};
+use crate::conn::{Conn, Receiving, Timeouts};
 use crate::op_state::Op;
 use crate::ops::{self, RecvMode};
 use crate::ring::{self, Ring};
 use crate::slab::Slab;
 use crate::timer::Timer;
 use crate::token::{ConnId, Kind, Token};
-use http_core::Limits;
+use http_core::{Codec, Limits};
 
 /// The timer's period: timeouts are counted in these ticks.
 pub static TICK: types::Timespec = types::Timespec::new().sec(1);
@@ -61,16 +48,15 @@ pub struct WorkerConfig {
 /// Everything one worker thread owns. `ring` is declared first so it is dropped first,
 /// before the buffer memory it may name.
 pub struct Worker {
-    pub ring: Ring,
-    pub buf_ring: Option<BufRing>,
-    pub listener: Option<TcpListener>,
+    ring: Ring,
+    buf_ring: Option<BufRing>,
     wake: PipeReader,
-    pub conns: Slab<Conn>,
-    pub config: WorkerConfig,
-    pub now: u64,
-    pub accept: AcceptState,
+    conns: Slab<Conn>,
+    config: WorkerConfig,
+    now: u64,
+    accept: Acceptor,
     timer: Timer,
-    pub shutdown_since: Option<u64>,
+    shutdown_since: Option<u64>,
     completions: Vec<(u64, i32, u32)>,
     batcher: WaitBatcher,
 }
@@ -86,12 +72,11 @@ impl Worker {
         Worker {
             ring,
             buf_ring,
-            listener: Some(listener),
             wake,
             conns: Slab::new(),
             config,
             now: 0,
-            accept: AcceptState::Idle,
+            accept: Acceptor::new(listener, config.features, config.max_conns),
             timer: Timer::Stopped,
             shutdown_since: None,
             completions: Vec::with_capacity(1024),
@@ -185,6 +170,40 @@ impl Worker {
         }
     }
 
+    fn on_accept(&mut self, result: i32, flags: u32) {
+        if let Some(fd) = self.accept.on_completion(result, flags) {
+            self.admit(fd);
+        }
+        self.steer_accept();
+    }
+
+    /// A new connection on `fd`: its state, then its first operations.
+    fn admit(&mut self, fd: RawFd) {
+        let receiving = match self.config.recv {
+            RecvMode::OwnBuffer { size } => Receiving::Plain { size },
+            RecvMode::Multishot { .. } => Receiving::Ring {
+                large_bodies_plain: !self.config.features.no_plain_body_recv,
+            },
+        };
+        let codec = Codec::new(self.config.limits);
+        let direct = self.config.features.fixed_files;
+        let mut conn = Conn::new(fd, direct, receiving, codec, self.now);
+        if self.config.zero_copy {
+            conn.send_zero_copy();
+        }
+        if self.shutdown_since.is_some() {
+            conn.begin_shutdown();
+        }
+        let id = self.conns.insert(conn);
+        self.drive(id);
+    }
+
+    /// Lets the accept follow the number of connections and the shutdown.
+    fn steer_accept(&mut self) {
+        let (conns, shutting_down) = (self.conns.len(), self.shutdown_since.is_some());
+        self.accept.steer(&mut self.ring, conns, shutting_down);
+    }
+
     /// A completion of a connection's operation: first its op state, then what it carries.
     fn on_conn(&mut self, token: Token, result: i32, flags: u32) {
         let received = match (cqueue::buffer_select(flags), self.buf_ring.as_mut()) {
@@ -229,7 +248,7 @@ impl Worker {
                 "this kernel cannot cancel by descriptor (IORING_ASYNC_CANCEL_FD); use Linux 6.1 or later",
             ),
             Kind::Close => {
-                debug_assert_eq!(conn.in_flight(), 0, "a slot is freed only when nothing names it");
+                assert_eq!(conn.in_flight(), 0, "a slot is freed only when nothing names it");
                 self.conns.remove(token.conn);
                 self.batcher.on_close(token.conn.slot);
                 self.steer_accept();
@@ -241,7 +260,7 @@ impl Worker {
     }
 
     /// Submits whatever the connection's state now calls for.
-    pub(crate) fn drive(&mut self, id: ConnId) {
+    fn drive(&mut self, id: ConnId) {
         let Some(conn) = self.conns.get_mut(id) else {
             return;
         };

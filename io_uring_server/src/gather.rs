@@ -1,9 +1,9 @@
 //! The memory a gathered send (IORING_OP_SENDMSG) hands the kernel besides the bytes
 //! themselves: a `msghdr` and the `iovec`s it names, so that a response's head and its
 //! body (static, or echoed from the input) leave in one send instead of two. It is boxed
-//! so that it stays put while its connection moves within the slab; the connection
-//! leaves it untouched from the send's submission to its completion. Building it is
-//! safe: only the push that hands its address to the kernel is not (`ops.rs`).
+//! so that it stays put while its connection moves; when it may change: `DESIGN.md`,
+//! rule 5. Apart from zeroing the `msghdr`, building it is safe: the push that hands it to
+//! the kernel is in `ops.rs`.
 
 /// With `--zero-copy-send`, a static body (its unsent rest) at least this large is sent
 /// with SEND_ZC; below it, pinning the pages and the extra notification cost more than

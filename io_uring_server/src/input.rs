@@ -1,11 +1,9 @@
 //! A connection's buffered input, which a plain recv can fill in place.
 //!
 //! The bytes live in an initialised `Vec` that only grows (until it is handed over or
-//! freed): `used` of them are input, the rest is room a recv may be lent. While lent, the
-//! buffer neither grows, shrinks, moves its bytes nor is replaced (every such call
-//! asserts), so the address handed to the kernel stays valid and unaliased until the
-//! recv's completion reports how much it wrote. Room lent to a recv is zeroed once, when
-//! a buffer grows.
+//! freed): `used` of them are input, the rest is room a recv may be lent. While it is
+//! lent, every call that would change the buffer asserts (`DESIGN.md`, rule 2). Room lent
+//! to a recv is zeroed once, when a buffer grows.
 //!
 //! A response may keep an echoed body where it was received: the connection then hands
 //! the whole buffer to its output ([`Input::hand_over`]) and continues in a spare one.

@@ -1,6 +1,8 @@
 //! `io_uring_server`: the http_core contract served by a hand-rolled io_uring loop,
 //! thread per core, no async runtime. Each thread owns a ring and a SO_REUSEPORT
-//! listener; see `event_loop.rs` for the loop and its memory invariants.
+//! listener. How it works (the life of a connection and of a request, operation by
+//! operation) and the rules that keep the kernel's use of our memory sound:
+//! [`DESIGN.md`](../DESIGN.md) beside this crate's `Cargo.toml`.
 //!
 //! A panic anywhere stops the whole process with status 70 and a message: the kernel may
 //! still own connection buffers, so unwinding (and freeing them) is never safe.
@@ -12,6 +14,7 @@ mod config;
 mod conn;
 mod event_loop;
 mod gather;
+mod incremental;
 mod input;
 mod op_state;
 mod ops;

@@ -2,7 +2,7 @@
 //! kind of operation is `Idle`, `InFlight` or `Cancelling`, changed only by
 //! [`OpStates::submitted`] and [`OpStates::completed`]. "Anything in flight?" is derived
 //! from these states, never counted by hand, so a connection's memory is released only
-//! when the kernel has finished with every operation that names it.
+//! when the kernel has finished with every operation that names it (`DESIGN.md`, rule 1).
 
 use crate::token::Kind;
 

@@ -1,7 +1,7 @@
 //! The only place submission-queue entries are built and pushed. Building an entry is
 //! safe; pushing it is `unsafe` because the kernel may then read or write the memory it
 //! names until the operation's final completion. Each push states which memory that is
-//! and why it stays valid. What to submit is decided elsewhere (`Conn::next_op`, the
+//! and why it stays valid, by the rules in `DESIGN.md`. What to submit is decided elsewhere (`Conn::next_op`, the
 //! worker's accept and timer states); this module only carries it out. One operation is
 //! not submitted at all where it can be: a shutdown on a regular descriptor is the
 //! `shutdown(2)` syscall, because io_uring always hands `IORING_OP_SHUTDOWN` to an io-wq
@@ -57,7 +57,7 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
         (Op::Recv, RecvMode::Multishot { group }) => {
             let entry = on_file(opcode::RecvMulti::new(types::Fd(fd), group).build());
             // SAFETY: the kernel writes only provided buffers, which `BufRing` keeps
-            // allocated for the ring's lifetime.
+            // allocated for the ring's lifetime (DESIGN.md, rule 3).
             unsafe { ring.push(entry.user_data(user_data)) };
             return Carried::Submitted;
         }
@@ -73,7 +73,7 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             // SAFETY: the room is part of the connection's input buffer, lent until this
             // recv's completion is reported (`Conn::on_recv`); until then `Input` neither
             // grows, shrinks nor moves it (each such call asserts), and the connection is
-            // not freed while the recv is in flight.
+            // not freed while the recv is in flight (DESIGN.md, rules 1 and 2).
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }
@@ -108,7 +108,9 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             // `'static` body that never changes) and, for a gathered send, the boxed
             // msghdr and iovecs naming them (built by `Conn::submitted`). `Conn` leaves all
             // of them untouched (neither changed, moved, cleared nor dropped) until this send's
-            // completion, and the connection is not freed while the send is in flight.
+            // completion (both places that change them assert that no send is in flight),
+            // and the connection is not freed while the send is in flight (DESIGN.md,
+            // rules 1, 4 and 5).
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }

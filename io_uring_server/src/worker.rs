@@ -12,6 +12,7 @@ use crate::config::{Buffers, Cli};
 use crate::conn::Timeouts;
 use crate::event_loop::{Worker, WorkerConfig};
 use crate::gather::ZERO_COPY_MIN;
+use crate::incremental::{self, KernelVersion};
 use crate::ops::RecvMode;
 use crate::ring::Ring;
 use crate::setup;
@@ -88,7 +89,8 @@ fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, 
 }
 
 /// The provided-buffer ring for multishot recv, incrementally consumed where the kernel
-/// can (Linux 6.12), and its description for the ready line.
+/// can be trusted with it (`incremental.rs`), and its description for the ready line,
+/// which says why not when it is not.
 fn receive_buffers(cli: &Cli, submitter: &Submitter) -> Result<(Option<BufRing>, String), String> {
     let features = cli.features;
     if features.no_multishot_recv {
@@ -105,18 +107,16 @@ fn receive_buffers(cli: &Cli, submitter: &Submitter) -> Result<(Option<BufRing>,
     } else {
         ", large bodies by plain recv"
     };
-    // With SQPOLL, completions naming one buffer could be reaped out of the order the
-    // kernel consumed it (see buf_ring.rs), so incremental consumption is not used.
-    let fallback = match (features.no_incremental_buffers, features.sqpoll) {
-        (true, _) => "",
-        (false, true) => " (not incremental under SQPOLL)",
-        (false, false) => match register(true) {
+    let kernel = KernelVersion::running();
+    let fallback = match incremental::decide(features.no_incremental_buffers, features.sqpoll, kernel) {
+        Err(refusal) => format!(" ({refusal})"),
+        Ok(()) => match register(true) {
             Ok((ring, sizes)) => {
                 let description = format!("multishot with incremental buffer ring {sizes}{bodies}");
                 return Ok((Some(ring), description));
             }
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                " (kernel lacks incremental consumption, Linux 6.12)"
+                " (not incremental: the kernel refused IOU_PBUF_RING_INC)".to_string()
             }
             Err(e) => return Err(format!("cannot register a provided-buffer ring ({e})")),
         },

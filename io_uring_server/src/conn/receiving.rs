@@ -1,0 +1,174 @@
+//! The receive side of a connection: what a recv hands it (bytes in a provided buffer, or
+//! bytes a plain recv wrote into its input), and answering them. Complete requests are
+//! answered straight from where they arrived when nothing is buffered; the rest is kept in
+//! the connection's `Input`, which a plain recv can be lent to fill in place.
+//!
+//! An echoed body stays in the input buffer it was received into: that buffer moves into
+//! the output (`Input::hand_over`, `Output::adopt`) and comes back as the input's spare
+//! once sent (`DESIGN.md`, rule 4).
+
+use http_core::Received;
+use http_core::limits::OUTPUT_LIMIT;
+
+use super::{Conn, DIRECT_BODY_MIN, Phase, Receiving};
+
+/// Room given to an output buffer when it is allocated afresh, so that one small
+/// response is rendered without regrowing it. Default is 512 bytes.
+const OUTPUT_RESERVE: usize = 512;
+
+impl Conn {
+    /// The input's room lent to the plain recv just submitted; it stays in place until
+    /// the recv's completion ([`Conn::on_recv`]).
+    pub fn recv_room(&mut self) -> &mut [u8] {
+        self.input.lent_room()
+    }
+
+    /// A plain recv into the input was submitted: lend it room.
+    pub(super) fn lend_input(&mut self) {
+        // Room for the rest of the body, but grown only as fast as bytes arrive,
+        // so a head alone cannot make the server allocate its whole body.
+        let body = self.input_needed.saturating_sub(self.input.len());
+        let grown = body.min(self.input.len().max(DIRECT_BODY_MIN));
+        self.input.lend(self.plain_size().max(grown));
+    }
+
+    /// A large part of a request's body is still to come.
+    fn body_to_come(&self) -> bool {
+        self.phase == Phase::Open && self.input_needed >= self.input.len() + DIRECT_BODY_MIN
+    }
+
+    /// Receive with plain recvs into the input rather than through the buffer ring.
+    pub(super) fn wants_plain_recv(&self) -> bool {
+        match self.receiving {
+            Receiving::Plain { .. } => true,
+            Receiving::Ring { large_bodies_plain } => {
+                large_bodies_plain && (self.bulk || self.body_to_come())
+            }
+        }
+    }
+
+    /// The least room a plain recv is given.
+    fn plain_size(&self) -> usize {
+        match self.receiving {
+            Receiving::Plain { size } => size,
+            Receiving::Ring { .. } => DIRECT_BODY_MIN,
+        }
+    }
+
+    /// A recv completed with `result`; `data` is what it received into a provided
+    /// buffer, if any (else a positive result counts bytes written into the input).
+    /// Returns the responses rendered.
+    pub fn on_recv(&mut self, result: i32, data: Option<&[u8]>, now: u64) -> usize {
+        if self.input.is_lent() {
+            self.input.filled(result.max(0) as usize);
+        }
+        match (result, data) {
+            (1.., Some(data)) => self.on_data(data, now),
+            (1.., None) => {
+                self.last_progress = now;
+                if self.phase != Phase::Open {
+                    self.input.clear();
+                    return 0;
+                }
+                self.answer_within_cap()
+            }
+            (0, _) => {
+                self.on_eof();
+                0
+            }
+            _ if matches!(-result, libc::ENOBUFS | libc::ECANCELED) => self.answer(),
+            _ => {
+                self.fail();
+                0
+            }
+        }
+    }
+
+    /// Bytes arrived. While open they are answered; otherwise they are discarded. Returns
+    /// the responses rendered. With nothing buffered, complete requests are answered
+    /// straight from `data` and only the rest is copied: a body that arrives in one
+    /// completion is never copied before it is answered.
+    pub fn on_data(&mut self, data: &[u8], now: u64) -> usize {
+        self.last_progress = now;
+        if self.phase != Phase::Open {
+            return 0;
+        }
+        let mut answered = 0;
+        if self.input.is_empty() {
+            let consumed;
+            (consumed, answered, _) = self.serve(Received::Shared(data), false);
+            if self.phase == Phase::Open {
+                self.input.extend(&data[consumed..]);
+            }
+        } else {
+            self.input.extend(data);
+        }
+        answered + self.answer_within_cap()
+    }
+
+    /// Input grew: close if it passed the cap, else answer what it can.
+    fn answer_within_cap(&mut self) -> usize {
+        if self.input.len() > self.input_cap {
+            self.phase = Phase::Closing;
+            return 0;
+        }
+        self.answer()
+    }
+
+    /// Runs the codec over buffered input if it can progress (and no recv is writing
+    /// it); returns the responses rendered.
+    pub(super) fn answer(&mut self) -> usize {
+        let mut responses = 0;
+        let input = &self.input;
+        if !input.is_empty() && input.len() >= self.input_needed && !input.is_lent() {
+            // A large echoed body is kept where it was received: it leaves in the same
+            // gathered send as its head, so keeping it costs nothing a copy would not.
+            let mut input = std::mem::take(&mut self.input);
+            let (consumed, kept_input);
+            (consumed, responses, kept_input) = self.serve(Received::Writable(input.bytes_mut()), true);
+            self.input = input;
+            if kept_input {
+                // An echo refers to its body where it was received: the output owns that
+                // buffer until the response is sent (`on_sent` gives it back).
+                self.pending.adopt(self.input.hand_over(consumed));
+            } else {
+                self.input.consume(consumed);
+            }
+            if self.phase != Phase::Open {
+                self.input.clear();
+            }
+            if !self.wants_plain_recv() {
+                // The rest of a request split over completions, now answered: the next
+                // one arrives in the buffer ring, so keep no buffer for it.
+                self.input.free_if_empty();
+            }
+        }
+        self.settle();
+        responses
+    }
+
+    /// Answers what it can of `input` (buffered or just received), rendering at most up to
+    /// the output limit; returns the bytes consumed, the responses rendered, and whether a
+    /// response refers to `input` (only when `lend`, for the connection's own input: the
+    /// caller must then hand its buffer to `pending`).
+    fn serve(&mut self, input: Received, lend: bool) -> (usize, usize, bool) {
+        if self.phase != Phase::Open || self.paused() {
+            return (0, 0, false);
+        }
+        let room = self.pending.len() + OUTPUT_LIMIT - self.backlog();
+        if self.pending.capacity() == 0 {
+            self.pending.reserve(OUTPUT_RESERVE);
+        }
+        let len = input.bytes().len();
+        let (outcome, kept_input) = self.codec.serve_lending(input, &mut self.pending, room, lend);
+        let rest = len - outcome.consumed;
+        self.input_needed = rest + outcome.needed;
+        // A request this large still unfinished (a body to come, or a chunked one that has
+        // grown): let its rest and what follows come straight into the input.
+        self.bulk |= self.input_needed >= DIRECT_BODY_MIN;
+        if outcome.close || (self.shutting_down && rest == 0) {
+            self.phase = Phase::Draining;
+        }
+        (outcome.consumed, outcome.responses, kept_input)
+    }
+}
