@@ -16,19 +16,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The answer first (cargo bench's short verdict, then the full verdict), the studies that
+# explain it after, so a run cut short still leaves the verdict regenerated.
 steps=(
   "cargo bench"
+  "scripts/workloads.sh"
+  "scripts/churn.sh"
+  "scripts/bodies.sh"
+  "scripts/workloads.sh --features --seconds 2"
+  "scripts/profiles.sh"
   "scripts/sweep.sh"
   "scripts/scan.sh"
   "scripts/ablation.sh"
-  "scripts/bodies.sh"
-  "scripts/workloads.sh"
-  "scripts/workloads.sh --features --seconds 2"
-  "scripts/churn.sh"
-  "scripts/profiles.sh"
 )
 # Minutes each step took here (2 CPUs, already built): the estimate of what is left.
-minutes=(4 8 16 27 5 27 3 11 3)
+minutes=(4 28 16 7 3 3 8 16 26)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0

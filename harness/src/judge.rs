@@ -128,6 +128,23 @@ pub fn cell(ratios: &[f64]) -> String {
     }
 }
 
+/// "The A/A control read *ties* in 5 of 6 cells ...": the line under a table with an A/A
+/// column, one ratio set per cell. Any other word there is the rule fooled by the
+/// machine's noise, or too few rounds to tell.
+pub fn control_tally(cells: &[Vec<f64>]) -> String {
+    let ties = cells.iter().filter(|r| Word::judge(r) == Word::Ties).count();
+    let fooled = cells
+        .iter()
+        .filter(|r| matches!(Word::judge(r), Word::Wins | Word::Loses))
+        .count();
+    format!(
+        "The A/A control (a second io_uring_server process against the first) read *ties* in \
+         {ties} of {} cells and *wins* or *loses* in {fooled}: how often this run's rounds fool \
+         the rule.",
+        cells.len()
+    )
+}
+
 /// The plain words of the rule, for a report's method paragraph.
 pub const METHOD: &str = "Each cell is the geometric mean of the per-round ratios with its 95% \
      interval (Student's t on the log ratios) and the number of rounds. *wins* (*loses*): the \

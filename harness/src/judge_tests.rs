@@ -63,3 +63,13 @@ fn t_quantiles_follow_the_table_then_approach_the_normal() {
     assert!((2.035..2.045).contains(&past_table), "{past_table}");
     assert!((t_quantile(10_000, 0.95) - 1.645).abs() < 1e-3);
 }
+
+#[test]
+fn the_control_tally_counts_ties_and_fooled_cells() {
+    let tied = vec![0.99, 1.01, 1.00, 0.98, 1.02];
+    let fooled = vec![0.80, 0.81, 0.79];
+    let unsure = vec![0.8, 1.2];
+    let line = control_tally(&[tied.clone(), tied, fooled, unsure]);
+    assert!(line.contains("*ties* in 2 of 4 cells"), "{line}");
+    assert!(line.contains("*wins* or *loses* in 1:"), "{line}");
+}

@@ -168,6 +168,19 @@ impl Lineup {
         })
     }
 
+    /// Stops every server, then starts each afresh in the same order: for a study whose
+    /// rounds must sample process start too (memory layout, address randomisation), not
+    /// only time.
+    pub fn restart(&mut self) -> Result<(), String> {
+        // Each old server is dropped (stopped) as its contender is taken from it.
+        let contenders: Vec<Contender> = self.servers.drain(..).map(|s| s.contender).collect();
+        self.servers = contenders
+            .into_iter()
+            .map(|contender| self.start_fresh(contender))
+            .collect::<Result<_, _>>()?;
+        Ok(())
+    }
+
     /// A new process of `contender` (one of those the lineup was built for), pinned as
     /// the others are: for a measure that must start from a fresh server.
     pub fn start_fresh(&self, contender: Contender) -> Result<Server, String> {

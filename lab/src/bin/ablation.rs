@@ -1,6 +1,6 @@
 //! `scripts/ablation.sh`: io_uring_server with its features added one at a time (and
 //! tokio's engines for reference), all started pinned side by side and measured in
-//! interleaved rounds. Writes `results/ablation.md`, `results/ablation.json` and the
+//! rounds of freshly started servers in a balanced order. Writes `results/ablation.md`, `results/ablation.json` and the
 //! ablation section of BENCHMARKS.md. Pinning works as for `cargo bench`
 //! (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`).
 
@@ -62,7 +62,7 @@ fn run(cli: Cli) -> Result<(), String> {
         .filter(|step| step.contender.launch != Launch::Nginx || !anchors.is_empty())
         .collect();
     let contenders: Vec<Contender> = steps.iter().map(|step| step.contender).collect();
-    let lineup = Lineup::start(&contenders)?;
+    let mut lineup = Lineup::start(&contenders)?;
     let duration = Duration::from_secs_f64(seconds);
     let load = |kind, connections, depth, rate| {
         Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
@@ -71,15 +71,19 @@ fn run(cli: Cli) -> Result<(), String> {
     let pipelined = load(LoadKind::Pipelined, DETAIL_CONNECTIONS, PIPELINE_DEPTH, None);
     let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, Some(rate));
 
-    let servers = &lineup.servers;
+    let count = lineup.servers.len();
     // Per server and round: three points, the open loop's warm-up, a 2 s syscall count
     // and the pauses that let SQPOLL's thread go idle.
     let per_server = 3.0 * seconds + open.warmup.as_secs_f64() + 3.0;
     let step = Duration::from_secs_f64(per_server / 3.0);
-    let mut progress = Progress::start("ablation", 3 * rounds * servers.len(), step);
-    let mut samples = vec![Vec::<Sample>::new(); servers.len()];
+    let mut progress = Progress::start("ablation", 3 * rounds * count, step);
+    let mut samples = vec![Vec::<Sample>::new(); count];
     for round in 0..rounds {
-        let mut this_round = vec![Sample::default(); servers.len()];
+        if round > 0 {
+            lineup.restart()?;
+        }
+        let servers = &lineup.servers;
+        let mut this_round = vec![Sample::default(); count];
         let mut say = |what: &str, i: usize| {
             progress.step(&format!(
                 "round {}/{rounds} {what}: {}",

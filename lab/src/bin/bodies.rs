@@ -1,5 +1,6 @@
 //! `scripts/bodies.sh`: the large-body study (64 KiB and 1 MiB echoes, with Content-Length
-//! and chunked) over every contender in interleaved rounds. Writes `results/bodies.md`,
+//! and chunked) over every contender and an A/A control, in rounds of freshly started
+//! servers whose order is balanced. Writes `results/bodies.md`,
 //! `results/bodies.json` and the large-body section of BENCHMARKS.md. Pinning and external servers work as for `cargo bench`.
 
 use std::time::Duration;
@@ -8,14 +9,15 @@ use clap::Parser;
 use harness::load::{self, Ask, Load, LoadKind};
 use harness::machine::Machine;
 use harness::progress::Progress;
-use harness::servers::{CONTENDERS, Lineup};
+use harness::rounds::balanced;
+use harness::servers::{AA_CONTROL, CONTENDERS, Lineup};
 use lab::bodies::{BodiesReport, Sample, WORKLOADS};
 
 /// The large-body study: server CPU per request for 64 KiB and 1 MiB echoes.
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Cli {
-    /// Rounds; the contender order rotates each round.
+    /// Rounds; each starts every server afresh, in a balanced order.
     #[arg(long, default_value_t = 5)]
     rounds: usize,
     /// Seconds per point.
@@ -28,16 +30,20 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let lineup = Lineup::start(&CONTENDERS)?;
+    let contenders = [&CONTENDERS[..], &[AA_CONTROL]].concat();
+    let mut lineup = Lineup::start(&contenders)?;
     let duration = Duration::from_secs_f64(cli.seconds);
     let steps = cli.rounds * WORKLOADS.len() * lineup.servers.len();
     let step = Duration::from_secs_f64(cli.seconds + 0.5);
     let mut progress = Progress::start("bodies", steps, step);
     let mut samples = Vec::new();
     for round in 0..cli.rounds {
+        if round > 0 {
+            lineup.restart()?;
+        }
         for workload in WORKLOADS {
-            for turn in 0..lineup.servers.len() {
-                let server = &lineup.servers[(turn + round) % lineup.servers.len()];
+            for turn in balanced(lineup.servers.len(), round) {
+                let server = &lineup.servers[turn];
                 progress.step(&format!(
                     "round {}/{} {}: {}",
                     round + 1,

@@ -1,6 +1,7 @@
 //! `scripts/churn.sh`: the churn study. Every contender (and nginx as an outside anchor,
 //! when installed) runs every churn point (both who-closes patterns, closed loops at
-//! several client counts, open loops at fixed connection rates) over interleaved rounds;
+//! several client counts, open loops at fixed connection rates) over rounds of freshly
+//! started servers in a balanced order, with an A/A control (a second io_uring_server);
 //! writes `results/churn.{md,json}`, `results/churn_cpu.svg` and the churn section of
 //! BENCHMARKS.md. Pinning and external servers work as for `cargo bench`.
 
@@ -12,7 +13,7 @@ use harness::machine::Machine;
 use harness::progress::Progress;
 use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
-use harness::servers::{CONTENDERS, Lineup, Server};
+use harness::servers::{AA_CONTROL, CONTENDERS, Lineup, Server};
 use lab::churn::{ChurnPoint, ChurnReport, Sample, measure, plan};
 
 /// Connection churn at several loads: a new connection per request, closed loops at
@@ -20,11 +21,11 @@ use lab::churn::{ChurnPoint, ChurnReport, Sample, measure, plan};
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Cli {
-    /// Rounds; the contender order rotates each round.
-    #[arg(long, default_value_t = 3)]
+    /// Rounds; each starts every server afresh, in a balanced order.
+    #[arg(long, default_value_t = 5)]
     rounds: usize,
     /// Seconds per point (the open loop's warm-up comes on top).
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 2.0)]
     seconds: f64,
     /// Only the points whose name contains this (e.g. "client closes", "clients",
     /// "connections/s").
@@ -48,7 +49,8 @@ fn run(cli: Cli) -> Result<(), String> {
     if plan.is_empty() {
         return Err(format!("no point's name contains {:?}", cli.only));
     }
-    let contenders = with_anchors(&CONTENDERS);
+    let mut contenders = with_anchors(&CONTENDERS);
+    contenders.push(AA_CONTROL);
     let duration = Duration::from_secs_f64(cli.seconds);
     let warmup = open_loop_warmup(duration);
     let open_points = plan.iter().filter(|p| p.rate().is_some()).count();
@@ -56,13 +58,13 @@ fn run(cli: Cli) -> Result<(), String> {
     let per_round = plan.len() as f64 * (cli.seconds + 0.5) + open_points as f64 * warmup.as_secs_f64();
     let step = Duration::from_secs_f64(per_round / plan.len() as f64);
     let progress = Progress::start("churn", plan.len() * contenders.len() * cli.rounds, step);
-    let lineup = Lineup::start(&contenders)?;
+    let mut lineup = Lineup::start(&contenders)?;
     let source_addrs = lineup
         .servers
         .iter()
         .map(|server| Ok((server.contender.label.to_string(), sources_of(server)?)))
         .collect::<Result<_, String>>()?;
-    let samples = measure_rounds(&lineup, &plan, (cli.rounds, duration), progress)?;
+    let samples = measure_rounds(&mut lineup, &plan, (cli.rounds, duration), progress)?;
     drop(lineup.servers);
     let report = ChurnReport {
         machine: Machine::detect(),
@@ -85,17 +87,20 @@ fn sources_of(server: &Server) -> Result<Vec<std::net::IpAddr>, String> {
     Ok(loadgen::churn::source_addrs(target.addr, true))
 }
 
-/// Every point of `plan` on every server, round after round, the order of the servers
-/// rotating each round.
+/// Every point of `plan` on every server, round after round, every server started afresh
+/// for each round and their order balanced over the rounds.
 fn measure_rounds(
-    lineup: &Lineup,
+    lineup: &mut Lineup,
     plan: &[ChurnPoint],
     (rounds, duration): (usize, Duration),
     mut progress: Progress,
 ) -> Result<Vec<Sample>, String> {
-    let servers = &lineup.servers;
     let mut samples = Vec::new();
     for round in 0..rounds {
+        if round > 0 {
+            lineup.restart()?;
+        }
+        let servers = &lineup.servers;
         for &point in plan {
             for turn in balanced(servers.len(), round) {
                 let server = &servers[turn];

@@ -1,6 +1,6 @@
 //! `scripts/scan.sh`: the concurrency scan (`lab::scan`). Every contender,
 //! io_uring_server with batched waits, an A/A control, the floors and nginx (when
-//! installed) over a closed loop at 1 to 1024 connections, in rounds whose order rotates;
+//! installed) over a closed loop at 1 to 1024 connections, in rounds of freshly started servers whose order is balanced;
 //! then loadgen calibrated against wrk (when installed) on tokio_server (codec). Writes
 //! `results/scan.md`, `results/scan.json` and `results/scan_*.svg`. Pinning works as for
 //! `cargo bench` (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`).
@@ -26,7 +26,7 @@ struct Cli {
     /// Seconds per point.
     #[arg(long, env = "SCAN_SECONDS", default_value_t = 3.0)]
     seconds: f64,
-    /// Rounds; the servers' order rotates each round.
+    /// Rounds; each starts every server afresh, in a balanced order.
     #[arg(long, env = "SCAN_ROUNDS", default_value_t = 3)]
     rounds: usize,
     /// Measure nothing: render results/scan.md and the plots again from this scan.json.
@@ -55,13 +55,16 @@ fn run(cli: Cli) -> Result<(), String> {
         return Err("--rounds must be at least 1 and --seconds above 0".into());
     }
     let everyone = with_anchors(&scan::lineup());
-    let lineup = Lineup::start(&everyone)?;
+    let mut lineup = Lineup::start(&everyone)?;
     let duration = Duration::from_secs_f64(cli.seconds);
     let total = cli.rounds * CONNECTIONS.len() * lineup.servers.len();
     let step = Duration::from_secs_f64(cli.seconds + STEP_OVERHEAD_S);
     let mut progress = Progress::start("scan", total + calibrate::CONNECTIONS.len(), step);
     let mut points = Vec::new();
     for round in 0..cli.rounds {
+        if round > 0 {
+            lineup.restart()?;
+        }
         for (step, &connections) in CONNECTIONS.iter().enumerate() {
             let load = Load::new(
                 LoadKind::Closed,

@@ -1,6 +1,6 @@
 //! The large-body study: every contender echoes 64 KiB and 1 MiB bodies, each sent with
-//! Content-Length and chunked in 512-byte pieces, over rounds in which the contenders
-//! take turns (the order rotates each round, so no one always runs first). The measure
+//! Content-Length and chunked in 512-byte pieces, over rounds of freshly started
+//! servers whose order is balanced (no one always runs first), with an A/A control. The measure
 //! is server CPU per request; the ratios are taken within a round, since only figures
 //! from the same period of this machine compare.
 
@@ -9,7 +9,7 @@ use serde::Serialize;
 use harness::load::Post;
 use harness::machine::Machine;
 pub use harness::rounds::{median, spread};
-use harness::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+use harness::servers::{AA_CONTROL, Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod report;
 
@@ -61,7 +61,8 @@ pub const WORKLOADS: [Workload; 4] = [
 
 /// The contender whose ratios the study reports, and those it is compared with.
 pub const SUBJECT: Contender = IO_URING;
-pub const BASELINES: [Contender; 2] = [TOKIO_HYPER, TOKIO_CODEC];
+/// The last is the A/A control, a second process of the subject: the rule must find them tied.
+pub const BASELINES: [Contender; 3] = [TOKIO_HYPER, TOKIO_CODEC, AA_CONTROL];
 
 /// One contender's figures for one workload in one round.
 #[derive(Debug, Clone, Serialize)]

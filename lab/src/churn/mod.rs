@@ -1,6 +1,7 @@
 //! The churn study (`scripts/churn.sh`): a new connection per request, in both who-closes
 //! patterns, at several loads: closed loops at several client counts and open loops at
-//! fixed connection rates, every contender over interleaved rounds whose order rotates.
+//! fixed connection rates, every contender over rounds of freshly started servers in a
+//! balanced order, with an A/A control.
 //! The workloads study has one closed-loop point per pattern; this one shows how the cost
 //! of a connection moves with the load. This module names the points and holds the
 //! samples; `measure` runs one point, `report` renders them and `plot` draws them.
@@ -13,7 +14,7 @@ use serde::Serialize;
 use harness::format::group_thousands;
 use harness::machine::Machine;
 use harness::rounds;
-use harness::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+use harness::servers::{AA_CONTROL, Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod measure;
 pub mod plot;
@@ -101,9 +102,10 @@ pub fn plan() -> Vec<ChurnPoint> {
 }
 
 /// The contender the study judges, and the baselines it is judged against (the
-/// workloads study's order).
+/// workloads study's order), the last the A/A control: a second process of the subject,
+/// which the rule must find tied with it.
 pub const SUBJECT: Contender = IO_URING;
-pub const BASELINES: [Contender; 2] = [TOKIO_CODEC, TOKIO_HYPER];
+pub const BASELINES: [Contender; 3] = [TOKIO_CODEC, TOKIO_HYPER, AA_CONTROL];
 
 /// One contender's figures at one point in one round. Every connection counted was
 /// answered in full and checked: a failed one fails the study.

@@ -12,8 +12,8 @@ use crate::churn::{
 use harness::judge;
 use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::rounds::{self, median, spread};
-use harness::servers::ANCHORS;
 use harness::servers::nginx::ANCHOR_NOTE;
+use harness::servers::{AA_CONTROL, ANCHORS};
 use harness::workload::Shape;
 use harness::workload::catalogue::decided_in_the_verdict;
 
@@ -96,8 +96,8 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
         let cells: Vec<String> = BASELINES
             .iter()
             .map(|b| match verdict_claim(&point) {
-                Some(claim) => claim,
-                None => judge::cell(&report.ratios(&point, b.id)),
+                Some(claim) if b.id != AA_CONTROL.id => claim,
+                _ => judge::cell(&report.ratios(&point, b.id)),
             })
             .collect();
         let _ = writeln!(
@@ -108,6 +108,12 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
             cells.join(" | ")
         );
     }
+    let controls: Vec<Vec<f64>> = report
+        .points()
+        .iter()
+        .map(|p| report.ratios(p, AA_CONTROL.id))
+        .collect();
+    let _ = writeln!(out, "\n{}", judge::control_tally(&controls));
     out
 }
 

@@ -1,7 +1,7 @@
 //! The concurrency scan (`scripts/scan.sh`): a closed loop of `GET /` at every connection
 //! count a user runs, 1 to 1024, for every contender, io_uring_server with its batched
 //! waits switched on, an A/A control (a second io_uring_server process), the floors and
-//! nginx, in interleaved rounds whose order rotates. Each point keeps requests/s, server
+//! nginx, in rounds of freshly started servers whose order is balanced. Each point keeps requests/s, server
 //! CPU per request, p50/p99 and how busy the client was, so a point where the client and
 //! not the server set the pace is marked as such. `calibrate` compares loadgen's cost per
 //! request with wrk's on the same server; `report` renders the tables and the checks;
