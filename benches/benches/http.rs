@@ -100,6 +100,7 @@ fn run() -> Result<(), String> {
                 wall_s: spent.wall.as_secs_f64(),
                 server_cpu_s: spent.server.map(|d| d.as_secs_f64()),
                 client_cpu_s: spent.client.as_secs_f64(),
+                machine_cpu_s: harness::machine_cpu::net_of_idle(spent.machine, spent.wall),
                 server_cpus: pinning.server_cpus(),
                 client_cpus,
             };

@@ -92,6 +92,10 @@ pub fn render_markdown(report: &Report) -> String {
         "Times are per iteration. CPU per request is the CPU time of the server process and of the bench process \
          (`/proc/PID/task/*/schedstat`) while requests ran (warm-up included, criterion's analysis \
          excluded), divided by the requests completed; busy % is that CPU time over the same wall time. \
+         *Whole-machine CPU* is every CPU's busy time over the same windows (`/proc/stat`: \
+         user, system, irq and softirq), less what the machine spends idle, per request: \
+         server, client and the kernel work no process is charged for (on loopback the \
+         sender's CPU does the receiver's TCP work). \
          In the throughput tables, *server capacity per core* is 10^6 ÷ the server's CPU µs per request: \
          the requests/s one core of the server could answer at that cost, whichever side limited the run.\n",
     );
@@ -109,10 +113,10 @@ fn render_scenario(scenario: &ScenarioReport) -> String {
         ""
     };
     out.push_str(&format!(
-        "| server | mean | 95% CI of mean | median | req/s | server CPU/req |{capacity_column} client CPU/req | bottleneck |\n"
+        "| server | mean | 95% CI of mean | median | req/s | server CPU/req |{capacity_column} client CPU/req | whole-machine CPU/req | bottleneck |\n"
     ));
     out.push_str(&format!(
-        "|---|---|---|---|---|---|{}---|---|\n",
+        "|---|---|---|---|---|---|{}---|---|---|\n",
         "---|".repeat(usize::from(scenario.throughput))
     ));
     for row in &scenario.rows {
@@ -132,7 +136,7 @@ fn render_scenario(scenario: &ScenarioReport) -> String {
             server_cpu = format!("{server_cpu} | {capacity}");
         }
         out.push_str(&format!(
-            "| {} | {} | {} – {} | {} | {} | {} | {:.1} µs | {} |\n",
+            "| {} | {} | {} – {} | {} | {} | {} | {:.1} µs | {} | {} |\n",
             row.label,
             duration(e.mean_ns),
             duration(e.mean_low_ns),
@@ -141,6 +145,9 @@ fn render_scenario(scenario: &ScenarioReport) -> String {
             rate,
             server_cpu,
             row.usage.client_us_per_request(),
+            row.usage
+                .machine_us_per_request()
+                .map_or_else(|| "n/a".into(), |us| format!("{us:.1} µs")),
             row.usage.bottleneck(),
         ));
     }

@@ -9,6 +9,7 @@ fn usage(server_cpu_s: Option<f64>, client_cpu_s: f64) -> Usage {
         wall_s: 10.0,
         server_cpu_s,
         client_cpu_s,
+        machine_cpu_s: server_cpu_s.map(|s| s + client_cpu_s + 1.0),
         server_cpus: 1,
         client_cpus: 1,
     }
@@ -46,6 +47,7 @@ fn verdict() -> WorkloadsReport {
         machine: Machine::example(),
         pinning: "server on CPU 0, client on CPU 1".into(),
         rounds: 3,
+            base_rounds: None,
         detail_rounds: 0,
         seconds_per_point: 1.0,
         samples,

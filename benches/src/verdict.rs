@@ -33,6 +33,7 @@ pub fn rounds(timing: Timing) -> Rounds {
         rounds,
         seconds,
         detail_rounds: 0,
+        max_rounds: rounds,
     }
 }
 
@@ -61,7 +62,8 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
     Ok(WorkloadsReport {
         machine: Machine::detect(),
         pinning: lineup.pinning.describe(),
-        rounds: rounds.rounds,
+        rounds: harness::workload::run::rounds_in(&samples),
+        base_rounds: Some(rounds.rounds),
         detail_rounds: 0,
         seconds_per_point: rounds.seconds,
         samples,

@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use crate::machine_cpu::Busy;
+
 /// CPU time of this process so far, threads that have already exited included
 /// (`getrusage`, microsecond precision): the sweep's load threads end before it reads.
 pub fn own_cpu_time() -> Duration {
@@ -121,12 +123,14 @@ fn process_time(pid: u32) -> Result<Duration, String> {
     }
 }
 
-/// CPU consumed by the server (when we know its pid) and by this process while `work` ran,
-/// and the wall time it took.
+/// CPU consumed by the server (when we know its pid), by this process and by the whole
+/// machine ([`crate::machine_cpu`]) while `work` ran, and the wall time it took.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Spent {
     pub server: Option<Duration>,
     pub client: Duration,
+    /// Every CPU's busy time, all CPUs together.
+    pub machine: Duration,
     pub wall: Duration,
 }
 
@@ -137,23 +141,27 @@ impl Spent {
             (a, b) => a.or(b),
         };
         self.client += other.client;
+        self.machine += other.machine;
         self.wall += other.wall;
     }
 }
 
-/// Runs `work`, measuring what it cost on both sides; an error when the server's
-/// counters cannot be read.
+/// Runs `work`, measuring what it cost on both sides and to the whole machine; an error
+/// when the server's or the machine's counters cannot be read.
 pub fn measure<T>(server_pid: Option<u32>, work: impl FnOnce() -> T) -> (T, Result<Spent, String>) {
     let before = server_pid.map(Snapshot::take).transpose();
+    let machine_before = Busy::take();
     let (client_before, start) = (own_cpu_time(), std::time::Instant::now());
     let result = work();
     let wall = start.elapsed();
     let client = own_cpu_time().saturating_sub(client_before);
+    let machine_after = Busy::take();
     let after = server_pid.map(Snapshot::take).transpose();
     let spent = before.and_then(|before| {
         Ok(Spent {
             server: after?.zip(before).map(|(after, before)| after.since(&before)),
             client,
+            machine: machine_after?.since(&machine_before?),
             wall,
         })
     });

@@ -14,6 +14,7 @@ pub mod hiccup;
 pub mod judge;
 pub mod load;
 pub mod machine;
+pub mod machine_cpu;
 pub mod noise;
 pub mod output;
 pub mod perf;

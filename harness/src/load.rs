@@ -54,6 +54,10 @@ pub struct Point {
     pub depth: usize,
     pub rate: Option<f64>,
     pub requests: u64,
+    /// Every request of the window the CPU figures cover: `requests` and the open loop's
+    /// warm-up (a profile's samples cover the same window).
+    #[serde(default)]
+    pub requests_in_window: u64,
     pub requests_per_sec: f64,
     /// Open loop: from each request's intended send time (corrected for coordinated
     /// omission).
@@ -65,6 +69,10 @@ pub struct Point {
     /// Over every request of the run, warm-up included (the CPU was measured over all).
     pub server_cpu_us_per_request: Option<f64>,
     pub client_cpu_us_per_request: f64,
+    /// The whole machine's CPU per request over the same window, both CPUs and the work
+    /// no process is charged for, less the machine's idle baseline ([`crate::machine_cpu`]).
+    #[serde(default)]
+    pub machine_cpu_us_per_request: Option<f64>,
     /// The client's CPU over the point's wall time and its CPUs (1.0: saturated).
     #[serde(default)]
     pub client_busy: f64,
@@ -87,12 +95,14 @@ pub fn blank_point(contender: &str, kind: LoadKind) -> Point {
         depth: 1,
         rate: None,
         requests: 1000,
+        requests_in_window: 1000,
         requests_per_sec: 0.0,
         latency_us: Percentiles::default(),
         uncorrected_latency_us: None,
         send_lateness_us: None,
         server_cpu_us_per_request: None,
         client_cpu_us_per_request: 1.0,
+        machine_cpu_us_per_request: None,
         client_busy: 0.0,
         syscalls_per_request: None,
         peak_rss_kib: None,
@@ -221,6 +231,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         wall_s: spent.wall.as_secs_f64(),
         server_cpu_s: spent.server.map(|d| d.as_secs_f64()),
         client_cpu_s: spent.client.as_secs_f64(),
+        machine_cpu_s: crate::machine_cpu::net_of_idle(spent.machine, spent.wall),
         server_cpus: load.server_cpus,
         client_cpus: load.client_threads,
     };
@@ -232,12 +243,14 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         depth: load.depth,
         rate: load.rate,
         requests: summary.requests,
+        requests_in_window: usage.requests,
         requests_per_sec: summary.requests_per_sec,
         latency_us: summary.latency_us,
         uncorrected_latency_us: summary.uncorrected_latency_us,
         send_lateness_us: summary.send_lateness_us,
         server_cpu_us_per_request: usage.server_us_per_request(),
         client_cpu_us_per_request: usage.client_us_per_request(),
+        machine_cpu_us_per_request: usage.machine_us_per_request(),
         client_busy: usage.client_busy(),
         syscalls_per_request: None,
         peak_rss_kib: server.pid().map(|pid| status_kib(pid, "VmHWM")).transpose()?,

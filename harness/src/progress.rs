@@ -67,6 +67,16 @@ impl Progress {
         self.done += 1;
     }
 
+    /// `more` steps beyond the plan (a study that adds rounds where its cells are still
+    /// undecided), with `why` said once.
+    pub fn extend(&mut self, more: usize, why: &str) {
+        self.total += more;
+        if let Some(bar) = &self.bar {
+            bar.set_length(self.total as u64);
+        }
+        self.note(&format!("{}: {why}: {more} more steps", self.tool));
+    }
+
     /// A line that must stay readable above the bar.
     pub fn note(&self, line: &str) {
         match &self.bar {

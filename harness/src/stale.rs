@@ -17,6 +17,10 @@ pub const SERVER_CODE: [&str; 7] = [
     "nginx",
 ];
 
+/// What no server is built from, though it sits in [`SERVER_CODE`]'s folders: a change to a
+/// document (io_uring_server/DESIGN.md, a README) moves no figure.
+const NOT_BUILT: &str = ":(glob,exclude)**/*.md";
+
 /// Every STALE line starts so.
 const MARK: &str = "> **STALE**:";
 
@@ -76,6 +80,7 @@ pub fn changed_since(workspace: &Path, commit: &str) -> Result<Option<Vec<String
         .current_dir(workspace)
         .args(["diff", "--name-only", commit, "HEAD", "--"])
         .args(SERVER_CODE)
+        .arg(NOT_BUILT)
         .output()
         .map_err(|e| format!("git: {e}"))?;
     if !output.status.success() {
@@ -123,6 +128,38 @@ mod tests {
         );
         assert_eq!(rewrite(&stale, &changed), stale, "written once");
         assert_eq!(rewrite(&stale, &|_| None), report, "gone once the code matches");
+    }
+
+    #[test]
+    fn a_document_beside_the_server_code_is_not_server_code() {
+        let repo = std::env::temp_dir().join(format!("stale-repo-{}", std::process::id()));
+        std::fs::create_dir_all(repo.join("io_uring_server/src")).unwrap();
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .current_dir(&repo)
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        };
+        let commit = |path: &str, text: &str| {
+            std::fs::write(repo.join(path), text).unwrap();
+            git(&["add", "-A"]);
+            git(&["commit", "-qm", path]);
+            git(&["rev-parse", "HEAD"])
+        };
+        git(&["init", "-q"]);
+        let first = commit("io_uring_server/src/conn.rs", "fn a() {}");
+        commit("io_uring_server/DESIGN.md", "# how it works");
+        assert_eq!(changed_since(&repo, &first), Ok(None));
+        commit("io_uring_server/src/conn.rs", "fn b() {}");
+        assert_eq!(
+            changed_since(&repo, &first),
+            Ok(Some(vec!["io_uring_server/src/conn.rs".to_string()]))
+        );
+        std::fs::remove_dir_all(&repo).unwrap();
     }
 
     #[test]

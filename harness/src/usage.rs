@@ -12,12 +12,30 @@ pub struct Usage {
     /// `None` for a server the bench did not start.
     pub server_cpu_s: Option<f64>,
     pub client_cpu_s: f64,
+    /// Every CPU's busy time, all CPUs together, less the machine's idle baseline
+    /// ([`crate::machine_cpu::net_of_idle`]); `None` when that could not be read.
+    pub machine_cpu_s: Option<f64>,
     pub server_cpus: usize,
     pub client_cpus: usize,
 }
 
 /// A side counts as the bottleneck when its CPUs are at least this busy.
 const SATURATED: f64 = 0.8;
+
+/// The client counts as saturated, for reading an open loop's send lateness, when its
+/// CPUs are at least this busy.
+pub const CLIENT_SATURATED: f64 = 0.9;
+
+/// Whose lateness an open loop's late sends are: the client's only where its CPUs were
+/// saturated ([`CLIENT_SATURATED`]); otherwise a request left late because the answers
+/// before it had not come back (every connection busy), the server's backlog.
+pub fn lateness_cause(client_busy: f64) -> &'static str {
+    if client_busy >= CLIENT_SATURATED {
+        "client saturated"
+    } else {
+        "server backlog"
+    }
+}
 
 impl Usage {
     pub fn server_us_per_request(&self) -> Option<f64> {
@@ -27,6 +45,12 @@ impl Usage {
 
     pub fn client_us_per_request(&self) -> f64 {
         self.client_cpu_s * 1e6 / self.requests.max(1) as f64
+    }
+
+    /// The whole machine's CPU per request: server, client and kernel on every CPU.
+    pub fn machine_us_per_request(&self) -> Option<f64> {
+        self.machine_cpu_s
+            .map(|cpu| cpu * 1e6 / self.requests.max(1) as f64)
     }
 
     /// The client's CPU time over the wall time and its CPUs (1.0: all of them busy).

@@ -129,6 +129,7 @@ fn sample(
         started_unix_s: 0.0,
         value,
         server_cpu_us: point.server_cpu_us_per_request,
+        machine_cpu_us: point.machine_cpu_us_per_request,
         requests_per_sec: point.requests_per_sec,
         p99_us: point.latency_us.p99,
         syscalls_per_request: syscalls,

@@ -1,12 +1,14 @@
 //! Rounds of workloads: every workload of a plan on each of its contenders, round after
 //! round, each point on a freshly started server (so rounds sample process start too),
-//! the order within a round balanced over the rounds ([`rounds::balanced`]).
+//! the order within a round balanced over the rounds ([`rounds::balanced`]). Past its
+//! planned rounds, a workload whose verdict is not yet decided runs on, up to a cap
+//! (sequential stopping), so the time goes where the noise is.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::Workload;
 use super::measure::{self, Slot};
-use super::samples::Sample;
+use super::samples::{Sample, WorkloadsReport};
 use crate::progress::Progress;
 use crate::rounds;
 use crate::servers::{Contender, Lineup};
@@ -25,6 +27,10 @@ pub struct Rounds {
     pub rounds: usize,
     pub seconds: f64,
     pub detail_rounds: usize,
+    /// Sequential stopping: after `rounds`, a workload whose verdict cells the rule has not
+    /// all decided (the A/A control's included) runs more rounds, up to this many in all;
+    /// `rounds` or less for a fixed count.
+    pub max_rounds: usize,
 }
 
 impl Rounds {
@@ -38,8 +44,31 @@ impl Rounds {
     }
 }
 
-/// Measures `plan` over `rounds`, reporting progress under `name`; any wrong answer ends
-/// the run with an error.
+/// How many rounds `samples` span: the rounds a report over them has.
+pub fn rounds_in(samples: &[Sample]) -> usize {
+    samples.iter().map(|s| s.round + 1).max().unwrap_or(0)
+}
+
+/// The entries of `plan` still worth a round after `samples`: those with an undecided
+/// verdict cell.
+fn undecided<'a>(plan: &[&'a Entry], samples: &[Sample]) -> Vec<&'a Entry> {
+    let so_far = WorkloadsReport {
+        machine: crate::machine::blank(""),
+        pinning: String::new(),
+        rounds: rounds_in(samples),
+        base_rounds: None,
+        detail_rounds: 0,
+        seconds_per_point: 0.0,
+        samples: samples.to_vec(),
+    };
+    plan.iter()
+        .copied()
+        .filter(|entry| so_far.undecided(&entry.workload))
+        .collect()
+}
+
+/// Measures `plan` over `rounds` (and, where cells are undecided, up to `max_rounds`),
+/// reporting progress under `name`; any wrong answer ends the run with an error.
 pub fn measure_rounds(
     lineup: &Lineup,
     plan: &[Entry],
@@ -57,15 +86,32 @@ pub fn measure_rounds(
     let per_step = Duration::from_secs_f64(rounds.seconds * 1.25 + 0.6);
     let mut progress = Progress::start(name, steps, per_step);
     let mut samples = Vec::new();
-    for round in 0..rounds.rounds {
-        for entry in plan {
+    let mut active: Vec<&Entry> = plan.iter().collect();
+    for round in 0..rounds.rounds.max(rounds.max_rounds) {
+        if round >= rounds.rounds {
+            active = undecided(&active, &samples);
+            if active.is_empty() {
+                break;
+            }
+            let more = active.iter().map(|e| rounds.contenders(e, round).len()).sum();
+            let names: Vec<&str> = active.iter().map(|e| e.workload.name).collect();
+            progress.extend(
+                more,
+                &format!("round {}, undecided: {}", round + 1, names.join(", ")),
+            );
+        }
+        for &entry in &active {
             let contenders = rounds.contenders(entry, round);
             for (position, turn) in rounds::balanced(contenders.len(), round).enumerate() {
                 let server = lineup.start_fresh(contenders[turn])?;
+                let of = if round < rounds.rounds {
+                    rounds.rounds
+                } else {
+                    rounds.max_rounds
+                };
                 progress.step(&format!(
-                    "round {}/{} {}: {}",
+                    "round {}/{of} {}: {}",
                     round + 1,
-                    rounds.rounds,
                     entry.workload.name,
                     server.contender.label
                 ));
@@ -88,4 +134,46 @@ pub fn measure_rounds(
     }
     progress.finish();
     Ok(samples)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::servers::AA_CONTROL;
+    use crate::workload::catalogue::by_name;
+    use crate::workload::{BASELINES, SUBJECT};
+
+    fn entry(name: &str) -> Entry {
+        Entry {
+            workload: by_name(name).unwrap(),
+            every_round: Vec::new(),
+            detail: Vec::new(),
+        }
+    }
+
+    /// Four rounds of `name`: the subject at `subject[round % 2]`, the baselines at 10 and
+    /// 20, the A/A control at `control[round % 2]`.
+    fn rounds_of(name: &str, subject: [f64; 2], control: [f64; 2]) -> Vec<Sample> {
+        let mut samples = Vec::new();
+        for round in 0..4 {
+            samples.push(Sample::example(name, SUBJECT.id, round, subject[round % 2]));
+            samples.push(Sample::example(name, BASELINES[0].id, round, 10.0));
+            samples.push(Sample::example(name, BASELINES[1].id, round, 20.0));
+            samples.push(Sample::example(name, AA_CONTROL.id, round, control[round % 2]));
+        }
+        samples
+    }
+
+    #[test]
+    fn only_a_workload_with_an_undecided_cell_runs_on() {
+        let (decided, scattered) = (entry("keep-alive, small requests"), entry("64 KiB echo"));
+        let mut samples = rounds_of(decided.workload.name, [5.0, 5.1], [5.0, 5.1]);
+        // 8 and 13 against 10: the interval straddles 1; the A/A control too.
+        samples.extend(rounds_of(scattered.workload.name, [8.0, 13.0], [13.0, 8.0]));
+        let left = undecided(&[&decided, &scattered], &samples);
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0].workload.name, "64 KiB echo");
+        assert_eq!(rounds_in(&samples), 4);
+        assert!(undecided(&[&decided], &samples).is_empty());
+    }
 }

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{BASELINES, SUBJECT, Unit, Workload};
+use super::{BASELINES, SUBJECT, Shape, Unit, Workload};
+use crate::judge::Word;
 use crate::machine::Machine;
 use crate::rounds;
 use crate::servers::AA_CONTROL;
@@ -23,6 +24,10 @@ pub struct Sample {
     /// The compared figure, in the workload's [`Unit`].
     pub value: Option<f64>,
     pub server_cpu_us: Option<f64>,
+    /// The whole machine's CPU per request (or connection) over the same window
+    /// ([`crate::machine_cpu`]).
+    #[serde(default)]
+    pub machine_cpu_us: Option<f64>,
     pub requests_per_sec: f64,
     pub p99_us: u64,
     pub syscalls_per_request: Option<f64>,
@@ -42,6 +47,7 @@ impl Sample {
             started_unix_s: 0.0,
             value: Some(value),
             server_cpu_us: Some(value),
+            machine_cpu_us: Some(value * 3.0),
             requests_per_sec: 1000.0,
             p99_us: 50,
             syscalls_per_request: (round == 0).then_some(0.5),
@@ -54,7 +60,12 @@ impl Sample {
 pub struct WorkloadsReport {
     pub machine: Machine,
     pub pinning: String,
+    /// The rounds run: the most any workload took.
     pub rounds: usize,
+    /// The rounds planned for every workload, where later rounds ran only for workloads
+    /// still undecided (sequential stopping); `None`: every workload ran every round.
+    #[serde(default)]
+    pub base_rounds: Option<usize>,
     /// The first rounds, in which the detail-only contenders (tokio_uring_server, the
     /// shared-buffer codec, nginx) ran too.
     #[serde(default)]
@@ -126,6 +137,29 @@ impl WorkloadsReport {
         }
     }
 
+    /// Every row `workload` has in a verdict: its own unit's, and for one connection a
+    /// second in server CPU per request. Each holds the ratios against each of the
+    /// [`BASELINES`] and the A/A control's.
+    pub fn verdict_rows(&self, workload: &Workload) -> Vec<(Unit, (Vec<Vec<f64>>, Vec<f64>))> {
+        let mut rows = vec![(workload.unit(), self.verdict_ratios(workload))];
+        if workload.shape == Shape::OneConnection {
+            rows.push((Unit::CpuPerRequest, self.verdict_cpu_ratios(workload)));
+        }
+        rows
+    }
+
+    /// Whether any cell of `workload`'s verdict rows (the A/A control's included, where it
+    /// ran) is still *inconclusive*: more rounds could decide it.
+    pub fn undecided(&self, workload: &Workload) -> bool {
+        self.verdict_rows(workload).iter().any(|(_, (baselines, aa))| {
+            let aa = (!aa.is_empty()).then_some(aa);
+            baselines
+                .iter()
+                .chain(aa)
+                .any(|ratios| Word::judge(ratios) == Word::Inconclusive)
+        })
+    }
+
     /// Subject ÷ `baseline` in server CPU per request at `workload`, per round: the
     /// second row of a workload judged on something else (one connection).
     pub fn cpu_ratios(&self, workload: &Workload, baseline: &str) -> Vec<f64> {
@@ -142,14 +176,28 @@ impl WorkloadsReport {
                  only, ran in the first {n} rounds."
             ),
         };
+        let (planned, extended) = match self.base_rounds {
+            Some(base) if base < self.rounds => (
+                base,
+                format!(
+                    " A workload with a cell still *inconclusive* after them ran more rounds, \
+                     up to {} in all, until the rule decided every cell of it (the A/A \
+                     control's included); each cell says how many rounds it took. Looking \
+                     again after each round gives noise more chances to pass for a \
+                     difference: the A/A column shows how often that happened here.",
+                    self.rounds
+                ),
+            ),
+            _ => (self.rounds, String::new()),
+        };
         format!(
             "{} Every server is started afresh for every point, so rounds also sample \
-             process start (memory layout, ASLR).{detail}",
+             process start (memory layout, ASLR).{extended}{detail}",
             rounds::provenance(
                 tool,
                 &self.machine,
                 &self.pinning,
-                (self.rounds, self.seconds_per_point),
+                (planned, self.seconds_per_point),
             )
         )
     }

@@ -40,11 +40,7 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
     let mut tally = Tally::default();
     let measured = report.workloads();
     for workload in workloads.iter().filter(|w| measured.iter().any(|m| m == w.name)) {
-        let mut rows = vec![(workload.unit(), report.verdict_ratios(workload))];
-        if workload.shape == Shape::OneConnection {
-            rows.push((Unit::CpuPerRequest, report.verdict_cpu_ratios(workload)));
-        }
-        for (unit, (baselines, aa)) in rows {
+        for (unit, (baselines, aa)) in report.verdict_rows(workload) {
             let cells: Vec<String> = baselines.iter().map(|r| tally.cell(r)).collect();
             let aa = if control {
                 format!(" {} |", tally.aa_cell(&aa))

@@ -202,6 +202,9 @@ pub fn default_step() -> usize {
 pub struct Sample {
     pub closed_rps: f64,
     pub closed_cpu_us: Option<f64>,
+    /// The whole machine's CPU per request in the closed loop ([`harness::machine_cpu`]).
+    #[serde(default)]
+    pub closed_machine_cpu_us: Option<f64>,
     pub syscalls_per_request: Option<f64>,
     pub pipelined_rps: f64,
     pub pipelined_cpu_us: Option<f64>,

@@ -13,6 +13,7 @@ type Metric = fn(&Sample) -> Option<f64>;
 
 const CLOSED_RPS: Metric = |s| Some(s.closed_rps);
 const CPU: Metric = |s| s.closed_cpu_us;
+const MACHINE_CPU: Metric = |s| s.closed_machine_cpu_us;
 const SYSCALLS: Metric = |s| s.syscalls_per_request;
 const PIPELINED_RPS: Metric = |s| Some(s.pipelined_rps);
 const P99: Metric = |s| Some(s.p99_us);
@@ -35,15 +36,16 @@ pub fn render_markdown(report: &AblationReport) -> String {
         group_thousands(report.open_loop_rate),
         report.open_loop_connections,
     );
-    out += "| configuration | req/s | server CPU µs/req | ÷ its floor | syscalls/req | pipelined req/s | p99 µs at fixed rate |\n";
-    out += "|---|---|---|---|---|---|---|\n";
+    out += "| configuration | req/s | server CPU µs/req | ÷ its floor | whole-machine CPU µs/req | syscalls/req | pipelined req/s | p99 µs at fixed rate |\n";
+    out += "|---|---|---|---|---|---|---|---|\n";
     for step in &report.steps {
         out += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
             step.name,
             cell(step, CLOSED_RPS, group_thousands),
             cell(step, CPU, |v| format!("{v:.2}")),
             over_floor(report, step),
+            cell(step, MACHINE_CPU, |v| format!("{v:.2}")),
             cell(step, SYSCALLS, |v| format!("{v:.2}")),
             cell(step, PIPELINED_RPS, group_thousands),
             cell(step, P99, group_thousands),

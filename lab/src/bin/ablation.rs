@@ -96,6 +96,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let point = load::run_point(&servers[i], closed)?;
             this_round[i].closed_rps = point.requests_per_sec;
             this_round[i].closed_cpu_us = point.server_cpu_us_per_request;
+            this_round[i].closed_machine_cpu_us = point.machine_cpu_us_per_request;
             settle();
             this_round[i].syscalls_per_request = load::syscalls_per_request(&servers[i], closed);
             settle();

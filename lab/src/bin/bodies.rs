@@ -69,6 +69,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     round,
                     requests_per_sec: point.requests_per_sec,
                     server_cpu_us_per_request: point.server_cpu_us_per_request,
+                    machine_cpu_us_per_request: point.machine_cpu_us_per_request,
                     bottleneck: point.bottleneck,
                 });
             }

@@ -12,7 +12,7 @@ use harness::progress::Progress;
 use harness::servers::{CONTENDERS, Lineup, workspace_root};
 use harness::settings::Pinning;
 use lab::profiles::measure::{self, Dirs};
-use lab::profiles::{ProfilesReport, RATE_SHARE, WORKLOADS, record};
+use lab::profiles::{KEPT_UP, LOWER_BY, ProfilesReport, RATE_SHARE, RETRIES, WORKLOADS, record};
 
 /// CPU profiles of every contender at the same offered load, by category.
 #[derive(Parser, Debug)]
@@ -82,14 +82,39 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
         let slowest = peaks.iter().map(|p| p.1).reduce(f64::min);
-        let rate = slowest.map(|peak| (peak * RATE_SHARE).max(1.0));
-        for server in &lineup.servers {
-            progress.step(&format!(
-                "{}: profiling {}",
-                workload.name, server.contender.label
-            ));
-            let profile = measure::profile(server, workload, rate, seconds, &lineup.pinning, &dirs)?;
-            report.profiles.push(profile);
+        let mut rate = slowest.map(|peak| (peak * RATE_SHARE).max(1.0));
+        for retry in 0..=RETRIES {
+            let mut profiles = Vec::new();
+            for server in &lineup.servers {
+                progress.step(&format!(
+                    "{}: profiling {}",
+                    workload.name, server.contender.label
+                ));
+                profiles.push(measure::profile(server, workload, rate, seconds, &lineup.pinning, &dirs)?);
+            }
+            let behind = rate.and_then(|offered| {
+                profiles
+                    .iter()
+                    .find(|p| p.served_per_sec < offered * KEPT_UP)
+                    .map(|p| (offered, p.label.clone(), p.served_per_sec))
+            });
+            match behind {
+                Some((offered, label, served)) if retry < RETRIES => {
+                    rate = Some(offered * LOWER_BY);
+                    progress.extend(
+                        lineup.servers.len(),
+                        &format!(
+                            "{}: {label} served {served:.0} of {offered:.0}/s: every contender again at {:.0}/s",
+                            workload.name,
+                            offered * LOWER_BY
+                        ),
+                    );
+                }
+                _ => {
+                    report.profiles.extend(profiles);
+                    break;
+                }
+            }
         }
         report.calibration.push((workload.name.to_string(), peaks));
     }

@@ -24,6 +24,11 @@ struct Cli {
     /// Seconds per point.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
+    /// Sequential stopping: after `--rounds`, a workload with a verdict cell still
+    /// inconclusive (the A/A control's included) runs more rounds, up to this many in
+    /// all. At most `--rounds` (the default) turns it off.
+    #[arg(long, default_value_t = 0)]
+    max_rounds: usize,
     /// The first rounds, in which the contenders shown only in the details
     /// (tokio_uring_server, the shared-buffer codec, nginx) run too.
     #[arg(long, default_value_t = 3)]
@@ -79,12 +84,14 @@ fn run(cli: Cli) -> Result<(), String> {
         rounds: cli.rounds,
         seconds: cli.seconds,
         detail_rounds: cli.detail_rounds.min(cli.rounds),
+        max_rounds: cli.max_rounds,
     };
     let samples = measure_rounds(&lineup, &plan, rounds, "workloads")?;
     let report = WorkloadsReport {
         machine: Machine::detect(),
         pinning: lineup.pinning.describe(),
-        rounds: rounds.rounds,
+        rounds: harness::workload::run::rounds_in(&samples),
+        base_rounds: Some(rounds.rounds),
         detail_rounds: rounds.detail_rounds,
         seconds_per_point: rounds.seconds,
         samples,

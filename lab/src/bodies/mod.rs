@@ -73,6 +73,9 @@ pub struct Sample {
     pub round: usize,
     pub requests_per_sec: f64,
     pub server_cpu_us_per_request: Option<f64>,
+    /// The whole machine's CPU per request over the same run ([`harness::machine_cpu`]).
+    #[serde(default)]
+    pub machine_cpu_us_per_request: Option<f64>,
     pub bottleneck: String,
 }
 

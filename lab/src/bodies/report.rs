@@ -118,9 +118,9 @@ fn per_round(out: &mut String, report: &BodiesReport, workload: &str, connection
     let _ = writeln!(out, "## {workload}, {connections} connections\n");
     let _ = writeln!(
         out,
-        "| server | CPU µs/request by round | median | req/s (median) | bottleneck (last round) |"
+        "| server | CPU µs/request by round | median | whole-machine CPU µs/request (median) | req/s (median) | bottleneck (last round) |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|");
     for (id, name) in report.contenders() {
         let samples: Vec<_> = report
             .samples
@@ -134,11 +134,16 @@ fn per_round(out: &mut String, report: &BodiesReport, workload: &str, connection
             .collect();
         let measured: Vec<f64> = cpu.iter().flatten().copied().collect();
         let rps: Vec<f64> = samples.iter().map(|s| s.requests_per_sec).collect();
+        let machine: Vec<f64> = samples
+            .iter()
+            .filter_map(|s| s.machine_cpu_us_per_request)
+            .collect();
         let _ = writeln!(
             out,
-            "| {name} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} |",
             rounds.join(" "),
             median(&measured).map_or("n/a".into(), |v| format!("{v:.1}")),
+            median(&machine).map_or("n/a".into(), |v| format!("{v:.1}")),
             median(&rps).map_or("n/a".into(), |v| format!("{v:.0}")),
             samples.last().map_or("n/a", |s| s.bottleneck.as_str())
         );

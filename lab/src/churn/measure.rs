@@ -24,9 +24,11 @@ pub fn run(
         round,
         connections_per_sec: measured.requests_per_sec,
         server_cpu_us_per_connection: measured.server_cpu_us_per_request,
+        machine_cpu_us_per_connection: measured.machine_cpu_us_per_request,
         p50_us: measured.latency_us.p50,
         p99_us: measured.latency_us.p99,
         client_lateness_p99_us: measured.send_lateness_us.map(|l| l.p99),
+        client_busy: measured.client_busy,
         bottleneck: measured.bottleneck,
     })
 }

@@ -119,11 +119,16 @@ pub struct Sample {
     pub connections_per_sec: f64,
     /// Over every connection of the run, the open loop's warm-up included.
     pub server_cpu_us_per_connection: Option<f64>,
+    /// The whole machine's CPU per connection over the same run ([`harness::machine_cpu`]).
+    pub machine_cpu_us_per_connection: Option<f64>,
     /// From the connect (the open loop: from when it was due) to the answer's last byte.
     pub p50_us: u64,
     pub p99_us: u64,
     /// Open loop only: how late the client started connections against the schedule, p99.
     pub client_lateness_p99_us: Option<u64>,
+    /// The client's CPU over the run's wall time and its CPUs (1.0: saturated).
+    #[serde(default)]
+    pub client_busy: f64,
     pub bottleneck: String,
 }
 

@@ -14,6 +14,7 @@ use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::rounds::{self, median, spread};
 use harness::servers::nginx::ANCHOR_NOTE;
 use harness::servers::{AA_CONTROL, ANCHORS};
+use harness::usage::{CLIENT_SATURATED, lateness_cause};
 use harness::workload::Shape;
 use harness::workload::catalogue::decided_in_the_verdict;
 
@@ -75,7 +76,7 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
          is done. Open loop: a fixed rate of connections shared by {OPEN_LOOP_CLIENTS} clients, \
          each timed from when it was due (corrected for coordinated omission), after a \
          {} s warm-up kept out of the figures. Latency: from the connect to the answer's last \
-         byte. Server CPU per connection: over the whole run. Source addresses: {}. Errors: \
+         byte. Server CPU per connection: over the whole run; whole-machine CPU: every CPU over the same run, server, client and kernel together, less the idle machine. Source addresses: {}. Errors: \
          none; loadgen counts failed connections by kind (connect, write, read, timeout, \
          status, body) and any one fails the study, so every point here completed with zero \
          of each. Details: [{prefix}churn.md]({prefix}churn.md).\n",
@@ -167,10 +168,13 @@ fn detail(out: &mut String, report: &ChurnReport, points: &[ChurnPoint]) {
         let _ = writeln!(out, "## {closes}, open loop ({OPEN_LOOP_CLIENTS} clients)\n");
         let _ = writeln!(
             out,
-            "Rate held: the rounds that completed at least {:.0}% of the offered rate. Client \
-             lateness: how late the client started connections against the schedule; where it \
-             is near the p99, the client, not the server, fell behind.\n",
-            RATE_HELD * 100.0
+            "Rate held: the rounds that completed at least {:.0}% of the offered rate. Send \
+             lateness: how late connections started against the schedule. It is the client's \
+             lag only where the client's CPU was saturated ({:.0}% busy or more: *client \
+             saturated*); otherwise every client was still waiting on the server, so it is the \
+             server's backlog (*server backlog*).\n",
+            RATE_HELD * 100.0,
+            CLIENT_SATURATED * 100.0
         );
     } else {
         let _ = writeln!(out, "## {closes}, closed loop\n");
@@ -181,11 +185,12 @@ fn detail(out: &mut String, report: &ChurnReport, points: &[ChurnPoint]) {
     }
     columns.extend([
         "server CPU µs/connection: median (lowest-highest)",
+        "whole-machine CPU µs/connection (median)",
         "p50 µs (median)",
         "p99 µs (median)",
     ]);
     columns.push(if open {
-        "client lateness p99 µs (median)"
+        "send lateness p99 µs (median; whose)"
     } else {
         "bottleneck (last round)"
     });
@@ -219,11 +224,16 @@ fn detail(out: &mut String, report: &ChurnReport, points: &[ChurnPoint]) {
                 .collect();
             cells.extend([
                 spread(&cpu),
+                mid(|s| s.machine_cpu_us_per_connection),
                 mid(|s| Some(s.p50_us as f64)),
                 mid(|s| Some(s.p99_us as f64)),
             ]);
             cells.push(match open {
-                true => mid(|s| s.client_lateness_p99_us.map(|l| l as f64)),
+                true => {
+                    let busy: Vec<f64> = samples.iter().map(|s| s.client_busy).collect();
+                    let cause = lateness_cause(median(&busy).unwrap_or(0.0));
+                    format!("{} ({cause})", mid(|s| s.client_lateness_p99_us.map(|l| l as f64)))
+                }
                 false => samples.last().map_or("n/a".into(), |s| s.bottleneck.clone()),
             });
             let _ = writeln!(out, "| {} |", cells.join(" | "));

@@ -24,9 +24,11 @@ fn sample(point: ChurnPoint, contender: &str, round: usize, cpu: f64) -> Sample 
         round,
         connections_per_sec: if round == 0 { 2_000.0 } else { 2_400.0 },
         server_cpu_us_per_connection: Some(cpu),
+        machine_cpu_us_per_connection: Some(cpu * 3.0),
         p50_us: 100 + round as u64,
         p99_us: 900 + round as u64,
         client_lateness_p99_us: point.rate().map(|_| 40),
+        client_busy: 0.5,
         bottleneck: format!("client in round {round}"),
     }
 }
@@ -96,14 +98,14 @@ fn the_detail_has_a_row_per_contender_per_point() {
     assert!(text.contains(&format!("rule.\n\n{ANCHOR_NOTE}")), "{text}");
     assert!(
         text.contains(
-            "| 8 clients | io_uring label | 2400 | 41.00 (40.00-42.00) | 101 | 901 | client in round 2 |"
+            "| 8 clients | io_uring label | 2400 | 41.00 (40.00-42.00) | 123 | 101 | 901 | client in round 2 |"
         ),
         "{text}"
     );
     // 2,000 of 2,500 misses the 95% a held rate needs; 2,400 makes it.
     assert!(
         text.contains(
-            "| 2,500 connections/s | tokio_codec label | 2400 | 2 of 3 | 51.00 (50.00-52.00) | 101 | 901 | 40 |"
+            "| 2,500 connections/s | tokio_codec label | 2400 | 2 of 3 | 51.00 (50.00-52.00) | 153 | 101 | 901 | 40 (server backlog) |"
         ),
         "{text}"
     );

@@ -97,7 +97,7 @@ pub fn profile(
         label: label.into(),
         offered_per_sec: rate,
         served_per_sec: point.requests_per_sec,
-        requests: point.requests,
+        requests: point.requests_in_window,
         p99_us: point.latency_us.p99,
         server_cpu_us,
         cost_us: breakdown.costs(server_cpu_us),

@@ -114,6 +114,15 @@ pub const WORKLOADS: [Workload; 6] = [
 /// The offered rate, as a share of the slowest contender's closed-loop peak.
 pub const RATE_SHARE: f64 = 0.65;
 
+/// A profile counts only where its contender served at least this share of the offered
+/// rate: one that fell behind was overloaded, and its figures would describe a backlog.
+pub const KEPT_UP: f64 = 0.99;
+
+/// When a contender falls behind, every contender is profiled again at the rate times
+/// this, at most [`RETRIES`] times.
+pub const LOWER_BY: f64 = 0.8;
+pub const RETRIES: usize = 3;
+
 /// One contender's profile at one workload.
 #[derive(Debug, Clone, Serialize)]
 pub struct Profile {
@@ -123,7 +132,8 @@ pub struct Profile {
     /// Requests (or connections) per second offered; `None`: closed loop.
     pub offered_per_sec: Option<f64>,
     pub served_per_sec: f64,
-    /// Requests (or connections) served during the profile.
+    /// Requests (or connections) served over the whole recorded window, the open loop's
+    /// warm-up included: perf's samples and /proc's CPU both cover that window.
     pub requests: u64,
     pub p99_us: u64,
     /// Server CPU per request (or connection), from /proc over the same run.

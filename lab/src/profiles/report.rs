@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::profiles::classify::Category;
 use crate::profiles::reach;
-use crate::profiles::{Profile, ProfilesReport, RATE_SHARE, WORKLOADS, Workload};
+use crate::profiles::{KEPT_UP, LOWER_BY, Profile, ProfilesReport, RATE_SHARE, RETRIES, WORKLOADS, Workload};
 use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::servers::{IO_URING, TOKIO_CODEC};
 
@@ -44,17 +44,24 @@ pub fn render(report: &ProfilesReport) -> String {
          of `perf record -e cpu-clock -g` on the server CPUs while loadgen offers every \
          contender the same load: an open-loop rate of {:.0}% of what the slowest contender \
          served flat out in a calibration run (pipelining: a closed loop, so each serves \
-         what it can and only the per-request figures compare). A category's figure is its \
+         what it can and only the per-request figures compare). Where a contender served less \
+         than {:.0}% of the offered rate, every contender was profiled again at {:.0}% of it \
+         (at most {} times), so each profile below describes a server keeping up, not a \
+         backlog. A category's figure is its \
          share of the server's samples × the server CPU per request measured from /proc in \
          the same run, so each column adds up to the measured total; \"perf's count\" is \
-         the same CPU counted from the samples, a check on the scaling. The categories and \
+         the same CPU counted from the samples over the same window (warm-up included in \
+         both), a check on the scaling. The categories and \
          their symbol patterns are in `lab/src/profiles/classify.rs`.\n",
         machine.date,
         machine.git_commit,
         machine.summary(),
         report.pinning,
         report.seconds_per_profile,
-        RATE_SHARE * 100.0
+        RATE_SHARE * 100.0,
+        KEPT_UP * 100.0,
+        LOWER_BY * 100.0,
+        RETRIES,
     );
     out + &tables(report, "", "##")
 }

@@ -25,7 +25,7 @@ mod report_tests;
 pub const CONNECTIONS: [usize; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024];
 
 /// A client this busy (share of its CPUs) sets the pace: the point is marked.
-pub const CLIENT_SATURATED: f64 = 0.9;
+pub use harness::usage::CLIENT_SATURATED;
 
 /// io_uring_server with its batched waits switched on (they are off by default).
 pub const BATCHED: Contender = io_uring_with(
@@ -85,6 +85,8 @@ pub struct ScanReport {
 pub enum Metric {
     RequestsPerSec,
     CpuPerRequest,
+    /// The whole machine's CPU per request ([`harness::machine_cpu`]).
+    MachineCpuPerRequest,
     P50,
     P99,
 }
@@ -94,6 +96,7 @@ impl Metric {
         match self {
             Metric::RequestsPerSec => Some(point.requests_per_sec),
             Metric::CpuPerRequest => point.server_cpu_us_per_request,
+            Metric::MachineCpuPerRequest => point.machine_cpu_us_per_request,
             Metric::P50 => Some(point.latency_us.p50 as f64),
             Metric::P99 => Some(point.latency_us.p99 as f64),
         }

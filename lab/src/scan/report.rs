@@ -63,6 +63,11 @@ pub fn render(report: &ScanReport) -> String {
     out.push_str(&medians("Server CPU per request (µs)", CPU, |v| {
         format!("{v:.2}")
     }));
+    out.push_str(&medians(
+        "Whole-machine CPU per request (µs): server, client and kernel on every CPU",
+        Metric::MachineCpuPerRequest,
+        |v| format!("{v:.2}"),
+    ));
     out.push_str(&table(report, "Latency p50 / p99 (µs)", |id, c| {
         let p = |metric: Metric| {
             report

@@ -8,6 +8,7 @@ use crate::sweep::{OPEN_LOOP_CONNECTIONS, SweepReport, shares_text};
 use harness::format::group_thousands;
 use harness::hiccup::HiccupSummary;
 use harness::load::Point;
+use harness::usage::lateness_cause;
 use harness::noise::HiccupFloor;
 use loadgen::run::Percentiles;
 
@@ -36,8 +37,11 @@ const POINT_COLUMNS: [Column; 14] = [
     ("uncorrected p99", |r| {
         p99_cell(r.point.uncorrected_latency_us.as_ref())
     }),
-    ("client send lateness p99", |r| {
-        p99_cell(r.point.send_lateness_us.as_ref())
+    ("send lateness p99 (whose)", |r| {
+        match r.point.send_lateness_us.as_ref() {
+            Some(p) => format!("{} ({})", us(p.p99), lateness_cause(r.point.client_busy)),
+            None => "n/a".into(),
+        }
     }),
     ("client CPU hiccups p99 / max", |r| {
         hiccups_cell(r.point, |f| &f.client)
@@ -56,9 +60,11 @@ pub fn open_loop_section(report: &SweepReport) -> String {
          Rates are {} of the slowest contender's closed-loop peak ({} req/s), each measured in {} \
          round(s) whose contender order rotates. Latency counts from each request's intended \
          send time (the coordinated-omission correction, so a stall also charges the requests \
-         it held back); uncorrected, from when the request actually left. Client send \
-         lateness: how long after its intended time a request left; when it is far above the \
-         hiccups the client, not the server, fell behind, and the point measured the client.\n\n\
+         it held back); uncorrected, from when the request actually left. Send lateness: how \
+         long after its intended time a request left. It is the client's lag only where the \
+         client's CPU was saturated ({:.0}% busy or more: *client saturated*); otherwise \
+         every connection was still waiting for an answer, so it is the server's backlog and \
+         counts against the server (*server backlog*).\n\n\
          {WITHIN}: within the platform's noise, at or below the larger of the two CPUs' hiccups at \
          the same percentile during that point (over rounds: in any round); no ranking is read \
          from such a cell. Hiccups: how late a thread sleeping 1 ms at a time woke on each CPU \
@@ -67,6 +73,7 @@ pub fn open_loop_section(report: &SweepReport) -> String {
         shares_text(),
         group_thousands(report.slowest_peak),
         report.open_rounds,
+        harness::usage::CLIENT_SATURATED * 100.0,
         meter_cost(report)
     );
     out += "\n### p99 and p99.9 over rounds: median (lowest-highest)\n\n\
@@ -225,11 +232,11 @@ mod tests {
             (Some(percentiles(900)), Some(percentiles(35)));
         let section = open_loop_section(&SweepReport::of_points(vec![point]));
         assert!(
-            section.contains("| uncorrected p99 | client send lateness p99 |"),
+            section.contains("| uncorrected p99 | send lateness p99 (whose) |"),
             "{section}"
         );
         assert!(
-            section.contains("| 3,600 µs | 900 µs | 35 µs | n/a | n/a |"),
+            section.contains("| 3,600 µs | 900 µs | 35 µs (server backlog) | n/a | n/a |"),
             "{section}"
         );
     }

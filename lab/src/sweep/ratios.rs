@@ -36,6 +36,14 @@ pub fn ratios_section(report: &SweepReport) -> String {
             show: |v| format!("{v:.2} µs"),
         },
         Measure {
+            name: format!(
+                "whole-machine CPU per request, {DETAIL_CONNECTIONS} connections (lower is better)"
+            ),
+            kind: LoadKind::Closed,
+            value: |p| p.machine_cpu_us_per_request,
+            show: |v| format!("{v:.2} µs"),
+        },
+        Measure {
             name: format!("syscalls per request, {DETAIL_CONNECTIONS} connections (lower is better)"),
             kind: LoadKind::Closed,
             value: |p| p.syscalls_per_request,

@@ -70,6 +70,10 @@ pub fn render_markdown(report: &SweepReport, stability: &Result<Stability, Strin
     out.push_str(&closed_table("Closed loop: server CPU µs per request", |p| {
         micros(p.server_cpu_us_per_request)
     }));
+    out.push_str(&closed_table(
+        "Closed loop: whole-machine CPU µs per request (server, client and kernel on every CPU)",
+        |p| micros(p.machine_cpu_us_per_request),
+    ));
     out.push_str(&closed_table("Closed loop: p99 latency", |p| {
         format!("{} µs", group_thousands(p.latency_us.p99 as f64))
     }));

@@ -88,10 +88,10 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     );
     let _ = writeln!(
         out,
-        "| server | {}, by round | median | req/s (median) | p99 µs (median) | syscalls/req | bottleneck (last round) |",
+        "| server | {}, by round | median | whole-machine CPU µs per request (median) | req/s (median) | p99 µs (median) | syscalls/req | bottleneck (last round) |",
         unit.describe()
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
     for (id, label) in report.contenders(workload) {
         let samples: Vec<_> = report.of(workload, &id).collect();
         let values: Vec<f64> = samples.iter().filter_map(|s| s.value).collect();
@@ -99,14 +99,16 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
             .iter()
             .map(|s| s.value.map_or("n/a".into(), |v| unit.show(v)))
             .collect();
+        let machine: Vec<f64> = samples.iter().filter_map(|s| s.machine_cpu_us).collect();
         let rps: Vec<f64> = samples.iter().map(|s| s.requests_per_sec).collect();
         let p99: Vec<f64> = samples.iter().map(|s| s.p99_us as f64).collect();
         let syscalls = samples.iter().find_map(|s| s.syscalls_per_request);
         let _ = writeln!(
             out,
-            "| {label} | {} | {} | {} | {} | {} | {} |",
+            "| {label} | {} | {} | {} | {} | {} | {} | {} |",
             by_round.join(" "),
             median(&values).map_or("n/a".into(), |v| unit.show(v)),
+            median(&machine).map_or("n/a".into(), |v| format!("{v:.1}")),
             median(&rps).map_or("n/a".into(), |v| format!("{v:.0}")),
             median(&p99).map_or("n/a".into(), |v| format!("{v:.0}")),
             syscalls.map_or("not counted".into(), |v| format!("{v:.2}")),
@@ -117,7 +119,7 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         if report.of(workload, anchor.id).next().is_none() {
             let _ = writeln!(
                 out,
-                "| {} | not measured: it cannot serve this workload (nginx: no echo without extra modules) |  |  |  |  |  |",
+                "| {} | not measured: it cannot serve this workload (nginx: no echo without extra modules) |  |  |  |  |  |  |",
                 anchor.label
             );
         }
@@ -169,6 +171,7 @@ mod tests {
             machine: Machine::detect(),
             pinning: "server CPU 0, client CPU 1".into(),
             rounds: 3,
+            base_rounds: None,
             detail_rounds: 3,
             seconds_per_point: 1.0,
             samples,
@@ -239,7 +242,7 @@ mod tests {
             "the echo's detail says what bounds it: {text}"
         );
         assert!(
-            text.contains("| io_uring | 8.0 9.0 10.0 | 9.0 | 1000 | 50 | 0.50 | client |"),
+            text.contains("| io_uring | 8.0 9.0 10.0 | 9.0 | 27.0 | 1000 | 50 | 0.50 | client |"),
             "{text}"
         );
     }
