@@ -4,9 +4,9 @@
 # committed results were made with: cargo bench, the sweep, the concurrency scan (about
 # 16 minutes), the ablation, the large-body
 # study, the workloads study and its feature table, the churn study, and the profiles (when
-# perf is installed). About 105 minutes on 2 CPUs (measured here: cargo bench 3 once built, 8 from
-# a fresh clone, scan 16, workloads 27, churn 11, sweep 8, bodies 5, features 3, profiles 2-3 at
-# 5e2e3c8-9c5ebd7; ablation 26 at abe85d6); nothing else should run on the machine meanwhile.
+# perf is installed). About 2 hours on 2 CPUs (116 minutes at 1945fa0, measured here: cargo
+# bench 6, workloads 25, churn 15, bodies 7, features 8, profiles 3, sweep 9, scan 16, ablation
+# 27); nothing else should run on the machine meanwhile.
 #   scripts/reproduce.sh           # everything
 #   scripts/reproduce.sh --list    # the steps, without running them
 # Each study's header names the commit (with "uncommitted changes" if the tree was dirty),
@@ -30,7 +30,7 @@ steps=(
   "scripts/ablation.sh"
 )
 # Minutes each step took here (2 CPUs, already built): the estimate of what is left.
-minutes=(4 28 16 7 3 3 8 16 26)
+minutes=(6 25 15 7 8 3 9 16 27)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0

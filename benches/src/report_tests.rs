@@ -47,7 +47,7 @@ fn verdict() -> WorkloadsReport {
         machine: Machine::example(),
         pinning: "server on CPU 0, client on CPU 1".into(),
         rounds: 3,
-            base_rounds: None,
+        base_rounds: None,
         detail_rounds: 0,
         seconds_per_point: 1.0,
         samples,

@@ -9,6 +9,10 @@ use crate::machine::Machine;
 use crate::rounds;
 use crate::servers::AA_CONTROL;
 
+/// A verdict row's per-round ratios: against each of the [`BASELINES`], and the A/A
+/// control's (empty where it did not run).
+pub type VerdictRatios = (Vec<Vec<f64>>, Vec<f64>);
+
 /// One contender's figures for one workload in one round.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Sample {
@@ -140,7 +144,7 @@ impl WorkloadsReport {
     /// Every row `workload` has in a verdict: its own unit's, and for one connection a
     /// second in server CPU per request. Each holds the ratios against each of the
     /// [`BASELINES`] and the A/A control's.
-    pub fn verdict_rows(&self, workload: &Workload) -> Vec<(Unit, (Vec<Vec<f64>>, Vec<f64>))> {
+    pub fn verdict_rows(&self, workload: &Workload) -> Vec<(Unit, VerdictRatios)> {
         let mut rows = vec![(workload.unit(), self.verdict_ratios(workload))];
         if workload.shape == Shape::OneConnection {
             rows.push((Unit::CpuPerRequest, self.verdict_cpu_ratios(workload)));

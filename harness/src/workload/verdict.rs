@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::samples::WorkloadsReport;
-use super::{BASELINES, SUBJECT, Shape, Unit, Workload};
+use super::{BASELINES, SUBJECT, Workload};
 use crate::judge::{self, Word};
 use crate::servers::AA_CONTROL;
 

@@ -201,6 +201,7 @@ mod tests {
             .map(|&c| Sample {
                 closed_rps: 100_000.0,
                 closed_cpu_us: Some(c),
+                closed_machine_cpu_us: Some(c * 3.0),
                 syscalls_per_request: Some(c / 10.0),
                 pipelined_rps: 1e6,
                 pipelined_cpu_us: Some(0.7),

@@ -90,7 +90,14 @@ fn run(cli: Cli) -> Result<(), String> {
                     "{}: profiling {}",
                     workload.name, server.contender.label
                 ));
-                profiles.push(measure::profile(server, workload, rate, seconds, &lineup.pinning, &dirs)?);
+                profiles.push(measure::profile(
+                    server,
+                    workload,
+                    rate,
+                    seconds,
+                    &lineup.pinning,
+                    &dirs,
+                )?);
             }
             let behind = rate.and_then(|offered| {
                 profiles

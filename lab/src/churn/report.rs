@@ -232,7 +232,10 @@ fn detail(out: &mut String, report: &ChurnReport, points: &[ChurnPoint]) {
                 true => {
                     let busy: Vec<f64> = samples.iter().map(|s| s.client_busy).collect();
                     let cause = lateness_cause(median(&busy).unwrap_or(0.0));
-                    format!("{} ({cause})", mid(|s| s.client_lateness_p99_us.map(|l| l as f64)))
+                    format!(
+                        "{} ({cause})",
+                        mid(|s| s.client_lateness_p99_us.map(|l| l as f64))
+                    )
                 }
                 false => samples.last().map_or("n/a".into(), |s| s.bottleneck.clone()),
             });

@@ -8,8 +8,8 @@ use crate::sweep::{OPEN_LOOP_CONNECTIONS, SweepReport, shares_text};
 use harness::format::group_thousands;
 use harness::hiccup::HiccupSummary;
 use harness::load::Point;
-use harness::usage::lateness_cause;
 use harness::noise::HiccupFloor;
+use harness::usage::lateness_cause;
 use loadgen::run::Percentiles;
 
 /// The mark of a latency cell within the platform's noise.

@@ -237,7 +237,7 @@ mod tests {
         assert!(text.contains("## 64 KiB echo"), "{text}");
         assert!(
             text.contains(
-                "extra modules) |  |  |  |  |  |\n\nWhat bounds it: the kernel copies each body twice"
+                "extra modules) |  |  |  |  |  |  |\n\nWhat bounds it: the kernel copies each body twice"
             ),
             "the echo's detail says what bounds it: {text}"
         );
