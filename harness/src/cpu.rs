@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::machine_cpu::Busy;
+use crate::machine_cpu::{Busy, TICK};
 
 /// CPU time of this process so far, threads that have already exited included
 /// (`getrusage`, microsecond precision): the sweep's load threads end before it reads.
@@ -42,9 +42,6 @@ pub(crate) fn schedstat_ns(stat: &str, path: &str) -> Result<u64, String> {
         .and_then(|ns| ns.parse().ok())
         .ok_or_else(|| format!("{path}: unreadable: {stat:?}"))
 }
-
-/// `/proc` reports user and system time in these units (USER_HZ, 100 on Linux).
-pub(crate) const TICK: Duration = Duration::from_millis(10);
 
 /// What process `pid` had consumed at one moment: per live thread, and in total.
 #[derive(Debug, Clone, PartialEq)]

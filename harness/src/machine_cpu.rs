@@ -10,7 +10,8 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::cpu::TICK;
+/// `/proc` reports user and system time in these units (USER_HZ, 100 on Linux).
+pub(crate) const TICK: Duration = Duration::from_millis(10);
 
 /// The busy ticks of all CPUs together at one moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

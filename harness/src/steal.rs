@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::affinity::CpuSet;
-use crate::cpu::TICK;
+use crate::machine_cpu::TICK;
 use crate::settings::Pinning;
 
 /// Above this share of wall time stolen, a point should be measured again.
