@@ -56,7 +56,7 @@ impl Busy {
 /// Busy CPU time per second of wall time while nothing measured runs: the harness waiting,
 /// the servers idle, the system's own housekeeping. Measured once per run, over
 /// [`BASELINE_WINDOW`], the first time a figure needs it.
-pub fn idle_rate() -> Result<f64, String> {
+fn idle_rate() -> Result<f64, String> {
     static RATE: OnceLock<Result<f64, String>> = OnceLock::new();
     RATE.get_or_init(|| {
         let (before, start) = (Busy::take()?, Instant::now());
@@ -69,7 +69,7 @@ pub fn idle_rate() -> Result<f64, String> {
 
 /// How long the idle baseline is measured: long enough for its ticks' rounding to be
 /// small against the few ticks a quiet machine spends.
-pub const BASELINE_WINDOW: Duration = Duration::from_secs(2);
+const BASELINE_WINDOW: Duration = Duration::from_secs(2);
 
 /// The machine's busy seconds over a window of `wall`, less what it spends idle for that
 /// long (never below zero: a quiet window can read under the baseline); `None` when the

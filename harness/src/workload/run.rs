@@ -100,15 +100,15 @@ pub fn measure_rounds(
                 &format!("round {}, undecided: {}", round + 1, names.join(", ")),
             );
         }
+        let of = if round < rounds.rounds {
+            rounds.rounds
+        } else {
+            rounds.max_rounds
+        };
         for &entry in &active {
             let contenders = rounds.contenders(entry, round);
             for (position, turn) in rounds::balanced(contenders.len(), round).enumerate() {
                 let server = lineup.start_fresh(contenders[turn])?;
-                let of = if round < rounds.rounds {
-                    rounds.rounds
-                } else {
-                    rounds.max_rounds
-                };
                 progress.step(&format!(
                     "round {}/{of} {}: {}",
                     round + 1,

@@ -46,8 +46,8 @@ pub fn render(report: &ProfilesReport) -> String {
          served flat out in a calibration run (pipelining: a closed loop, so each serves \
          what it can and only the per-request figures compare). Where a contender served less \
          than {:.0}% of the offered rate, every contender was profiled again at {:.0}% of it \
-         (at most {} times), so each profile below describes a server keeping up, not a \
-         backlog. A category's figure is its \
+         (at most {} times), so that a profile describes a server keeping up, not a backlog; \
+         the \"served\" row shows any that still fell behind. A category's figure is its \
          share of the server's samples × the server CPU per request measured from /proc in \
          the same run, so each column adds up to the measured total; \"perf's count\" is \
          the same CPU counted from the samples over the same window (warm-up included in \
