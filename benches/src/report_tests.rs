@@ -50,6 +50,7 @@ fn verdict() -> WorkloadsReport {
         base_rounds: None,
         detail_rounds: 0,
         seconds_per_point: 1.0,
+        slices: 4,
         samples,
     }
 }

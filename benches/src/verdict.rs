@@ -34,8 +34,12 @@ pub fn rounds(timing: Timing) -> Rounds {
         seconds,
         detail_rounds: 0,
         max_rounds: rounds,
+        slices: SLICES,
     }
 }
+
+/// Slices per point, alternated between the contenders ([`harness::slices`]).
+const SLICES: usize = 4;
 
 /// The key workloads.
 pub fn key_workloads() -> Vec<Workload> {
@@ -66,6 +70,7 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
         base_rounds: Some(rounds.rounds),
         detail_rounds: 0,
         seconds_per_point: rounds.seconds,
+        slices: rounds.slices,
         samples,
     })
 }

@@ -3,7 +3,7 @@
 //! they are started pinned (nginx among them, as the outside anchor), a [`load::Load`]
 //! measured into a [`load::Point`], CPU accounting ([`cpu`], [`usage`]), the platform's
 //! noise beside a point ([`noise`]: [`steal`] and the [`hiccup`] meter), the [`machine`]
-//! record, the one rule that judges rounds ([`judge`]) and how rounds are ordered ([`rounds`]), and how results are
+//! record, the one rule that judges rounds ([`judge`]) and how rounds are ordered ([`rounds`]) and cut into slices ([`slices`]), and how results are
 //! written ([`output`], [`chart`], [`format`]).
 
 pub mod affinity;
@@ -22,6 +22,7 @@ pub mod progress;
 pub mod rounds;
 pub mod servers;
 pub mod settings;
+pub mod slices;
 pub mod stale;
 pub mod steal;
 pub mod tool;

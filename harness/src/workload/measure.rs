@@ -1,5 +1,6 @@
 //! Runs one workload against one server and turns what loadgen and the CPU counters saw
-//! into a [`Sample`].
+//! into a [`Sample`]: in one go ([`run`]), or as slices ([`point`]) merged into one
+//! ([`finish`], see [`crate::slices`]).
 
 use std::time::Duration;
 
@@ -26,10 +27,31 @@ pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) 
     if let Shape::Idle { count, active } = workload.shape {
         return idle(server, workload, slot, pinning, (count, active));
     }
-    let load = load_of(workload.shape, slot.duration, pinning);
-    let point = load::run_point(server, load)?;
+    let point = point(server, workload, slot.duration, pinning)?;
+    finish(server, workload, slot, pinning, point)
+}
+
+/// One slice of `workload` (not an idle one) on `server`, `duration` long.
+pub fn point(
+    server: &Server,
+    workload: &Workload,
+    duration: Duration,
+    pinning: &Pinning,
+) -> Result<Point, String> {
+    load::run_point(server, load_of(workload.shape, duration, pinning))
+}
+
+/// The sample of `server`'s `point` of `workload` (its slices merged:
+/// [`crate::slices::interleave`]); syscalls counted in a separate run where `slot` asks.
+pub fn finish(
+    server: &Server,
+    workload: &Workload,
+    slot: Slot,
+    pinning: &Pinning,
+    point: Point,
+) -> Result<Sample, String> {
     let syscalls = if slot.count_syscalls && workload.counts_syscalls() {
-        load::syscalls_per_request(server, load)
+        load::syscalls_per_request(server, load_of(workload.shape, slot.duration, pinning))
     } else {
         None
     };

@@ -1,17 +1,18 @@
 //! Rounds of workloads: every workload of a plan on each of its contenders, round after
-//! round, each point on a freshly started server (so rounds sample process start too),
-//! the order within a round balanced over the rounds ([`rounds::balanced`]). Past its
+//! round, each round on freshly started servers (so rounds sample process start too),
+//! the order within a round balanced over the rounds ([`rounds::balanced`]) and each
+//! contender's time cut into slices alternated with the others' ([`crate::slices`]). Past its
 //! planned rounds, a workload whose verdict is not yet decided runs on, up to a cap
 //! (sequential stopping), so the time goes where the noise is.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::Workload;
 use super::measure::{self, Slot};
 use super::samples::{Sample, WorkloadsReport};
+use super::{Shape, Workload};
 use crate::progress::Progress;
-use crate::rounds;
 use crate::servers::{Contender, Lineup};
+use crate::{rounds, slices};
 
 /// One workload, the contenders measured every round, and those measured in the first
 /// [`Rounds::detail_rounds`] only (shown in detail tables, never judged).
@@ -31,6 +32,10 @@ pub struct Rounds {
     /// all decided (the A/A control's included) runs more rounds, up to this many in all;
     /// `rounds` or less for a fixed count.
     pub max_rounds: usize,
+    /// Slices each contender's point is cut into, alternated with the other contenders'
+    /// ([`crate::slices`]); 1 measures each point in one go. The idle workloads always
+    /// take one (what they compare is memory, which does not drift).
+    pub slices: usize,
 }
 
 impl Rounds {
@@ -59,6 +64,7 @@ fn undecided<'a>(plan: &[&'a Entry], samples: &[Sample]) -> Vec<&'a Entry> {
         base_rounds: None,
         detail_rounds: 0,
         seconds_per_point: 0.0,
+        slices: 0,
         samples: samples.to_vec(),
     };
     plan.iter()
@@ -107,33 +113,101 @@ pub fn measure_rounds(
         };
         for &entry in &active {
             let contenders = rounds.contenders(entry, round);
-            for (position, turn) in rounds::balanced(contenders.len(), round).enumerate() {
-                let server = lineup.start_fresh(contenders[turn])?;
+            let slot = Slot {
+                round,
+                duration,
+                count_syscalls: round == 0,
+            };
+            let step = |progress: &mut Progress, label: &str| {
                 progress.step(&format!(
-                    "round {}/{of} {}: {}",
+                    "round {}/{of} {}: {label}",
                     round + 1,
-                    entry.workload.name,
-                    server.contender.label
+                    entry.workload.name
                 ));
-                let slot = Slot {
-                    round,
-                    duration,
-                    count_syscalls: round == 0,
-                };
-                let started_unix_s = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0.0, |d| d.as_secs_f64());
-                let sample = measure::run(&server, &entry.workload, slot, &lineup.pinning)?;
-                samples.push(Sample {
-                    position,
-                    started_unix_s,
-                    ..sample
-                });
-            }
+            };
+            samples.extend(one_round(
+                lineup,
+                entry,
+                &contenders,
+                slot,
+                rounds.slices,
+                &mut progress,
+                step,
+            )?);
         }
     }
     progress.finish();
     Ok(samples)
+}
+
+/// `entry`'s `contenders` in one round: each started afresh, in the round's balanced order,
+/// then measured in `slices` passes ([`crate::slices`]; idle workloads in one go);
+/// `step` reports each contender's first slice.
+fn one_round(
+    lineup: &Lineup,
+    entry: &Entry,
+    contenders: &[Contender],
+    slot: Slot,
+    slices: usize,
+    progress: &mut Progress,
+    step: impl Fn(&mut Progress, &str),
+) -> Result<Vec<Sample>, String> {
+    let servers = rounds::balanced(contenders.len(), slot.round)
+        .map(|turn| lineup.start_fresh(contenders[turn]))
+        .collect::<Result<Vec<_>, _>>()?;
+    let order: Vec<usize> = (0..servers.len()).collect();
+    let mut started = vec![0.0; servers.len()];
+    let mut begin = |position: usize, progress: &mut Progress| {
+        started[position] = unix_now();
+        step(progress, servers[position].contender.label);
+    };
+    let mut samples = Vec::new();
+    if let Shape::Idle { .. } = entry.workload.shape {
+        // Memory does not drift: each server in one go.
+        for &position in &order {
+            begin(position, progress);
+            samples.push(measure::run(
+                &servers[position],
+                &entry.workload,
+                slot,
+                &lineup.pinning,
+            )?);
+        }
+    } else {
+        let slice = slot.duration / slices.max(1) as u32;
+        let merged = slices::interleave(&order, slices, |position, number| {
+            if number == 0 {
+                begin(position, progress);
+            }
+            measure::point(&servers[position], &entry.workload, slice, &lineup.pinning)
+        })?;
+        for (server, point) in servers.iter().zip(merged) {
+            samples.push(measure::finish(
+                server,
+                &entry.workload,
+                slot,
+                &lineup.pinning,
+                point,
+            )?);
+        }
+    }
+    Ok(samples
+        .into_iter()
+        .zip(started)
+        .enumerate()
+        .map(|(position, (sample, started_unix_s))| Sample {
+            position,
+            started_unix_s,
+            ..sample
+        })
+        .collect())
+}
+
+/// Now, in seconds since the Unix epoch.
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 #[cfg(test)]

@@ -75,6 +75,9 @@ pub struct WorkloadsReport {
     #[serde(default)]
     pub detail_rounds: usize,
     pub seconds_per_point: f64,
+    /// Slices each point was cut into ([`crate::slices`]); 0 in reports from before them.
+    #[serde(default)]
+    pub slices: usize,
     pub samples: Vec<Sample>,
 }
 
@@ -196,13 +199,14 @@ impl WorkloadsReport {
         };
         format!(
             "{} Every server is started afresh for every point, so rounds also sample \
-             process start (memory layout, ASLR).{extended}{detail}",
+             process start (memory layout, ASLR).{}{extended}{detail}",
             rounds::provenance(
                 tool,
                 &self.machine,
                 &self.pinning,
                 (planned, self.seconds_per_point),
-            )
+            ),
+            crate::slices::describe(self.slices),
         )
     }
 

@@ -1,6 +1,6 @@
 //! `scripts/bodies.sh`: the large-body study (64 KiB and 1 MiB echoes, with Content-Length
 //! and chunked) over every contender and an A/A control, in rounds of freshly started
-//! servers whose order is balanced. Writes `results/bodies.md`,
+//! servers whose order is balanced, each point cut into slices alternated between them. Writes `results/bodies.md`,
 //! `results/bodies.json` and the large-body section of BENCHMARKS.md. Pinning and external servers work as for `cargo bench`.
 
 use std::time::Duration;
@@ -11,18 +11,24 @@ use harness::machine::Machine;
 use harness::progress::Progress;
 use harness::rounds::balanced;
 use harness::servers::{AA_CONTROL, CONTENDERS, Lineup};
+use harness::slices::interleave;
 use lab::bodies::{BodiesReport, Sample, WORKLOADS};
 
 /// The large-body study: server CPU per request for 64 KiB and 1 MiB echoes.
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Cli {
-    /// Rounds; each starts every server afresh, in a balanced order.
-    #[arg(long, default_value_t = 5)]
+    /// Rounds; each starts every server afresh, in a balanced order (10: a whole cycle of
+    /// the balanced design for five servers).
+    #[arg(long, default_value_t = 10)]
     rounds: usize,
     /// Seconds per point.
-    #[arg(long, default_value_t = 4.0)]
+    #[arg(long, default_value_t = 2.0)]
     seconds: f64,
+    /// Slices each point is cut into, alternated with the round's other servers in passes
+    /// that reverse ([`harness::slices`]); 1 measures each point in one go.
+    #[arg(long, default_value_t = 4)]
+    slices: usize,
 }
 
 fn main() {
@@ -41,27 +47,33 @@ fn run(cli: Cli) -> Result<(), String> {
         if round > 0 {
             lineup.restart()?;
         }
+        let servers = &lineup.servers;
+        let order: Vec<usize> = balanced(servers.len(), round).collect();
         for workload in WORKLOADS {
-            for turn in balanced(lineup.servers.len(), round) {
-                let server = &lineup.servers[turn];
-                progress.step(&format!(
-                    "round {}/{} {}: {}",
-                    round + 1,
-                    cli.rounds,
-                    workload.name,
-                    server.contender.label
-                ));
-                let load = Load {
-                    ask: Ask::Echo(workload.post),
-                    ..Load::new(
-                        LoadKind::Echo,
-                        (workload.connections, 1),
-                        None,
-                        duration,
-                        &lineup.pinning,
-                    )
-                };
-                let point = load::run_point(server, load)?;
+            let load = Load {
+                ask: Ask::Echo(workload.post),
+                ..Load::new(
+                    LoadKind::Echo,
+                    (workload.connections, 1),
+                    None,
+                    duration / cli.slices.max(1) as u32,
+                    &lineup.pinning,
+                )
+            };
+            let merged = interleave(&order, cli.slices, |turn, number| {
+                if number == 0 {
+                    progress.step(&format!(
+                        "round {}/{} {}: {}",
+                        round + 1,
+                        cli.rounds,
+                        workload.name,
+                        servers[turn].contender.label
+                    ));
+                }
+                load::run_point(&servers[turn], load)
+            })?;
+            for &turn in &order {
+                let point = merged[turn].clone();
                 samples.push(Sample {
                     workload: workload.name,
                     contender: point.contender,
@@ -81,6 +93,7 @@ fn run(cli: Cli) -> Result<(), String> {
         machine: Machine::detect(),
         pinning: lineup.pinning.describe(),
         rounds: cli.rounds,
+        slices: cli.slices,
         seconds_per_point: cli.seconds,
         samples,
     };

@@ -8,12 +8,14 @@
 use std::time::Duration;
 
 use clap::Parser;
+use harness::load;
 use harness::load::open_loop_warmup;
 use harness::machine::Machine;
 use harness::progress::Progress;
 use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
 use harness::servers::{AA_CONTROL, CONTENDERS, Lineup, Server};
+use harness::slices::interleave;
 use lab::churn::{ChurnPoint, ChurnReport, Sample, measure, plan};
 
 /// Connection churn at several loads: a new connection per request, closed loops at
@@ -22,11 +24,15 @@ use lab::churn::{ChurnPoint, ChurnReport, Sample, measure, plan};
 #[command(version)]
 struct Cli {
     /// Rounds; each starts every server afresh, in a balanced order.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 6)]
     rounds: usize,
     /// Seconds per point (the open loop's warm-up comes on top).
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
+    /// Slices each point is cut into, alternated with the round's other servers in passes
+    /// that reverse ([`harness::slices`]); 1 measures each point in one go.
+    #[arg(long, default_value_t = 4)]
+    slices: usize,
     /// Only the points whose name contains this (e.g. "client closes", "clients",
     /// "connections/s").
     #[arg(long)]
@@ -64,13 +70,14 @@ fn run(cli: Cli) -> Result<(), String> {
         .iter()
         .map(|server| Ok((server.contender.label.to_string(), sources_of(server)?)))
         .collect::<Result<_, String>>()?;
-    let samples = measure_rounds(&mut lineup, &plan, (cli.rounds, duration), progress)?;
+    let samples = measure_rounds(&mut lineup, &plan, (cli.rounds, duration, cli.slices), progress)?;
     drop(lineup.servers);
     let report = ChurnReport {
         machine: Machine::detect(),
         pinning: lineup.pinning.describe(),
         source_addrs,
         rounds: cli.rounds,
+        slices: cli.slices,
         seconds_per_point: cli.seconds,
         open_loop_warmup_s: warmup.as_secs_f64(),
         samples,
@@ -88,11 +95,12 @@ fn sources_of(server: &Server) -> Result<Vec<std::net::IpAddr>, String> {
 }
 
 /// Every point of `plan` on every server, round after round, every server started afresh
-/// for each round and their order balanced over the rounds.
+/// for each round, their order balanced over the rounds, each point cut into `slices`
+/// alternated between the servers.
 fn measure_rounds(
     lineup: &mut Lineup,
     plan: &[ChurnPoint],
-    (rounds, duration): (usize, Duration),
+    (rounds, duration, slices): (usize, Duration, usize),
     mut progress: Progress,
 ) -> Result<Vec<Sample>, String> {
     let mut samples = Vec::new();
@@ -101,17 +109,26 @@ fn measure_rounds(
             lineup.restart()?;
         }
         let servers = &lineup.servers;
+        let order: Vec<usize> = balanced(servers.len(), round).collect();
         for &point in plan {
-            for turn in balanced(servers.len(), round) {
+            let slice = duration / slices.max(1) as u32;
+            let merged = interleave(&order, slices, |turn, number| {
                 let server = &servers[turn];
-                progress.step(&format!(
-                    "round {}/{rounds} {}: {}",
-                    round + 1,
-                    point.name(),
-                    server.contender.label
-                ));
-                samples.push(measure::run(server, point, (round, duration), &lineup.pinning)?);
-            }
+                if number == 0 {
+                    progress.step(&format!(
+                        "round {}/{rounds} {}: {}",
+                        round + 1,
+                        point.name(),
+                        server.contender.label
+                    ));
+                }
+                load::run_point(server, measure::load_of(point, slice, &lineup.pinning))
+            })?;
+            samples.extend(
+                order
+                    .iter()
+                    .map(|&turn| measure::sample(point, round, merged[turn].clone())),
+            );
         }
     }
     progress.finish();

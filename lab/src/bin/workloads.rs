@@ -19,20 +19,26 @@ use lab::workloads::{EVERYONE, WORKLOADS, WorkloadsReport, detail_contenders, fe
 #[command(version)]
 struct Cli {
     /// Rounds; each starts every server afresh for every point, in a balanced order.
-    #[arg(long, default_value_t = 10)]
+    /// 12: three whole cycles of the balanced design for the four contenders judged.
+    #[arg(long, default_value_t = 12)]
     rounds: usize,
     /// Seconds per point.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
     /// Sequential stopping: after `--rounds`, a workload with a verdict cell still
     /// inconclusive (the A/A control's included) runs more rounds, up to this many in
-    /// all. At most `--rounds` (the default) turns it off.
-    #[arg(long, default_value_t = 0)]
+    /// all (16: one more cycle of the balanced design). At most `--rounds` turns it off.
+    #[arg(long, default_value_t = 16)]
     max_rounds: usize,
     /// The first rounds, in which the contenders shown only in the details
     /// (tokio_uring_server, the shared-buffer codec, nginx) run too.
     #[arg(long, default_value_t = 3)]
     detail_rounds: usize,
+    /// Slices each contender's point is cut into, alternated with the round's other
+    /// contenders in passes that reverse (A B C, C B A, ...), so every contender of a round
+    /// meets the same drift of the machine's speed; 1 measures each point in one go.
+    #[arg(long, default_value_t = 4)]
+    slices: usize,
     /// Only the workloads whose name contains this (e.g. "churn").
     #[arg(long)]
     only: Option<String>,
@@ -85,6 +91,7 @@ fn run(cli: Cli) -> Result<(), String> {
         seconds: cli.seconds,
         detail_rounds: cli.detail_rounds.min(cli.rounds),
         max_rounds: cli.max_rounds,
+        slices: cli.slices,
     };
     let samples = measure_rounds(&lineup, &plan, rounds, "workloads")?;
     let report = WorkloadsReport {
@@ -94,6 +101,7 @@ fn run(cli: Cli) -> Result<(), String> {
         base_rounds: Some(rounds.rounds),
         detail_rounds: rounds.detail_rounds,
         seconds_per_point: rounds.seconds,
+        slices: rounds.slices,
         samples,
     };
     if cli.features {

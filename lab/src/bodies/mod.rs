@@ -84,6 +84,10 @@ pub struct BodiesReport {
     pub machine: Machine,
     pub pinning: String,
     pub rounds: usize,
+    /// Slices each point was cut into, alternated between the servers
+    /// ([`harness::slices`]); 0 in reports from before slices (one go).
+    #[serde(default)]
+    pub slices: usize,
     pub seconds_per_point: f64,
     pub samples: Vec<Sample>,
 }

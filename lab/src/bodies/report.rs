@@ -45,9 +45,10 @@ pub fn render(report: &BodiesReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{provenance} Every server is started afresh for each round. Each request is a `POST \
+        "{provenance}{} Every server is started afresh for each round. Each request is a `POST \
          /payload` echoed back, checked for status and length. Ratios are taken within a round \
-         (the machine drifts between rounds).\n"
+         (the machine drifts between rounds).\n",
+        harness::slices::describe(report.slices),
     );
     verdicts(&mut out, report);
     chunked_cost(&mut out, report);

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::churn::{ChurnPoint, Drive, OPEN_LOOP_CLIENTS, Sample};
-use harness::load::{self, Load, LoadKind};
+use harness::load::{self, Load, LoadKind, Point};
 use harness::servers::Server;
 use harness::settings::Pinning;
 
@@ -17,7 +17,12 @@ pub fn run(
     pinning: &Pinning,
 ) -> Result<Sample, String> {
     let measured = load::run_point(server, load_of(point, duration, pinning))?;
-    Ok(Sample {
+    Ok(sample(point, round, measured))
+}
+
+/// The sample `measured` (one point, or its slices merged) gives `point` in round `round`.
+pub fn sample(point: ChurnPoint, round: usize, measured: Point) -> Sample {
+    Sample {
         point,
         contender: measured.contender,
         label: measured.label,
@@ -30,7 +35,7 @@ pub fn run(
         client_lateness_p99_us: measured.send_lateness_us.map(|l| l.p99),
         client_busy: measured.client_busy,
         bottleneck: measured.bottleneck,
-    })
+    }
 }
 
 /// The loadgen load of `point`: churn in a closed loop, or churn at a fixed rate (an open

@@ -140,6 +140,10 @@ pub struct ChurnReport {
     /// empty: the kernel's choice.
     pub source_addrs: Vec<(String, Vec<IpAddr>)>,
     pub rounds: usize,
+    /// Slices each point was cut into, alternated between the servers
+    /// ([`harness::slices`]); 0 in reports from before slices (one go).
+    #[serde(default)]
+    pub slices: usize,
     pub seconds_per_point: f64,
     /// The open loop's warm-up before each measured window, in seconds.
     pub open_loop_warmup_s: f64,

@@ -69,7 +69,7 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
     );
     let _ = writeln!(
         out,
-        "{provenance} Each connection: connect, `GET /`, the answer read and checked, close. \
+        "{provenance}{} Each connection: connect, `GET /`, the answer read and checked, close. \
          *Server closes*: the request says `Connection: close` and the client reads to the \
          server's FIN; *client closes*: a keep-alive request, closed by the client once the \
          whole answer is in. Closed loop: each client opens its next connection when the last \
@@ -80,6 +80,7 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
          none; loadgen counts failed connections by kind (connect, write, read, timeout, \
          status, body) and any one fails the study, so every point here completed with zero \
          of each. Details: [{prefix}churn.md]({prefix}churn.md).\n",
+        harness::slices::describe(report.slices),
         report.open_loop_warmup_s,
         sources_text(&report.source_addrs),
     );

@@ -51,6 +51,7 @@ fn report() -> ChurnReport {
         pinning: "server on CPU 0, client on CPU 1".into(),
         source_addrs: vec![("io_uring".into(), spread.clone()), ("nginx".into(), spread)],
         rounds: 3,
+        slices: 4,
         seconds_per_point: 3.0,
         open_loop_warmup_s: 0.6,
         samples,

@@ -174,6 +174,7 @@ mod tests {
             base_rounds: None,
             detail_rounds: 3,
             seconds_per_point: 1.0,
+            slices: 4,
             samples,
         }
     }
