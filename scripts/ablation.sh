@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The io_uring feature ablation (about 27 minutes): io_uring_server with its features added
+# The io_uring feature ablation (about 30 minutes): io_uring_server with its features added
 # one at a time, plus tokio's engines, 5 interleaved rounds of closed loop (256
-# connections), 16-deep pipelining and an open loop at a fixed rate. Writes
+# connections), 16-deep pipelining and an open loop at a fixed rate, each point cut into 4
+# slices alternated between the servers. Writes
 # results/ablation.md, results/ablation.json and the ablation section of BENCHMARKS.md.
 #   scripts/ablation.sh
 #   scripts/ablation.sh --seconds 2 --rounds 1   # a quick look (or ABLATION_SECONDS, ABLATION_ROUNDS)

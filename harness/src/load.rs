@@ -79,6 +79,10 @@ pub struct Point {
     pub syscalls_per_request: Option<f64>,
     pub peak_rss_kib: Option<u64>,
     pub bottleneck: String,
+    /// The work behind the CPU figures and the bottleneck: what [`crate::slices::merge`]
+    /// adds up. Absent in results written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
     /// What the platform did meanwhile, where the study recorded it (the sweep).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<Noise>,
@@ -107,6 +111,7 @@ pub fn blank_point(contender: &str, kind: LoadKind) -> Point {
         syscalls_per_request: None,
         peak_rss_kib: None,
         bottleneck: String::new(),
+        usage: None,
         noise: None,
     }
 }
@@ -255,6 +260,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         syscalls_per_request: None,
         peak_rss_kib: server.pid().map(|pid| status_kib(pid, "VmHWM")).transpose()?,
         bottleneck: usage.bottleneck(),
+        usage: Some(usage),
         noise: None,
     })
 }

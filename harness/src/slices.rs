@@ -9,7 +9,10 @@
 //! second long, in passes that reverse, spread every contender over the same stretch of
 //! time: a drift that is linear over a pair of passes falls on all of them equally.
 
+use loadgen::run::Percentiles;
+
 use crate::load::Point;
+use crate::usage::Usage;
 
 /// The sentence a report's method gives for points cut into `slices` (none for 0, the
 /// reports from before slices, or 1).
@@ -39,14 +42,23 @@ pub fn pass(n: usize, pass: usize) -> Vec<usize> {
 /// Measures a round's servers in `slices` passes over `order` (a permutation of their
 /// indices `0..n`: the round's order), each pass reversing the last ([`pass`]): `slice(server, pass)` measures
 /// one slice of one server. Returns each server's slices merged ([`merge`]), by server
-/// index; any error ends the round.
+/// index; any error ends the round. `slices` must be 1 or even: only whole pairs of passes
+/// give every server the same mean time.
 pub fn interleave(
     order: &[usize],
     slices: usize,
     mut slice: impl FnMut(usize, usize) -> Result<Point, String>,
 ) -> Result<Vec<Point>, String> {
+    if slices == 0 || (slices > 1 && slices % 2 == 1) {
+        return Err(format!("slices must be 1 or an even number, not {slices}"));
+    }
+    let mut sorted = order.to_vec();
+    sorted.sort_unstable();
+    if sorted.iter().enumerate().any(|(i, &s)| i != s) {
+        return Err(format!("a round's order must name each server once: {order:?}"));
+    }
     let mut measured: Vec<Vec<Point>> = vec![Vec::new(); order.len()];
-    for number in 0..slices.max(1) {
+    for number in 0..slices {
         for at in pass(order.len(), number) {
             let server = order[at];
             measured[server].push(slice(server, number)?);
@@ -58,85 +70,93 @@ pub fn interleave(
         .collect()
 }
 
-/// One contender's slices as one point: totals over every slice (requests, and the CPU
-/// each figure per request stands for), requests/s over the slices' summed wall time, the
-/// latency percentiles averaged over the slices weighted by their requests (an
-/// approximation of the pooled histogram's: each slice's is measured from thousands of
-/// requests), the peak memory the largest. The client's bottleneck reading is the last
-/// slice's. `None` for no slices.
+/// One contender's slices as one point. The work adds up: requests, wall time and CPU
+/// time are summed over the slices ([`Usage::plus`]), and the CPU per request, how busy
+/// each side was and the bottleneck come from those totals; requests/s is every request
+/// over every slice's measured window. The latency percentiles are the slices' averaged,
+/// weighted by their requests (an approximation of the pooled histogram's; each slice's
+/// comes from thousands of requests), the minimum and maximum the smallest and largest,
+/// the peak memory the largest. `None` for no slices.
 pub fn merge(points: &[Point]) -> Option<Point> {
     let last = points.last()?;
     if points.len() == 1 {
         return Some(last.clone());
     }
-    let windows: Vec<f64> = points.iter().map(|p| p.requests_in_window as f64).collect();
-    let walls: Vec<f64> = points
-        .iter()
-        .map(|p| {
-            if p.requests_per_sec > 0.0 {
-                p.requests as f64 / p.requests_per_sec
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    let per_request = |f: fn(&Point) -> Option<f64>| -> Option<f64> {
-        let values: Option<Vec<f64>> = points.iter().map(f).collect();
-        weighted(&values?, &windows)
-    };
     let requests: u64 = points.iter().map(|p| p.requests).sum();
-    let wall: f64 = walls.iter().sum();
-    let latency = |f: fn(&Point) -> u64| -> u64 {
-        let values: Vec<f64> = points.iter().map(|p| f(p) as f64).collect();
-        weighted(&values, &windows).map_or(0, |v| v.round() as u64)
+    let window: f64 = points
+        .iter()
+        .filter(|p| p.requests_per_sec > 0.0)
+        .map(|p| p.requests as f64 / p.requests_per_sec)
+        .sum();
+    let weights: Vec<f64> = points.iter().map(|p| p.requests as f64).collect();
+    let all = |f: fn(&Point) -> Option<&Percentiles>| -> Option<Percentiles> {
+        let each: Option<Vec<&Percentiles>> = points.iter().map(f).collect();
+        Some(percentiles(&each?, &weights))
     };
-    let mut latency_us = last.latency_us.clone();
-    latency_us.mean = weighted(
-        &points.iter().map(|p| p.latency_us.mean).collect::<Vec<_>>(),
-        &windows,
-    )
-    .unwrap_or(0.0);
-    latency_us.p50 = latency(|p| p.latency_us.p50);
-    latency_us.p90 = latency(|p| p.latency_us.p90);
-    latency_us.p99 = latency(|p| p.latency_us.p99);
-    latency_us.p999 = latency(|p| p.latency_us.p999);
-    latency_us.max = points.iter().map(|p| p.latency_us.max).max().unwrap_or(0);
-    latency_us.spectrum = spectrum(points, &windows);
-    Some(Point {
+    let mut merged = Point {
         requests,
         requests_in_window: points.iter().map(|p| p.requests_in_window).sum(),
-        requests_per_sec: if wall > 0.0 { requests as f64 / wall } else { 0.0 },
-        latency_us,
-        server_cpu_us_per_request: per_request(|p| p.server_cpu_us_per_request),
-        client_cpu_us_per_request: per_request(|p| Some(p.client_cpu_us_per_request)).unwrap_or(0.0),
-        machine_cpu_us_per_request: per_request(|p| p.machine_cpu_us_per_request),
-        client_busy: weighted(&points.iter().map(|p| p.client_busy).collect::<Vec<_>>(), &walls)
-            .unwrap_or(0.0),
+        requests_per_sec: if window > 0.0 {
+            requests as f64 / window
+        } else {
+            0.0
+        },
+        latency_us: all(|p| Some(&p.latency_us)).unwrap_or_default(),
+        uncorrected_latency_us: all(|p| p.uncorrected_latency_us.as_ref()),
+        send_lateness_us: all(|p| p.send_lateness_us.as_ref()),
         peak_rss_kib: points.iter().filter_map(|p| p.peak_rss_kib).max(),
         ..last.clone()
-    })
+    };
+    let usages: Option<Vec<Usage>> = points.iter().map(|p| p.usage).collect();
+    if let Some(total) = usages.and_then(|u| u.into_iter().reduce(Usage::plus)) {
+        merged.server_cpu_us_per_request = total.server_us_per_request();
+        merged.client_cpu_us_per_request = total.client_us_per_request();
+        merged.machine_cpu_us_per_request = total.machine_us_per_request();
+        merged.client_busy = total.client_busy();
+        merged.bottleneck = total.bottleneck();
+        merged.usage = Some(total);
+    }
+    Some(merged)
 }
 
-/// Each quantile of the spectrum averaged over the slices, weighted by requests; empty
-/// unless every slice has the same quantiles.
-fn spectrum(points: &[Point], windows: &[f64]) -> Vec<(f64, u64)> {
-    let first = &points[0].latency_us.spectrum;
-    let same = points.iter().all(|p| {
-        p.latency_us.spectrum.len() == first.len()
-            && p.latency_us.spectrum.iter().zip(first).all(|(a, b)| a.0 == b.0)
-    });
-    if !same {
-        return Vec::new();
+/// Percentiles of several slices as one: each averaged, weighted by `weights`; the
+/// minimum (quantile 0) and maximum the extremes. The spectrum is kept only where every
+/// slice has the same quantiles.
+fn percentiles(each: &[&Percentiles], weights: &[f64]) -> Percentiles {
+    let mean = |f: &dyn Fn(&Percentiles) -> f64| -> f64 {
+        let values: Vec<f64> = each.iter().map(|p| f(p)).collect();
+        weighted(&values, weights).unwrap_or(0.0)
+    };
+    let round = |f: &dyn Fn(&Percentiles) -> u64| mean(&|p| f(p) as f64).round() as u64;
+    let max = each.iter().map(|p| p.max).max().unwrap_or(0);
+    let first = &each[0].spectrum;
+    let same = each
+        .iter()
+        .all(|p| p.spectrum.len() == first.len() && p.spectrum.iter().zip(first).all(|(a, b)| a.0 == b.0));
+    let spectrum = if same {
+        (0..first.len())
+            .map(|i| {
+                let values = each.iter().map(|p| p.spectrum[i].1);
+                let value = match first[i].0 {
+                    q if q <= 0.0 => values.min().unwrap_or(0),
+                    q if q >= 1.0 => values.max().unwrap_or(0),
+                    _ => round(&|p| p.spectrum[i].1),
+                };
+                (first[i].0, value)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Percentiles {
+        mean: mean(&|p| p.mean),
+        p50: round(&|p| p.p50),
+        p90: round(&|p| p.p90),
+        p99: round(&|p| p.p99),
+        p999: round(&|p| p.p999),
+        max,
+        spectrum,
     }
-    (0..first.len())
-        .map(|i| {
-            let values: Vec<f64> = points.iter().map(|p| p.latency_us.spectrum[i].1 as f64).collect();
-            (
-                first[i].0,
-                weighted(&values, windows).map_or(0, |v| v.round() as u64),
-            )
-        })
-        .collect()
 }
 
 /// The mean of `values` weighted by `weights`; `None` when the weights sum to zero.
@@ -150,14 +170,27 @@ mod tests {
     use super::*;
     use crate::load::{LoadKind, blank_point};
 
-    /// A slice of `requests` at `rps`, costing `cpu` µs per request.
+    /// A slice of `requests` at `rps` (a closed loop: its wall time is its window),
+    /// costing `cpu` µs of server CPU per request, twice that of the whole machine, the
+    /// client's one CPU half busy.
     fn slice(requests: u64, rps: f64, cpu: f64, p50: u64) -> Point {
+        let wall_s = requests as f64 / rps;
+        let usage = Usage {
+            requests,
+            wall_s,
+            server_cpu_s: Some(cpu * requests as f64 / 1e6),
+            client_cpu_s: wall_s / 2.0,
+            machine_cpu_s: Some(2.0 * cpu * requests as f64 / 1e6),
+            server_cpus: 1,
+            client_cpus: 1,
+        };
         let mut point = blank_point("io_uring", LoadKind::Closed);
         point.requests = requests;
         point.requests_in_window = requests;
         point.requests_per_sec = rps;
-        point.server_cpu_us_per_request = Some(cpu);
-        point.machine_cpu_us_per_request = Some(cpu * 2.0);
+        point.server_cpu_us_per_request = usage.server_us_per_request();
+        point.machine_cpu_us_per_request = usage.machine_us_per_request();
+        point.usage = Some(usage);
         point.latency_us.p50 = p50;
         point.latency_us.max = p50 * 3;
         point
@@ -198,11 +231,35 @@ mod tests {
     }
 
     #[test]
+    fn the_bottleneck_comes_from_every_slice() {
+        // 60% busy in the first slice, 100% in the second: 80% over both, server bound
+        // (the last slice alone would say 100%, the first alone neither side).
+        let merged = merge(&[slice(1000, 1000.0, 600.0, 100), slice(1000, 1000.0, 1000.0, 100)]).unwrap();
+        assert!(
+            merged.bottleneck.starts_with("server (server 80%"),
+            "{}",
+            merged.bottleneck
+        );
+        assert!((merged.client_busy - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
     fn a_slice_without_a_figure_leaves_the_merged_one_unknown() {
         let mut external = slice(1000, 1000.0, 10.0, 100);
-        external.server_cpu_us_per_request = None;
+        external.usage = external.usage.map(|u| Usage {
+            server_cpu_s: None,
+            ..u
+        });
         let merged = merge(&[slice(1000, 1000.0, 10.0, 100), external]).unwrap();
         assert_eq!(merged.server_cpu_us_per_request, None);
         assert!(merge(&[]).is_none());
+    }
+
+    #[test]
+    fn only_whole_pairs_of_passes_and_a_permutation() {
+        let never = |_: usize, _: usize| -> Result<Point, String> { unreachable!() };
+        assert!(interleave(&[0, 1], 3, never).is_err());
+        assert!(interleave(&[0, 0], 2, never).is_err());
+        assert!(interleave(&[0, 2], 2, never).is_err());
     }
 }

@@ -1,11 +1,11 @@
 //! What one measured run cost each side: requests, wall time and CPU time of the server
 //! and of the client, and from them CPU per request and which side was the bottleneck.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Work done by both sides over one run (for `cargo bench`, inside criterion's timed
 /// routine, warm-up included, criterion's own analysis excluded).
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     pub requests: u64,
     pub wall_s: f64,
@@ -38,6 +38,20 @@ pub fn lateness_cause(client_busy: f64) -> &'static str {
 }
 
 impl Usage {
+    /// Two runs' work as one: their requests, wall and CPU times added (a figure one of
+    /// them lacks is unknown for both).
+    pub fn plus(self, other: Usage) -> Usage {
+        let sum = |a: Option<f64>, b: Option<f64>| Some(a? + b?);
+        Usage {
+            requests: self.requests + other.requests,
+            wall_s: self.wall_s + other.wall_s,
+            server_cpu_s: sum(self.server_cpu_s, other.server_cpu_s),
+            client_cpu_s: self.client_cpu_s + other.client_cpu_s,
+            machine_cpu_s: sum(self.machine_cpu_s, other.machine_cpu_s),
+            ..self
+        }
+    }
+
     pub fn server_us_per_request(&self) -> Option<f64> {
         self.server_cpu_s
             .map(|cpu| cpu * 1e6 / self.requests.max(1) as f64)

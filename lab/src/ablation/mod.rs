@@ -223,6 +223,10 @@ pub struct AblationReport {
     pub machine: Machine,
     pub pinning: String,
     pub seconds_per_point: f64,
+    /// Slices each point was cut into, alternated between the servers
+    /// ([`harness::slices`]); 0 in reports from before slices (one go).
+    #[serde(default)]
+    pub slices: usize,
     pub connections: usize,
     pub depth: usize,
     pub open_loop_connections: usize,

@@ -15,6 +15,7 @@ use harness::progress::Progress;
 use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
 use harness::servers::{Contender, Launch, Lineup, workspace_root};
+use harness::slices::interleave;
 use lab::ablation::render::render_markdown;
 use lab::ablation::{AblationReport, STEPS, Sample, Step, StepResult};
 use lab::sweep::{DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, PIPELINE_DEPTH};
@@ -32,6 +33,10 @@ struct Cli {
     /// Interleaved rounds.
     #[arg(long, env = "ABLATION_ROUNDS", default_value_t = 5)]
     rounds: usize,
+    /// Slices each point is cut into, alternated with the round's other servers in passes
+    /// that reverse ([`harness::slices`]); 1 measures each point in one go.
+    #[arg(long, env = "ABLATION_SLICES", default_value_t = 4)]
+    slices: usize,
     /// The open loop's fixed rate, requests/s.
     #[arg(long, env = "ABLATION_RATE", default_value_t = 40_000.0)]
     rate: f64,
@@ -63,7 +68,7 @@ fn run(cli: Cli) -> Result<(), String> {
         .collect();
     let contenders: Vec<Contender> = steps.iter().map(|step| step.contender).collect();
     let mut lineup = Lineup::start(&contenders)?;
-    let duration = Duration::from_secs_f64(seconds);
+    let duration = Duration::from_secs_f64(seconds) / cli.slices.max(1) as u32;
     let load = |kind, connections, depth, rate| {
         Load::new(kind, (connections, depth), rate, duration, &lineup.pinning)
     };
@@ -72,9 +77,10 @@ fn run(cli: Cli) -> Result<(), String> {
     let open = load(LoadKind::Open, OPEN_LOOP_CONNECTIONS, 1, Some(rate));
 
     let count = lineup.servers.len();
-    // Per server and round: three points, the open loop's warm-up, a 2 s syscall count
-    // and the pauses that let SQPOLL's thread go idle.
-    let per_server = 3.0 * seconds + open.warmup.as_secs_f64() + 3.0;
+    // Per server and round: three points, the open loop's warm-ups (one per slice), a
+    // syscall count and the pauses that let SQPOLL's thread go idle (one per slice).
+    let slices = cli.slices.max(1) as f64;
+    let per_server = 3.0 * seconds + slices * (open.warmup.as_secs_f64() + 3.0 * 0.25) + 2.0;
     let step = Duration::from_secs_f64(per_server / 3.0);
     let mut progress = Progress::start("ablation", 3 * rounds * count, step);
     let mut samples = vec![Vec::<Sample>::new(); count];
@@ -91,27 +97,30 @@ fn run(cli: Cli) -> Result<(), String> {
                 servers[i].contender.label
             ));
         };
-        for i in balanced(servers.len(), round) {
-            say("closed", i);
-            let point = load::run_point(&servers[i], closed)?;
-            this_round[i].closed_rps = point.requests_per_sec;
-            this_round[i].closed_cpu_us = point.server_cpu_us_per_request;
-            this_round[i].closed_machine_cpu_us = point.machine_cpu_us_per_request;
+        let order: Vec<usize> = balanced(servers.len(), round).collect();
+        let mut sliced = |what: &str, load: Load| {
+            interleave(&order, cli.slices, |i, number| {
+                if number == 0 {
+                    say(what, i);
+                }
+                let point = load::run_point(&servers[i], load);
+                settle();
+                point
+            })
+        };
+        let closed_points = sliced("closed", closed)?;
+        let pipelined_points = sliced("pipelined", pipelined)?;
+        let open_points = sliced("open loop", open)?;
+        for &i in &order {
+            let sample = &mut this_round[i];
+            sample.closed_rps = closed_points[i].requests_per_sec;
+            sample.closed_cpu_us = closed_points[i].server_cpu_us_per_request;
+            sample.closed_machine_cpu_us = closed_points[i].machine_cpu_us_per_request;
+            sample.syscalls_per_request = load::syscalls_per_request(&servers[i], closed);
             settle();
-            this_round[i].syscalls_per_request = load::syscalls_per_request(&servers[i], closed);
-            settle();
-        }
-        for i in balanced(servers.len(), round) {
-            say("pipelined", i);
-            let point = load::run_point(&servers[i], pipelined)?;
-            this_round[i].pipelined_rps = point.requests_per_sec;
-            this_round[i].pipelined_cpu_us = point.server_cpu_us_per_request;
-            settle();
-        }
-        for i in balanced(servers.len(), round) {
-            say("open loop", i);
-            this_round[i].p99_us = load::run_point(&servers[i], open)?.latency_us.p99 as f64;
-            settle();
+            sample.pipelined_rps = pipelined_points[i].requests_per_sec;
+            sample.pipelined_cpu_us = pipelined_points[i].server_cpu_us_per_request;
+            sample.p99_us = open_points[i].latency_us.p99 as f64;
         }
         for (all, sample) in samples.iter_mut().zip(this_round) {
             all.push(sample);
@@ -124,6 +133,7 @@ fn run(cli: Cli) -> Result<(), String> {
         machine: Machine::detect(),
         pinning: lineup.pinning.describe(),
         seconds_per_point: seconds,
+        slices: cli.slices,
         connections: DETAIL_CONNECTIONS,
         depth: PIPELINE_DEPTH,
         open_loop_connections: OPEN_LOOP_CONNECTIONS,

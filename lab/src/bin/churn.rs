@@ -58,10 +58,13 @@ fn run(cli: Cli) -> Result<(), String> {
     let mut contenders = with_anchors(&CONTENDERS);
     contenders.push(AA_CONTROL);
     let duration = Duration::from_secs_f64(cli.seconds);
-    let warmup = open_loop_warmup(duration);
+    // An open-loop point warms up before each of its slices.
+    let slices = cli.slices.max(1);
+    let warmup = open_loop_warmup(duration / slices as u32);
     let open_points = plan.iter().filter(|p| p.rate().is_some()).count();
-    // A point runs its seconds, an open-loop point its warm-up too, and each starts up.
-    let per_round = plan.len() as f64 * (cli.seconds + 0.5) + open_points as f64 * warmup.as_secs_f64();
+    // A point runs its seconds, an open-loop point its warm-ups too, and each starts up.
+    let per_round =
+        plan.len() as f64 * (cli.seconds + 0.5) + (open_points * slices) as f64 * warmup.as_secs_f64();
     let step = Duration::from_secs_f64(per_round / plan.len() as f64);
     let progress = Progress::start("churn", plan.len() * contenders.len() * cli.rounds, step);
     let mut lineup = Lineup::start(&contenders)?;

@@ -14,6 +14,7 @@ use harness::progress::Progress;
 use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
 use harness::servers::{Lineup, TOKIO_CODEC};
+use harness::slices::interleave;
 use lab::scan::{self, CONNECTIONS, ScanPoint, ScanReport, calibrate};
 
 /// Seconds a point takes beyond its measurement (connecting, reading counters).
@@ -24,11 +25,15 @@ const STEP_OVERHEAD_S: f64 = 0.4;
 #[command(version)]
 struct Cli {
     /// Seconds per point.
-    #[arg(long, env = "SCAN_SECONDS", default_value_t = 3.0)]
+    #[arg(long, env = "SCAN_SECONDS", default_value_t = 2.0)]
     seconds: f64,
     /// Rounds; each starts every server afresh, in a balanced order.
-    #[arg(long, env = "SCAN_ROUNDS", default_value_t = 3)]
+    #[arg(long, env = "SCAN_ROUNDS", default_value_t = 5)]
     rounds: usize,
+    /// Slices each point is cut into, alternated with the round's other servers in passes
+    /// that reverse ([`harness::slices`]); 1 measures each point in one go.
+    #[arg(long, env = "SCAN_SLICES", default_value_t = 4)]
+    slices: usize,
     /// Measure nothing: render results/scan.md and the plots again from this scan.json.
     #[arg(long, value_name = "JSON")]
     render: Option<std::path::PathBuf>,
@@ -65,28 +70,32 @@ fn run(cli: Cli) -> Result<(), String> {
         if round > 0 {
             lineup.restart()?;
         }
+        let servers = &lineup.servers;
         for (step, &connections) in CONNECTIONS.iter().enumerate() {
             let load = Load::new(
                 LoadKind::Closed,
                 (connections, 1),
                 None,
-                duration,
+                duration / cli.slices.max(1) as u32,
                 &lineup.pinning,
             );
-            let order = balanced(lineup.servers.len(), round * CONNECTIONS.len() + step);
-            for (place, i) in order.enumerate() {
-                let server = &lineup.servers[i];
-                progress.step(&format!(
-                    "round {}/{} {connections} connections: {}",
-                    round + 1,
-                    cli.rounds,
-                    server.contender.label
-                ));
-                let point = load::run_point(server, load)?;
+            let order: Vec<usize> = balanced(servers.len(), round * CONNECTIONS.len() + step).collect();
+            let merged = interleave(&order, cli.slices, |i, number| {
+                if number == 0 {
+                    progress.step(&format!(
+                        "round {}/{} {connections} connections: {}",
+                        round + 1,
+                        cli.rounds,
+                        servers[i].contender.label
+                    ));
+                }
+                load::run_point(&servers[i], load)
+            })?;
+            for (place, &i) in order.iter().enumerate() {
                 points.push(ScanPoint {
                     round,
                     order: place,
-                    point,
+                    point: merged[i].clone(),
                 });
             }
         }
@@ -106,6 +115,7 @@ fn run(cli: Cli) -> Result<(), String> {
         pinning: lineup.pinning.describe(),
         seconds_per_point: cli.seconds,
         rounds: cli.rounds,
+        slices: cli.slices,
         contenders: everyone
             .iter()
             .map(|c| (c.id.to_string(), c.label.to_string()))

@@ -145,7 +145,7 @@ pub struct ChurnReport {
     #[serde(default)]
     pub slices: usize,
     pub seconds_per_point: f64,
-    /// The open loop's warm-up before each measured window, in seconds.
+    /// The open loop's warm-up before each measured window (each slice's), in seconds.
     pub open_loop_warmup_s: f64,
     pub samples: Vec<Sample>,
 }

@@ -75,7 +75,7 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
          whole answer is in. Closed loop: each client opens its next connection when the last \
          is done. Open loop: a fixed rate of connections shared by {OPEN_LOOP_CLIENTS} clients, \
          each timed from when it was due (corrected for coordinated omission), after a \
-         {} s warm-up kept out of the figures. Latency: from the connect to the answer's last \
+         {} s warm-up before each measured window (each slice) kept out of the figures. Latency: from the connect to the answer's last \
          byte. Server CPU per connection: over the whole run; whole-machine CPU: every CPU over the same run, server, client and kernel together, less the idle machine. Source addresses: {}. Errors: \
          none; loadgen counts failed connections by kind (connect, write, read, timeout, \
          status, body) and any one fails the study, so every point here completed with zero \

@@ -49,7 +49,7 @@ pub fn lineup() -> Vec<Contender> {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScanPoint {
     pub round: usize,
-    /// Its place in the round's order (0 ran first).
+    /// Its place in the round's order (0 ran first; with slices, in the first pass).
     pub order: usize,
     pub point: Point,
 }
@@ -73,6 +73,10 @@ pub struct ScanReport {
     pub pinning: String,
     pub seconds_per_point: f64,
     pub rounds: usize,
+    /// Slices each point was cut into, alternated between the servers
+    /// ([`harness::slices`]); 0 in reports from before slices (one go).
+    #[serde(default)]
+    pub slices: usize,
     /// The contenders' ids and labels in report order.
     pub contenders: Vec<(String, String)>,
     pub points: Vec<ScanPoint>,

@@ -26,7 +26,7 @@ pub fn write_all(results: &Path, report: &ScanReport) -> Result<(), String> {
 
 pub fn render(report: &ScanReport) -> String {
     let mut out = format!(
-        "# Concurrency scan\n\n{} Closed loop of `GET /` (loadgen, every response's status and body \
+        "# Concurrency scan\n\n{}{} Closed loop of `GET /` (loadgen, every response's status and body \
          checked) at {} connections.\n\nPlots: [requests/s](scan_rps.svg), \
          [server CPU per request](scan_cpu.svg), both against connections on a log axis.\n",
         provenance(
@@ -35,6 +35,7 @@ pub fn render(report: &ScanReport) -> String {
             &report.pinning,
             (report.rounds, report.seconds_per_point)
         ),
+        harness::slices::describe(report.slices),
         CONNECTIONS.map(|c| c.to_string()).join(", "),
     );
     out.push_str(&answer(report));

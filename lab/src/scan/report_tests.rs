@@ -40,6 +40,7 @@ fn report() -> ScanReport {
         pinning: "server on CPU 0, client on CPU 1".into(),
         seconds_per_point: 3.0,
         rounds: 3,
+        slices: 4,
         contenders: [IO_URING, BATCHED, CONTROL, TOKIO_CODEC]
             .iter()
             .map(|c| (c.id.to_string(), c.label.to_string()))
