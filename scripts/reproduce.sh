@@ -30,7 +30,7 @@ steps=(
   "scripts/ablation.sh"
 )
 # Minutes each step took here (2 CPUs, already built): the estimate of what is left.
-minutes=(6 25 15 7 8 3 9 16 27)
+minutes=(6 29 18 8 10 3 9 18 30)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0
