@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The io_uring feature ablation (about 30 minutes): io_uring_server with its features added
+# The io_uring feature ablation (about 28 minutes): io_uring_server with its features added
 # one at a time, plus tokio's engines, 5 interleaved rounds of closed loop (256
 # connections), 16-deep pipelining and an open loop at a fixed rate, each point cut into 4
 # slices alternated between the servers. Writes

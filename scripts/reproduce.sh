@@ -2,11 +2,11 @@
 # Regenerates every artifact under results/ (and the generated sections of BENCHMARKS.md)
 # at the commit checked out, one study after another, each with the defaults its
 # committed results were made with: cargo bench, the sweep, the concurrency scan (about
-# 16 minutes), the ablation, the large-body
+# 17 minutes), the ablation, the large-body
 # study, the workloads study and its feature table, the churn study, and the profiles (when
-# perf is installed). About 2 hours on 2 CPUs (116 minutes at 1945fa0, measured here: cargo
-# bench 6, workloads 25, churn 15, bodies 7, features 8, profiles 3, sweep 9, scan 16, ablation
-# 27); nothing else should run on the machine meanwhile.
+# perf is installed). About 2 hours on 2 CPUs (measured here at 60129ea: cargo bench 5,
+# workloads 29, churn 18, bodies 7, features 10, profiles 3, scan 17, ablation 28; the sweep 9,
+# at 1945fa0); nothing else should run on the machine meanwhile.
 #   scripts/reproduce.sh           # everything
 #   scripts/reproduce.sh --list    # the steps, without running them
 # Each study's header names the commit (with "uncommitted changes" if the tree was dirty),
@@ -30,7 +30,7 @@ steps=(
   "scripts/ablation.sh"
 )
 # Minutes each step took here (2 CPUs, already built): the estimate of what is left.
-minutes=(6 29 18 8 10 3 9 18 30)
+minutes=(5 29 18 7 10 3 9 17 28)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0

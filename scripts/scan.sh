@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The concurrency scan (about 16 minutes): a closed loop of GET / at 1, 2, 4, 8, 16, 32, 64,
+# The concurrency scan (about 17 minutes): a closed loop of GET / at 1, 2, 4, 8, 16, 32, 64,
 # 128, 256 and 1024 connections for every server, io_uring_server with batched waits on, an
 # A/A control (a second io_uring_server), the floors and nginx (when installed), in 5 rounds
 # of freshly started servers whose order is balanced, each point cut into 4 slices
