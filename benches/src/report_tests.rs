@@ -51,6 +51,8 @@ fn verdict() -> WorkloadsReport {
         detail_rounds: 0,
         seconds_per_point: 1.0,
         slices: 4,
+        judged: Vec::new(),
+        calibrations: Vec::new(),
         samples,
     }
 }

@@ -60,6 +60,7 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
             workload,
             every_round: contenders.clone(),
             detail: Vec::new(),
+            offered: None,
         })
         .collect();
     let samples = measure_rounds(lineup, &plan, rounds, "verdict")?;
@@ -71,6 +72,8 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
         detail_rounds: 0,
         seconds_per_point: rounds.seconds,
         slices: rounds.slices,
+        judged: Vec::new(),
+        calibrations: Vec::new(),
         samples,
     })
 }

@@ -9,9 +9,10 @@
 //! is recorded as jHiccup does, once for every interval it swallowed (each shorter by one
 //! interval), since a request arriving at any moment of the stall waits for its end.
 //!
-//! Cost: one wake-up per millisecond, each a few microseconds on its CPU; every summary
-//! carries the share of its CPU the meter itself used (`cpu_share`, typically well under
-//! 1%). The meter's timer slack is set to 1 ns, so the kernel's default 50 µs slack for
+//! Cost: one wake-up per millisecond, each a few microseconds on its CPU, more when the
+//! CPU is busy (it was seen at up to 6% of a loaded CPU); every summary carries the share
+//! of its CPU the meter itself used (`cpu_share`). So it never runs beside the server
+//! while a point is measured ([`crate::noise`]). The meter's timer slack is set to 1 ns, so the kernel's default 50 µs slack for
 //! sleeping threads is not mistaken for a hiccup.
 
 use std::sync::Arc;

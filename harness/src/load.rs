@@ -9,6 +9,7 @@ use loadgen::run::{Config, Percentiles};
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::measure;
+use crate::io_workers::IoWorkers;
 use crate::noise::Noise;
 use crate::perf::SyscallCounter;
 use crate::servers::Server;
@@ -86,6 +87,9 @@ pub struct Point {
     /// What the platform did meanwhile, where the study recorded it (the sweep).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<Noise>,
+    /// io_uring worker threads the server had at the end ([`IoWorkers`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_workers: Option<IoWorkers>,
 }
 
 /// A point for tests of rendering: 1000 requests of `contender` under `kind`, every
@@ -113,6 +117,7 @@ pub fn blank_point(contender: &str, kind: LoadKind) -> Point {
         bottleneck: String::new(),
         usage: None,
         noise: None,
+        io_workers: None,
     }
 }
 
@@ -262,6 +267,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         bottleneck: usage.bottleneck(),
         usage: Some(usage),
         noise: None,
+        io_workers: server.pid().map(IoWorkers::of),
     })
 }
 

@@ -1,7 +1,9 @@
 //! What the platform itself did while a point ran: the steal on the server's and the
 //! client's CPUs ([`crate::steal`]) and, for a latency point, the hiccups of a meter on
 //! each of them ([`crate::hiccup`]), recorded beside the point so its tails can be read
-//! against the machine's own.
+//! against the machine's own. The meter on the server's CPU runs in a quiet moment just
+//! before the point ([`QUIET`]), not during it: there it would share the CPU with the
+//! server, take CPU from it, and read the server's own busyness as platform noise.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +20,11 @@ pub struct Noise {
     pub hiccups: Option<HiccupFloor>,
 }
 
-/// The hiccups of the client's and the server's CPU during one point.
+/// How long the server's CPU is metered, idle, before each point.
+pub const QUIET: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The hiccups of the client's CPU during one point, and of the server's CPU in the quiet
+/// moment before it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct HiccupFloor {
     pub client: HiccupSummary,
@@ -32,38 +38,34 @@ impl HiccupFloor {
     }
 }
 
-/// Runs `work`, watching steal and, if `hiccups`, a meter on the first client CPU and one
-/// on the first server CPU (unpinned when `pinning` names none) for as long as it runs.
+/// Runs `work`, watching steal and, if `hiccups`, a meter on the first server CPU for
+/// [`QUIET`] before it and one on the first client CPU while it runs (unpinned when
+/// `pinning` names none).
 pub fn measure<T>(
     pinning: &Pinning,
     hiccups: bool,
     work: impl FnOnce() -> Result<T, String>,
 ) -> Result<(T, Noise), String> {
     let first = |set: &Option<CpuSet>| set.as_ref().and_then(|s| s.0.first().copied());
-    let steal = StealWatch::start(pinning)?;
-    let meters = match hiccups {
+    let quiet = match hiccups {
         true => {
-            let client = HiccupMeter::start(first(&pinning.client))?;
-            match HiccupMeter::start(first(&pinning.server)) {
-                Ok(server) => Some((client, server)),
-                Err(error) => {
-                    let _ = client.stop();
-                    return Err(error);
-                }
-            }
+            let meter = HiccupMeter::start(first(&pinning.server))?;
+            std::thread::sleep(QUIET);
+            Some(meter.stop()?)
         }
         false => None,
     };
+    let steal = StealWatch::start(pinning)?;
+    let client = quiet
+        .map(|_| HiccupMeter::start(first(&pinning.client)))
+        .transpose()?;
     let result = work();
-    let floor = match meters {
-        Some((client, server)) => {
-            let (client, server) = (client.stop(), server.stop());
-            Some(HiccupFloor {
-                client: client?,
-                server: server?,
-            })
-        }
-        None => None,
+    let floor = match (client, quiet) {
+        (Some(client), Some(server)) => Some(HiccupFloor {
+            client: client.stop()?,
+            server,
+        }),
+        _ => None,
     };
     let steal = steal.read()?;
     Ok((

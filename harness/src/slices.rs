@@ -11,6 +11,7 @@
 
 use loadgen::run::Percentiles;
 
+use crate::io_workers::IoWorkers;
 use crate::load::Point;
 use crate::usage::Usage;
 
@@ -105,6 +106,10 @@ pub fn merge(points: &[Point]) -> Option<Point> {
         uncorrected_latency_us: all(|p| p.uncorrected_latency_us.as_ref()),
         send_lateness_us: all(|p| p.send_lateness_us.as_ref()),
         peak_rss_kib: points.iter().filter_map(|p| p.peak_rss_kib).max(),
+        io_workers: points
+            .iter()
+            .filter_map(|p| p.io_workers)
+            .reduce(IoWorkers::larger),
         ..last.clone()
     };
     let usages: Option<Vec<Usage>> = points.iter().map(|p| p.usage).collect();

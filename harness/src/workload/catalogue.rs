@@ -14,9 +14,13 @@ const CHURN_CLIENTS: usize = 32;
 const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 15_000];
 
 /// The closed loop run beside the idle connections.
+///
+/// The offered workloads (keep-alive, the echo and churn at 25, 50 and 75% of the slowest
+/// contender's capacity, [`super::offered`]) follow the churn ones: the verdict's CPU rows
+/// for those loads are the 50% ones.
 const IDLE_ACTIVE: usize = 64;
 
-pub const WORKLOADS: [Workload; 14] = [
+pub const WORKLOADS: [Workload; 26] = [
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -80,6 +84,90 @@ pub const WORKLOADS: [Workload; 14] = [
         shape: Shape::Churn {
             closes: Churn::ClientCloses,
             clients: CHURN_CLIENTS,
+        },
+    },
+    Workload {
+        name: "keep-alive, small requests at 25% load",
+        shape: Shape::Offered {
+            of: "keep-alive, small requests",
+            percent: 25,
+        },
+    },
+    Workload {
+        name: "keep-alive, small requests at 50% load",
+        shape: Shape::Offered {
+            of: "keep-alive, small requests",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "keep-alive, small requests at 75% load",
+        shape: Shape::Offered {
+            of: "keep-alive, small requests",
+            percent: 75,
+        },
+    },
+    Workload {
+        name: "64 KiB echo at 25% load",
+        shape: Shape::Offered {
+            of: "64 KiB echo",
+            percent: 25,
+        },
+    },
+    Workload {
+        name: "64 KiB echo at 50% load",
+        shape: Shape::Offered {
+            of: "64 KiB echo",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "64 KiB echo at 75% load",
+        shape: Shape::Offered {
+            of: "64 KiB echo",
+            percent: 75,
+        },
+    },
+    Workload {
+        name: "churn, server closes at 25% load",
+        shape: Shape::Offered {
+            of: "churn, server closes",
+            percent: 25,
+        },
+    },
+    Workload {
+        name: "churn, server closes at 50% load",
+        shape: Shape::Offered {
+            of: "churn, server closes",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "churn, server closes at 75% load",
+        shape: Shape::Offered {
+            of: "churn, server closes",
+            percent: 75,
+        },
+    },
+    Workload {
+        name: "churn, client closes at 25% load",
+        shape: Shape::Offered {
+            of: "churn, client closes",
+            percent: 25,
+        },
+    },
+    Workload {
+        name: "churn, client closes at 50% load",
+        shape: Shape::Offered {
+            of: "churn, client closes",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "churn, client closes at 75% load",
+        shape: Shape::Offered {
+            of: "churn, client closes",
+            percent: 75,
         },
     },
     Workload {

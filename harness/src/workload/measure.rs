@@ -8,8 +8,9 @@ use loadgen::idle::IdleConnections;
 use loadgen::response::Expect;
 
 use super::samples::Sample;
-use super::{Shape, Unit, Workload};
+use super::{Shape, Unit, Workload, offered};
 use crate::load::{self, Ask, Load, LoadKind, Point, Post};
+use crate::memory_group::MemoryGroup;
 use crate::servers::Server;
 use crate::settings::Pinning;
 
@@ -18,6 +19,8 @@ use crate::settings::Pinning;
 pub struct Slot {
     pub round: usize,
     pub duration: Duration,
+    /// The rate an offered workload runs at, requests/s.
+    pub offered: Option<f64>,
     /// Count syscalls in a separate run (first round only, and where the workload asks).
     pub count_syscalls: bool,
 }
@@ -27,18 +30,27 @@ pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) 
     if let Shape::Idle { count, active } = workload.shape {
         return idle(server, workload, slot, pinning, (count, active));
     }
-    let point = point(server, workload, slot.duration, pinning)?;
+    let point = point(server, workload, slot.duration, slot.offered, pinning)?;
     finish(server, workload, slot, pinning, point)
 }
 
-/// One slice of `workload` (not an idle one) on `server`, `duration` long.
+/// One slice of `workload` (not an idle one) on `server`, `duration` long; an offered
+/// workload ([`Shape::Offered`]) at `offered` requests/s.
 pub fn point(
     server: &Server,
     workload: &Workload,
     duration: Duration,
+    offered: Option<f64>,
     pinning: &Pinning,
 ) -> Result<Point, String> {
-    load::run_point(server, load_of(workload.shape, duration, pinning))
+    let load = match (workload.shape, offered) {
+        (Shape::Offered { of, .. }, Some(rate)) => at_rate(offered::base(of).shape, rate, duration, pinning),
+        (Shape::Offered { .. }, None) => {
+            return Err(format!("{}: no rate was calibrated for it", workload.name));
+        }
+        (shape, _) => load_of(shape, duration, pinning),
+    };
+    load::run_point(server, load)
 }
 
 /// The sample of `server`'s `point` of `workload` (its slices merged:
@@ -61,7 +73,35 @@ pub fn finish(
         Unit::RequestsPerSec => Some(point.requests_per_sec),
         Unit::BytesPerIdleConnection => unreachable!("idle workloads return above"),
     };
-    Ok(sample(workload, slot.round, value, syscalls, point))
+    // What an open loop served is what it answered of its schedule: requests over the
+    // scheduled window (loadgen's own rate also counts the teardown, about 1% of a slice).
+    let served = point.requests as f64 / slot.duration.as_secs_f64();
+    // A server that fell behind the offered rate has no cost per request to compare.
+    let value = match slot.offered {
+        Some(rate) if !offered::keeps_up(rate, served) => None,
+        _ => value,
+    };
+    let mut sample = sample(workload, slot.round, value, syscalls, point);
+    if slot.offered.is_some() {
+        sample.requests_per_sec = served;
+        sample.offered_per_sec = slot.offered;
+    }
+    Ok(sample)
+}
+
+/// `shape`'s load (keep-alive, echo or churn) as an open loop at `rate` requests/s.
+fn at_rate(shape: Shape, rate: f64, duration: Duration, pinning: &Pinning) -> Load {
+    let flat_out = load_of(shape, duration, pinning);
+    let kind = match flat_out.kind {
+        LoadKind::Churn => LoadKind::Churn,
+        _ => LoadKind::Open,
+    };
+    Load {
+        kind,
+        rate: Some(rate),
+        warmup: load::open_loop_warmup(duration),
+        ..flat_out
+    }
 }
 
 /// The loadgen load a shape stands for.
@@ -88,11 +128,14 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
             ..Load::new(LoadKind::Churn, (clients, 1), None, duration, pinning)
         },
         Shape::Idle { active, .. } => closed(active, Ask::Hello),
+        Shape::Offered { of, .. } => load_of(offered::base(of).shape, duration, pinning),
     }
 }
 
-/// Holds `count` idle connections on a fresh `server`, reads how much its resident memory
-/// grew, then runs the `active` closed loop beside them.
+/// Holds `count` idle connections on a fresh `server` and reads how much memory they
+/// cost it: in a cgroup of its own where this machine allows ([`MemoryGroup`]: its pages
+/// and the kernel's sockets, epoll entries and io_uring requests), else its resident
+/// pages alone; then runs the `active` closed loop beside them.
 fn idle(
     server: &Server,
     workload: &Workload,
@@ -105,23 +148,23 @@ fn idle(
         status: 200,
         body_len: Some(http_core::routes::HELLO.len()),
     };
-    let before = server
-        .pid()
-        .map(|pid| load::status_kib(pid, "VmRSS"))
-        .transpose()?;
+    let group = server.pid().and_then(|pid| MemoryGroup::join(pid).ok());
+    let before = Memory::read(server, group.as_ref())?;
     let held = IdleConnections::open(target.addr, count, &target.request, expect)?;
     std::thread::sleep(SETTLE);
-    let after = server
-        .pid()
-        .map(|pid| load::status_kib(pid, "VmRSS"))
-        .transpose()?;
-    let grown = before
-        .zip(after)
-        .map(|(before, after)| after.saturating_sub(before) as f64 * 1024.0 / count as f64);
+    let after = Memory::read(server, group.as_ref())?;
+    let per_connection = |before: Option<u64>, after: Option<u64>| {
+        before
+            .zip(after)
+            .map(|(before, after)| after.saturating_sub(before) as f64 / count as f64)
+    };
+    let rss = per_connection(before.rss, after.rss);
+    let grown = per_connection(before.group, after.group).or(rss);
     let point = load::run_point(
         server,
         load_of(Shape::Idle { count, active }, slot.duration, pinning),
     )?;
+    drop(group);
     if held.closed() > 0 {
         return Err(format!(
             "{}: {} of {count} idle connections were closed during the load",
@@ -129,7 +172,28 @@ fn idle(
             held.closed()
         ));
     }
-    Ok(sample(workload, slot.round, grown, None, point))
+    let mut sample = sample(workload, slot.round, grown, None, point);
+    sample.rss_bytes_per_idle = rss;
+    sample.kernel_included = Some(before.group.is_some());
+    Ok(sample)
+}
+
+/// A server's memory at one moment, in bytes: its cgroup's charge and its resident pages.
+struct Memory {
+    group: Option<u64>,
+    rss: Option<u64>,
+}
+
+impl Memory {
+    fn read(server: &Server, group: Option<&MemoryGroup>) -> Result<Memory, String> {
+        Ok(Memory {
+            group: group.map(MemoryGroup::bytes).transpose()?,
+            rss: server
+                .pid()
+                .map(|pid| load::status_kib(pid, "VmRSS").map(|kib| kib * 1024))
+                .transpose()?,
+        })
+    }
 }
 
 /// How long the server may take to finish setting up the connections it accepted.
@@ -156,5 +220,9 @@ fn sample(
         p99_us: point.latency_us.p99,
         syscalls_per_request: syscalls,
         bottleneck: point.bottleneck,
+        offered_per_sec: None,
+        rss_bytes_per_idle: None,
+        kernel_included: None,
+        io_workers: point.io_workers,
     }
 }

@@ -9,8 +9,11 @@ use serde::Serialize;
 
 use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
+pub mod calibrate;
 pub mod catalogue;
+pub mod idle_fit;
 pub mod measure;
+pub mod offered;
 pub mod run;
 pub mod samples;
 pub mod verdict;
@@ -37,6 +40,11 @@ pub enum Shape {
     /// `count` kept-alive connections that each made one request and now wait, held by a
     /// freshly started server while `active` connections run a closed loop of `GET /`.
     Idle { count: usize, active: usize },
+    /// The load of the workload named `of` (keep-alive, echo or churn) as an open loop at
+    /// `percent`% of the slowest contender's capacity for it ([`offered`]): every
+    /// contender serves the same requests per second, so CPU per request compares servers
+    /// rather than how fast the client drove each one.
+    Offered { of: &'static str, percent: u32 },
 }
 
 /// What is compared: lower is better, but for requests/s, whose ratios are inverted so
@@ -64,7 +72,9 @@ impl Unit {
             Unit::CpuPerRequest => "server CPU µs per request",
             Unit::CpuPerConnection => "server CPU µs per connection",
             Unit::LatencyP50 => "median round trip, µs",
-            Unit::BytesPerIdleConnection => "server memory (RSS) bytes per idle connection",
+            Unit::BytesPerIdleConnection => {
+                "server memory bytes per idle connection, the kernel's included (its cgroup)"
+            }
             Unit::RequestsPerSec => "requests/s (the cell is the baseline's ÷ io_uring_server's)",
         }
     }
@@ -79,12 +89,38 @@ pub struct Workload {
 impl Workload {
     pub fn unit(&self) -> Unit {
         match self.shape {
+            Shape::Offered { of, .. } => offered::base(of).unit(),
             Shape::OneConnection => Unit::LatencyP50,
             Shape::SmallService { .. } => Unit::RequestsPerSec,
             Shape::Churn { .. } => Unit::CpuPerConnection,
             Shape::Idle { .. } => Unit::BytesPerIdleConnection,
             _ => Unit::CpuPerRequest,
         }
+    }
+
+    /// What its verdict row measures, in words: the unit, and for CPU how the load was
+    /// offered (a fixed rate, or a saturated closed loop whose figure is a capacity one).
+    pub fn measure(&self) -> String {
+        let unit = self.unit();
+        match (self.shape, unit) {
+            (Shape::Offered { percent, .. }, _) => format!(
+                "{} at {percent}% of capacity (a fixed open-loop rate, the same for every server)",
+                unit.describe()
+            ),
+            (_, Unit::CpuPerRequest | Unit::CpuPerConnection) if self.saturates() => {
+                format!("{}, saturated closed loop", unit.describe())
+            }
+            _ => unit.describe().into(),
+        }
+    }
+
+    /// Whether it drives every server as fast as the client can (a closed loop of many
+    /// connections, or churn), so its CPU figure also depends on how fast that was.
+    fn saturates(&self) -> bool {
+        !matches!(
+            self.shape,
+            Shape::OneConnection | Shape::Idle { .. } | Shape::Offered { .. }
+        )
     }
 
     /// Whether syscalls per request are counted for it (in a separate run, first round only).

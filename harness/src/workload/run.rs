@@ -20,6 +20,8 @@ pub struct Entry {
     pub workload: Workload,
     pub every_round: Vec<Contender>,
     pub detail: Vec<Contender>,
+    /// An offered workload's rate, requests/s ([`super::offered`]).
+    pub offered: Option<f64>,
 }
 
 /// How many rounds, how long each point.
@@ -49,27 +51,15 @@ impl Rounds {
     }
 }
 
-/// How many rounds `samples` span: the rounds a report over them has.
-pub fn rounds_in(samples: &[Sample]) -> usize {
-    samples.iter().map(|s| s.round + 1).max().unwrap_or(0)
-}
+pub use super::samples::rounds_in;
 
 /// The entries of `plan` still worth a round after `samples`: those with an undecided
 /// verdict cell.
 fn undecided<'a>(plan: &[&'a Entry], samples: &[Sample]) -> Vec<&'a Entry> {
-    let so_far = WorkloadsReport {
-        machine: crate::machine::blank(""),
-        pinning: String::new(),
-        rounds: rounds_in(samples),
-        base_rounds: None,
-        detail_rounds: 0,
-        seconds_per_point: 0.0,
-        slices: 0,
-        samples: samples.to_vec(),
-    };
+    let so_far = WorkloadsReport::over(samples.to_vec());
     plan.iter()
         .copied()
-        .filter(|entry| so_far.undecided(&entry.workload))
+        .filter(|entry| !entry.every_round.is_empty() && so_far.undecided(&entry.workload))
         .collect()
 }
 
@@ -116,6 +106,7 @@ pub fn measure_rounds(
             let slot = Slot {
                 round,
                 duration,
+                offered: entry.offered,
                 count_syscalls: round == 0,
             };
             let step = |progress: &mut Progress, label: &str| {
@@ -179,7 +170,13 @@ fn one_round(
             if number == 0 {
                 begin(position, progress);
             }
-            measure::point(&servers[position], &entry.workload, slice, &lineup.pinning)
+            measure::point(
+                &servers[position],
+                &entry.workload,
+                slice,
+                entry.offered,
+                &lineup.pinning,
+            )
         })?;
         for (server, point) in servers.iter().zip(merged) {
             samples.push(measure::finish(
@@ -220,8 +217,9 @@ mod tests {
     fn entry(name: &str) -> Entry {
         Entry {
             workload: by_name(name).unwrap(),
-            every_round: Vec::new(),
+            every_round: vec![SUBJECT],
             detail: Vec::new(),
+            offered: None,
         }
     }
 

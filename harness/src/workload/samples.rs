@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::offered::Calibration;
 use super::{BASELINES, SUBJECT, Shape, Unit, Workload};
+use crate::io_workers::IoWorkers;
 use crate::judge::Word;
 use crate::machine::Machine;
 use crate::rounds;
@@ -36,6 +38,20 @@ pub struct Sample {
     pub p99_us: u64,
     pub syscalls_per_request: Option<f64>,
     pub bottleneck: String,
+    /// An offered workload's rate, requests/s ([`super::offered`]); its `value` is `None`
+    /// where the server served less than [`super::offered::KEEP_UP`] of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_per_sec: Option<f64>,
+    /// Idle workloads: resident memory alone per idle connection, beside `value`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_bytes_per_idle: Option<f64>,
+    /// Idle workloads: whether `value` counts the kernel's memory (the server ran in a
+    /// cgroup of its own) or, where this machine gave none, resident memory alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_included: Option<bool>,
+    /// io_uring worker threads the server had at the point's end, where it had any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_workers: Option<IoWorkers>,
 }
 
 impl Sample {
@@ -56,8 +72,17 @@ impl Sample {
             p99_us: 50,
             syscalls_per_request: (round == 0).then_some(0.5),
             bottleneck: "client".into(),
+            offered_per_sec: None,
+            rss_bytes_per_idle: None,
+            kernel_included: None,
+            io_workers: None,
         }
     }
+}
+
+/// How many rounds `samples` span: the rounds a report over them has.
+pub fn rounds_in(samples: &[Sample]) -> usize {
+    samples.iter().map(|s| s.round + 1).max().unwrap_or(0)
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -78,10 +103,33 @@ pub struct WorkloadsReport {
     /// Slices each point was cut into ([`crate::slices`]); 0 in reports from before them.
     #[serde(default)]
     pub slices: usize,
+    /// The workloads the verdict judges; empty: every one measured (reports from before).
+    #[serde(default)]
+    pub judged: Vec<String>,
+    /// The capacities the offered workloads' rates are shares of.
+    #[serde(default)]
+    pub calibrations: Vec<Calibration>,
     pub samples: Vec<Sample>,
 }
 
 impl WorkloadsReport {
+    /// A report over `samples` alone, every workload judged (no machine, no method): what
+    /// the rounds so far decide, and reports' tests.
+    pub fn over(samples: Vec<Sample>) -> WorkloadsReport {
+        WorkloadsReport {
+            machine: crate::machine::blank(""),
+            pinning: String::new(),
+            rounds: rounds_in(&samples),
+            base_rounds: None,
+            detail_rounds: 0,
+            seconds_per_point: 0.0,
+            slices: 0,
+            judged: Vec::new(),
+            calibrations: Vec::new(),
+            samples,
+        }
+    }
+
     /// The samples of `contender` at `workload`, in round order.
     pub fn of<'a>(&'a self, workload: &'a str, contender: &'a str) -> impl Iterator<Item = &'a Sample> {
         self.samples
@@ -144,10 +192,21 @@ impl WorkloadsReport {
         }
     }
 
+    /// Whether the verdict judges `workload` (others are measured for the details only).
+    pub fn is_judged(&self, workload: &str) -> bool {
+        self.judged.is_empty() || self.judged.iter().any(|j| j == workload)
+    }
+
     /// Every row `workload` has in a verdict: its own unit's, and for one connection a
     /// second in server CPU per request. Each holds the ratios against each of the
-    /// [`BASELINES`] and the A/A control's.
+    /// [`BASELINES`] and the A/A control's. None for a workload not judged, nor for an
+    /// idle one where the report has a fit over several counts: those are judged together, on
+    /// the fit's slope ([`super::idle_fit`]).
     pub fn verdict_rows(&self, workload: &Workload) -> Vec<(Unit, VerdictRatios)> {
+        let fitted = matches!(workload.shape, Shape::Idle { .. }) && self.idle_fit().is_some();
+        if !self.is_judged(workload.name) || fitted {
+            return Vec::new();
+        }
         let mut rows = vec![(workload.unit(), self.verdict_ratios(workload))];
         if workload.shape == Shape::OneConnection {
             rows.push((Unit::CpuPerRequest, self.verdict_cpu_ratios(workload)));

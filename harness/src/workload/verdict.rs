@@ -6,10 +6,11 @@
 
 use std::fmt::Write as _;
 
+use super::offered::{self, VERDICT_PERCENT};
 use super::samples::WorkloadsReport;
-use super::{BASELINES, SUBJECT, Workload};
+use super::{BASELINES, SUBJECT, Unit, Workload};
 use crate::judge::{self, Word};
-use crate::servers::AA_CONTROL;
+use crate::servers::{AA_CONTROL, TOKIO_CODEC_SHARED};
 
 /// What a cell compares, for the paragraph above a table.
 pub fn what_a_cell_is() -> String {
@@ -41,6 +42,11 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
     let measured = report.workloads();
     for workload in workloads.iter().filter(|w| measured.iter().any(|m| m == w.name)) {
         for (unit, (baselines, aa)) in report.verdict_rows(workload) {
+            let measure = if unit == workload.unit() {
+                workload.measure()
+            } else {
+                unit.describe().to_string()
+            };
             let cells: Vec<String> = baselines.iter().map(|r| tally.cell(r)).collect();
             let aa = if control {
                 format!(" {} |", tally.aa_cell(&aa))
@@ -49,12 +55,37 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} |{aa}",
+                "| {} | {measure} | {} |{aa}",
                 workload.name,
-                unit.describe(),
                 cells.join(" | ")
             );
         }
+    }
+    if let Some(idle) = report.idle_fit() {
+        let cells: Vec<String> = BASELINES
+            .iter()
+            .map(|b| tally.cell(&report.idle_fit_ratios(b.id)))
+            .collect();
+        let aa = if control {
+            let ratios = crate::rounds::ratios(
+                &report.idle_slopes(AA_CONTROL.id),
+                &report.idle_slopes(SUBJECT.id),
+            );
+            format!(" {} |", tally.aa_cell(&ratios))
+        } else {
+            String::new()
+        };
+        let counts: Vec<String> = idle
+            .iter()
+            .map(|(_, count)| crate::format::group_thousands(*count as f64))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| idle connections | {}: the slope of a fit over {} connections | {} |{aa}",
+            Unit::BytesPerIdleConnection.describe(),
+            counts.join(", "),
+            cells.join(" | ")
+        );
     }
     let _ = write!(
         out,
@@ -69,7 +100,55 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
         );
     }
     out.push_str(".\n");
+    out.push_str(&idle_control(report));
+    out.push_str(&offered_rates(report));
     out
+}
+
+/// The idle fit against the I/O-model control, where it ran every round: tokio's codec
+/// reading into one shared buffer, so neither side holds a buffer per idle connection.
+fn idle_control(report: &WorkloadsReport) -> String {
+    let ratios = report.idle_fit_ratios(TOKIO_CODEC_SHARED.id);
+    if report.idle_fit().is_none() || ratios.len() < 2 {
+        return String::new();
+    }
+    format!(
+        "\nIdle connections against the I/O-model control ({}, which holds no buffer per idle \
+         connection either, so what is left is the I/O model's own cost: the socket, the armed \
+         receive or the epoll entry, the task): {}.\n",
+        TOKIO_CODEC_SHARED.label,
+        judge::cell(&ratios)
+    )
+}
+
+/// How the offered workloads' rates were set, where the report has any.
+fn offered_rates(report: &WorkloadsReport) -> String {
+    if report.calibrations.is_empty() {
+        return String::new();
+    }
+    let rates: Vec<String> = report
+        .calibrations
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: {} req/s",
+                c.workload,
+                crate::format::group_thousands(c.rate(VERDICT_PERCENT))
+            )
+        })
+        .collect();
+    format!(
+        "\nRows \"at {VERDICT_PERCENT}% load\" offered every server the same open-loop rate, \
+         {VERDICT_PERCENT}% of the slowest contender's capacity (what it served flat out in a \
+         {:.1} s calibration run at the start): {}. A round in which a server served less than \
+         {:.0}% of the offered rate counts for nothing (a backlog is not a cost per request). \
+         Rows \"saturated closed loop\" drive every server as fast as the client can: their CPU \
+         per request is the server's busy share divided by a rate the client sets, a capacity \
+         figure rather than a cost.\n",
+        offered::CALIBRATION.as_secs_f64(),
+        rates.join("; "),
+        offered::KEEP_UP * 100.0,
+    )
 }
 
 /// How many cells and A/A cells a table holds, and how many the rule decided.

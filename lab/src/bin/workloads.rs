@@ -11,17 +11,21 @@ use harness::machine::Machine;
 use harness::servers::Lineup;
 use harness::servers::nginx::with_anchors;
 use harness::settings::Pinning;
+use harness::workload::Shape;
+use harness::workload::calibrate;
+use harness::workload::offered::{self, Calibration};
 use harness::workload::run::{Entry, Rounds, measure_rounds};
-use lab::workloads::{EVERYONE, WORKLOADS, WorkloadsReport, detail_contenders, features, verdict_contenders};
+use lab::workloads::{EVERYONE, WORKLOADS, WorkloadsReport, detail_contenders, features, judged_contenders};
 
 /// For which workload is io_uring worth it: every workload shape, every contender.
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Cli {
     /// Rounds; each starts every server afresh for every point, in a balanced order.
-    /// 12: three whole cycles of the balanced design for the four contenders judged.
-    #[arg(long, default_value_t = 12)]
-    rounds: usize,
+    /// Default 8, two whole cycles of the balanced design for the four contenders judged
+    /// (with `--features`, 12).
+    #[arg(long)]
+    rounds: Option<usize>,
     /// Seconds per point.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
@@ -57,6 +61,7 @@ fn run(cli: Cli) -> Result<(), String> {
         workload,
         every_round,
         detail,
+        offered: None,
     };
     let (plan, everyone): (Vec<Entry>, _) = if cli.features {
         let plan = features::lineup()
@@ -67,7 +72,7 @@ fn run(cli: Cli) -> Result<(), String> {
     } else {
         let plan = WORKLOADS
             .iter()
-            .map(|w| entry(*w, verdict_contenders(), detail_contenders(w)))
+            .map(|w| entry(*w, judged_contenders(w), detail_contenders(w)))
             .collect();
         (plan, with_anchors(&EVERYONE))
     };
@@ -86,13 +91,20 @@ fn run(cli: Cli) -> Result<(), String> {
             e
         })
         .collect();
+    let planned = cli.rounds.unwrap_or(if cli.features { 12 } else { 8 });
     let rounds = Rounds {
-        rounds: cli.rounds,
+        rounds: planned,
         seconds: cli.seconds,
-        detail_rounds: cli.detail_rounds.min(cli.rounds),
+        detail_rounds: cli.detail_rounds.min(planned),
         max_rounds: cli.max_rounds,
         slices: cli.slices,
     };
+    let (plan, calibrations) = calibrate(&lineup, plan)?;
+    let judged = plan
+        .iter()
+        .filter(|e| !e.every_round.is_empty())
+        .map(|e| e.workload.name.to_string())
+        .collect();
     let samples = measure_rounds(&lineup, &plan, rounds, "workloads")?;
     let report = WorkloadsReport {
         machine: Machine::detect(),
@@ -102,6 +114,8 @@ fn run(cli: Cli) -> Result<(), String> {
         detail_rounds: rounds.detail_rounds,
         seconds_per_point: rounds.seconds,
         slices: rounds.slices,
+        judged,
+        calibrations,
         samples,
     };
     if cli.features {
@@ -114,4 +128,33 @@ fn run(cli: Cli) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// The rate of every offered workload in `plan`: each base workload run flat out by every
+/// contender any of its offered workloads has, the slowest figure its capacity.
+fn calibrate(lineup: &Lineup, mut plan: Vec<Entry>) -> Result<(Vec<Entry>, Vec<Calibration>), String> {
+    let mut calibrations: Vec<Calibration> = Vec::new();
+    for index in 0..plan.len() {
+        let Shape::Offered { of, percent } = plan[index].workload.shape else {
+            continue;
+        };
+        if !calibrations.iter().any(|c| c.workload == of) {
+            let mut contenders = Vec::new();
+            for e in plan
+                .iter()
+                .filter(|e| matches!(e.workload.shape, Shape::Offered { of: o, .. } if o == of))
+            {
+                for c in e.every_round.iter().chain(&e.detail) {
+                    if !contenders.contains(c) {
+                        contenders.push(*c);
+                    }
+                }
+            }
+            println!("calibrating {of}: {} contenders flat out", contenders.len());
+            calibrations.push(calibrate::calibrate(lineup, &offered::base(of), &contenders)?);
+        }
+        let calibration = calibrations.iter().find(|c| c.workload == of);
+        plan[index].offered = calibration.map(|c| c.rate(percent));
+    }
+    Ok((plan, calibrations))
 }

@@ -72,10 +72,10 @@ pub fn profile(
     let data = dirs.scratch.join(format!("{name}.data"));
     let recording = Recording::start(pinning.server.as_ref(), &data)?;
     let point = load::run_point(server, load_of(workload, rate, duration, pinning));
-    let data = recording.stop()?;
+    let recorded = recording.stop()?;
     let point = point?;
-    let folded = record::fold(&data)?;
-    let _ = std::fs::remove_file(&data);
+    let folded = record::fold(&recorded.data)?;
+    let _ = std::fs::remove_file(&recorded.data);
     std::fs::write(dirs.scratch.join(format!("{name}.folded")), &folded).map_err(|e| e.to_string())?;
     let stacks = record::parse(&folded);
     let breakdown = Breakdown::of(&stacks, pid, PERIOD_NS);
@@ -101,6 +101,7 @@ pub fn profile(
         p99_us: point.latency_us.p99,
         server_cpu_us,
         cost_us: breakdown.costs(server_cpu_us),
+        timer_delivered: Some(breakdown.all_samples() as f64 / recorded.expected_samples),
         breakdown,
         flame_graph: svg,
     })

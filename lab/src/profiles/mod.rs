@@ -144,6 +144,11 @@ pub struct Profile {
     pub cost_us: [f64; 12],
     /// The flame graph, relative to `results/`.
     pub flame_graph: String,
+    /// The share of its periods the sampling timer delivered a sample for, on every task
+    /// of the recorded CPUs: `cpu-clock` samples from a timer, and a tick that fires late
+    /// records one sample for all the periods it missed, so perf counts short by the
+    /// rest. `None` where it was not measured.
+    pub timer_delivered: Option<f64>,
 }
 
 /// How perf's samples of the server CPUs split.
@@ -178,9 +183,14 @@ impl Breakdown {
         self.server.iter().sum()
     }
 
+    /// Every sample taken on the server's CPUs, of every task and the idle one.
+    pub fn all_samples(&self) -> u64 {
+        self.server_samples() + self.idle + self.others
+    }
+
     /// The server's share of every sample taken on its CPUs.
     pub fn server_share(&self) -> f64 {
-        self.server_samples() as f64 / (self.server_samples() + self.idle + self.others).max(1) as f64
+        self.server_samples() as f64 / self.all_samples().max(1) as f64
     }
 
     /// `category`'s share of the server's samples.
@@ -206,6 +216,14 @@ impl Profile {
     /// /proc's figure, which the shares are scaled to.
     pub fn sampled_cpu_us(&self) -> f64 {
         (self.breakdown.server_samples() * record::PERIOD_NS) as f64 / 1e3 / self.requests.max(1) as f64
+    }
+
+    /// [`Self::sampled_cpu_us`] with the periods the timer missed given back, in the
+    /// server's share: what perf would have counted from a timer that never fired late.
+    pub fn sampled_cpu_us_restored(&self) -> Option<f64> {
+        self.timer_delivered
+            .filter(|d| *d > 0.0)
+            .map(|delivered| self.sampled_cpu_us() / delivered)
     }
 }
 

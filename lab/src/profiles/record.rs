@@ -6,7 +6,7 @@ use std::io::BufReader;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use inferno::collapse::Collapse;
 
@@ -14,6 +14,11 @@ use harness::affinity::CpuSet;
 
 /// Nanoseconds of CPU between two samples (`perf record -c`): 4,000 samples a second.
 pub const PERIOD_NS: u64 = 250_000;
+
+/// The CPUs online, for a recording of all of them.
+fn num_cpus_online() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
 
 /// Whether perf can record what the study needs on `cpus`; the error is one line saying
 /// what is missing. Needs: perf installed, kernel symbol addresses readable
@@ -80,6 +85,16 @@ fn cpu_args(cpus: Option<&CpuSet>) -> Vec<String> {
 pub struct Recording {
     child: Child,
     path: PathBuf,
+    started: Instant,
+    cpus: usize,
+}
+
+/// What a recording wrote, and what it covered.
+pub struct Recorded {
+    pub data: PathBuf,
+    /// The samples its timer should have taken: one per [`PERIOD_NS`] on each CPU over
+    /// the time perf ran.
+    pub expected_samples: f64,
 }
 
 impl Recording {
@@ -102,21 +117,28 @@ impl Recording {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start perf record: {e}"))?;
+        let started = Instant::now();
         std::thread::sleep(Duration::from_millis(300));
         Ok(Recording {
             child,
             path: path.to_path_buf(),
+            started,
+            cpus: cpus.map_or_else(num_cpus_online, |set| set.0.len()),
         })
     }
 
     /// Stops perf (SIGINT, as Ctrl-C would) and returns the data file once it is written.
-    pub fn stop(mut self) -> Result<PathBuf, String> {
+    pub fn stop(mut self) -> Result<Recorded, String> {
+        let ran = self.started.elapsed();
         // SAFETY: kill(2) on our own child, which has not been reaped yet.
         unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGINT) };
         let status = self.child.wait().map_err(|e| e.to_string())?;
         // perf writes its data, then ends itself with the signal it was stopped by.
         match status.success() || status.signal() == Some(libc::SIGINT) {
-            true => Ok(self.path),
+            true => Ok(Recorded {
+                data: self.path,
+                expected_samples: ran.as_nanos() as f64 * self.cpus as f64 / PERIOD_NS as f64,
+            }),
             false => Err(format!("perf record failed ({status})")),
         }
     }

@@ -51,7 +51,11 @@ pub fn render(report: &ProfilesReport) -> String {
          share of the server's samples × the server CPU per request measured from /proc in \
          the same run, so each column adds up to the measured total; \"perf's count\" is \
          the same CPU counted from the samples over the same window (warm-up included in \
-         both), a check on the scaling. The categories and \
+         both), a check on the scaling. It reads low because `cpu-clock` samples come from \
+         a timer that, in this VM, at times fires late, and a late tick records one sample \
+         for every period it missed: the next row gives the share of periods that got a \
+         sample on the server's CPU (every task, idle included, over the time perf ran) and \
+         perf's count with that share given back. The categories and \
          their symbol patterns are in `lab/src/profiles/classify.rs`.\n",
         machine.date,
         machine.git_commit,
@@ -144,6 +148,23 @@ fn table(out: &mut String, workload: &Workload, profiles: &[&Profile], prefix: &
         .map(|p| format!("{:.2}", p.sampled_cpu_us()))
         .collect();
     row(out, "perf's count of the same", cells, None);
+    let cells = profiles
+        .iter()
+        .map(|p| match (p.timer_delivered, p.sampled_cpu_us_restored()) {
+            (Some(delivered), Some(restored)) => format!(
+                "{:.0}%: {restored:.2} ({:+.0}% of /proc)",
+                delivered * 100.0,
+                (restored / p.server_cpu_us - 1.0) * 100.0
+            ),
+            _ => "n/a".into(),
+        })
+        .collect();
+    row(
+        out,
+        "samples the timer delivered; perf's count with the missed ones restored",
+        cells,
+        None,
+    );
     let cells = profiles
         .iter()
         .map(|p| {

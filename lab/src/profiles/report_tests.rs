@@ -64,9 +64,15 @@ fn the_table_has_a_row_per_category_a_total_and_links() {
         "{text}"
     );
     assert!(text.contains("[svg](results/profiles/keepalive_x.svg)"), "{text}");
+    // The test profiles' timer delivered 90% of its periods: perf's count ÷ 0.9.
+    let restored = text
+        .lines()
+        .find(|l| l.starts_with("| samples the timer delivered"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(restored.contains("| 90%: "), "{restored}");
     assert_eq!(
         text.matches("\n| ").count(),
-        Category::ALL.len() + 5 + 1,
+        Category::ALL.len() + 6 + 1,
         "{text}"
     );
 }

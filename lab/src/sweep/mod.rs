@@ -3,8 +3,9 @@
 //! [`OPEN_LOOP_SHARES`] of the slowest contender's peak, with server CPU, peak RSS and
 //! syscalls per request beside each point, and steal on both CPUs. Contenders are
 //! interleaved point by point so that drift hits all of them alike; the open loop runs in
-//! rounds whose contender order rotates, with a hiccup meter on each CPU (`floor` reads
-//! its tails against them, `stability` compares two sweeps). `report` renders the tables
+//! rounds whose contender order rotates, with a hiccup meter on the client's CPU during
+//! each point and on the server's CPU just before it (`floor` reads its tails against
+//! them, `stability` compares two sweeps). `report` renders the tables
 //! (the open loop's in `open_loop`, ending with `ratios`), `plots` the SVG charts (drawn
 //! by the harness's `chart`, which the churn and scan studies draw with too).
 

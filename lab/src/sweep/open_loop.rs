@@ -46,7 +46,7 @@ const POINT_COLUMNS: [Column; 14] = [
     ("client CPU hiccups p99 / max", |r| {
         hiccups_cell(r.point, |f| &f.client)
     }),
-    ("server CPU hiccups p99 / max", |r| {
+    ("server CPU hiccups before it, p99 / max", |r| {
         hiccups_cell(r.point, |f| &f.server)
     }),
     ("steal server / client", |r| steal_cell(r.point)),
@@ -66,14 +66,17 @@ pub fn open_loop_section(report: &SweepReport) -> String {
          every connection was still waiting for an answer, so it is the server's backlog and \
          counts against the server (*server backlog*).\n\n\
          {WITHIN}: within the platform's noise, at or below the larger of the two CPUs' hiccups at \
-         the same percentile during that point (over rounds: in any round); no ranking is read \
-         from such a cell. Hiccups: how late a thread sleeping 1 ms at a time woke on each CPU \
-         during the point{}; steal: the share of the point's wall time the hypervisor ran \
-         something else on that CPU.\n",
+         the same percentile (over rounds: in any round); no ranking is read from such a cell. \
+         Hiccups: how late a thread sleeping 1 ms at a time woke: on the client's CPU during \
+         the point, on the server's CPU in a quiet {:.1} s just before it (a meter beside the \
+         server would take CPU from it and read its busyness as the platform's noise){}; \
+         steal: the share of the point's wall time the hypervisor ran something else on that \
+         CPU.\n",
         shares_text(),
         group_thousands(report.slowest_peak),
         report.open_rounds,
         harness::usage::CLIENT_SATURATED * 100.0,
+        harness::noise::QUIET.as_secs_f64(),
         meter_cost(report)
     );
     out += "\n### p99 and p99.9 over rounds: median (lowest-highest)\n\n\

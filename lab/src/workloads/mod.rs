@@ -10,10 +10,12 @@ use harness::servers::{
     AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER, TOKIO_URING,
 };
 pub use harness::workload::catalogue::{WORKLOADS, response_sizes};
+use harness::workload::offered::{VERDICT_PERCENT, base};
 pub use harness::workload::samples::{Sample, WorkloadsReport};
 pub use harness::workload::{BASELINES, SUBJECT, Shape, Unit, Workload};
 
 pub mod features;
+pub mod offered;
 pub mod plot;
 pub mod report;
 
@@ -25,17 +27,45 @@ pub fn verdict_contenders() -> Vec<Contender> {
     contenders
 }
 
+/// Who runs `workload` every round, and so is judged: the verdict's contenders; for the
+/// idle workloads also the shared-buffer codec, the I/O-model control their fit is judged
+/// against. Nobody for a workload shown in the details only: a saturated closed loop that
+/// an offered workload measures at fixed rates (a capacity figure) and the offered rates
+/// other than the verdict's.
+pub fn judged_contenders(workload: &Workload) -> Vec<Contender> {
+    let offered_elsewhere = WORKLOADS
+        .iter()
+        .any(|w| matches!(w.shape, Shape::Offered { of, .. } if of == workload.name));
+    match workload.shape {
+        Shape::Offered { percent, .. } if percent != VERDICT_PERCENT => Vec::new(),
+        _ if offered_elsewhere => Vec::new(),
+        Shape::Idle { .. } => {
+            let mut contenders = verdict_contenders();
+            contenders.push(TOKIO_CODEC_SHARED);
+            contenders
+        }
+        _ => verdict_contenders(),
+    }
+}
+
 /// The contenders shown in the detail tables only, measured in the first rounds:
 /// tokio_uring_server, for idle connections also the tokio engine that reads into one
 /// shared buffer (so the table separates the I/O model from design), then the outside
 /// anchors where they can serve it (all but the echo: nginx cannot echo a body
 /// without extra modules).
+/// A workload nobody runs every round ([`judged_contenders`]) has the verdict's
+/// contenders here too.
 pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
-    let mut contenders = vec![TOKIO_URING];
-    if matches!(workload.shape, Shape::Idle { .. }) {
-        contenders.push(TOKIO_CODEC_SHARED);
+    let mut contenders = Vec::new();
+    if judged_contenders(workload).is_empty() {
+        contenders.extend(verdict_contenders());
     }
-    if !matches!(workload.shape, Shape::Echo { .. }) {
+    contenders.push(TOKIO_URING);
+    let echo = match workload.shape {
+        Shape::Offered { of, .. } => matches!(base(of).shape, Shape::Echo { .. }),
+        shape => matches!(shape, Shape::Echo { .. }),
+    };
+    if !echo {
         contenders.extend(ANCHORS);
     }
     contenders

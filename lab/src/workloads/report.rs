@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::workloads::{Unit, WORKLOADS, WorkloadsReport, bound_by, features, plot};
+use crate::workloads::{SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, bound_by, features, offered, plot};
 use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::rounds::median;
 use harness::servers::nginx::ANCHOR_NOTE;
@@ -22,7 +22,13 @@ pub fn write_all(workspace: &Path, report: &WorkloadsReport) -> Result<(), Strin
     std::fs::create_dir_all(&plots).map_err(|e| e.to_string())?;
     write_json(&results.join("workloads.json"), report)?;
     for workload in report.workloads() {
+        if !sectioned(report, &workload) {
+            continue;
+        }
         plot::draw(&plots.join(plot::file_name(&workload)), report, &workload)?;
+        if offered::table(report, &workload).is_some() {
+            offered::draw(&plots.join(offered::file_name(&workload)), report, &workload)?;
+        }
     }
     std::fs::write(results.join("workloads.md"), render(report)).map_err(|e| e.to_string())?;
     rewrite_benchmarks_section(workspace, (BEGIN, END), &verdict(report, "results/"))
@@ -45,10 +51,30 @@ pub fn render(report: &WorkloadsReport) -> String {
     if measured_anchors(report).next().is_some() {
         let _ = writeln!(out, "{ANCHOR_NOTE}\n");
     }
-    for workload in report.workloads() {
-        detail(&mut out, report, &workload);
+    let _ = writeln!(
+        out,
+        "{}\n",
+        harness::io_workers::note(report.samples.iter().map(|s| (
+            s.label.as_str(),
+            s.workload.as_str(),
+            s.round,
+            s.io_workers
+        )))
+    );
+    for workload in report.workloads().iter().filter(|w| sectioned(report, w)) {
+        detail(&mut out, report, workload);
     }
     out
+}
+
+/// Whether `workload` has a section of its own: all but the offered rates the verdict
+/// does not judge, which are in their saturated workload's section
+/// ([`offered::table`]).
+fn sectioned(report: &WorkloadsReport, workload: &str) -> bool {
+    let offered = WORKLOADS
+        .iter()
+        .any(|w| w.name == workload && matches!(w.shape, Shape::Offered { .. }));
+    !offered || report.judged.iter().any(|j| j == workload)
 }
 
 /// The verdict table; `prefix` is the path from the document to `results/`.
@@ -81,6 +107,14 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         .find(|w| w.name == workload)
         .map_or(Unit::CpuPerRequest, |w| w.unit());
     let _ = writeln!(out, "## {workload}\n");
+    if let Some(rate) = report.of(workload, SUBJECT.id).find_map(|s| s.offered_per_sec) {
+        let _ = writeln!(
+            out,
+            "Offered: {} requests/s to every server, an open loop; a round in which a server \
+             served less than 99% of it shows *fell behind* and is not judged.\n",
+            harness::format::group_thousands(rate)
+        );
+    }
     let _ = writeln!(
         out,
         "![{workload}](workloads/{})\n",
@@ -97,15 +131,26 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         let values: Vec<f64> = samples.iter().filter_map(|s| s.value).collect();
         let by_round: Vec<String> = samples
             .iter()
-            .map(|s| s.value.map_or("n/a".into(), |v| unit.show(v)))
+            .map(|s| match (s.value, s.offered_per_sec) {
+                (Some(v), _) => unit.show(v),
+                (None, Some(_)) => "fell behind".into(),
+                (None, None) => "n/a".into(),
+            })
             .collect();
+        let rss: Vec<f64> = samples.iter().filter_map(|s| s.rss_bytes_per_idle).collect();
+        let rss = match median(&rss) {
+            Some(rss) if samples.iter().any(|s| s.kernel_included == Some(true)) => {
+                format!(" (resident pages alone: {rss:.0})")
+            }
+            _ => String::new(),
+        };
         let machine: Vec<f64> = samples.iter().filter_map(|s| s.machine_cpu_us).collect();
         let rps: Vec<f64> = samples.iter().map(|s| s.requests_per_sec).collect();
         let p99: Vec<f64> = samples.iter().map(|s| s.p99_us as f64).collect();
         let syscalls = samples.iter().find_map(|s| s.syscalls_per_request);
         let _ = writeln!(
             out,
-            "| {label} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {label} | {} | {}{rss} | {} | {} | {} | {} | {} |",
             by_round.join(" "),
             median(&values).map_or("n/a".into(), |v| unit.show(v)),
             median(&machine).map_or("n/a".into(), |v| format!("{v:.1}")),
@@ -127,6 +172,9 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     out.push('\n');
     if let Some(why) = WORKLOADS.iter().find(|w| w.name == workload).and_then(bound_by) {
         let _ = writeln!(out, "{why}\n");
+    }
+    if let Some(table) = offered::table(report, workload) {
+        let _ = writeln!(out, "{table}");
     }
 }
 
@@ -175,6 +223,8 @@ mod tests {
             detail_rounds: 3,
             seconds_per_point: 1.0,
             slices: 4,
+            judged: Vec::new(),
+            calibrations: Vec::new(),
             samples,
         }
     }
@@ -185,7 +235,7 @@ mod tests {
         // 8/10, 9/11, 10/12 are 0.80, 0.82, 0.83: the interval lies below 0.90.
         assert!(
             text.contains(
-                "| 64 KiB echo | server CPU µs per request | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
+                "| 64 KiB echo | server CPU µs per request, saturated closed loop | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
                  | 0.45 (0.34-0.59, 3 rounds) **wins** by ≥10% | 1.00 (0.95-1.05, 3 rounds) **ties** |"
             ),
             "{text}"
