@@ -51,7 +51,7 @@ fn verdict() -> WorkloadsReport {
         detail_rounds: 0,
         seconds_per_point: 1.0,
         slices: 4,
-        judged: Vec::new(),
+        judged: None,
         calibrations: Vec::new(),
         samples,
     }

@@ -72,7 +72,7 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
         detail_rounds: 0,
         seconds_per_point: rounds.seconds,
         slices: rounds.slices,
-        judged: Vec::new(),
+        judged: None,
         calibrations: Vec::new(),
         samples,
     })

@@ -78,11 +78,16 @@ pub fn note<'a>(seen: impl Iterator<Item = (&'a str, &'a str, usize, Option<IoWo
                 work), so nothing measured here was punted to them."
             .into();
     }
+    const SHOWN: usize = 6;
+    let more = match seen.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more points"),
+    };
     format!(
         "io_uring worker threads (`iou-wrk`, which do not follow the server's CPU affinity: \
          neither io_uring server registers IORING_REGISTER_IOWQ_AFF; their CPU is in the \
-         server's figure wherever they ran) at the end of a point: {}.",
-        seen.join("; ")
+         server's figure wherever they ran) at the end of a point: {}{more}.",
+        seen[..seen.len().min(SHOWN)].join("; ")
     )
 }
 

@@ -1,6 +1,8 @@
 //! A memory cgroup of its own for one server process, so what an idle connection costs
-//! counts what the kernel holds for it (the socket, the epoll entry, the armed io_uring
-//! request: kernel memory charged to the process's cgroup) beside its own pages. Made
+//! counts the kernel memory charged to the process beside its own pages: the socket's
+//! file and inode, the epoll entry, the armed io_uring request. Not the TCP socket itself
+//! on cgroup v1 (as here): the kernel allocates it at the handshake, before any process
+//! accepts it, and charges it to none; it is the same for every server. Made
 //! under this process's memory cgroup (v1's memory controller, whose usage includes
 //! kernel memory, or v2's `memory.current`); pages charged before the move stay where
 //! they were, so a delta read in the group counts only what came after. Dropping it moves
@@ -16,8 +18,8 @@ struct Hierarchy {
 }
 
 /// This process's memory cgroup, from `/proc/self/cgroup`'s text: a v1 `memory`
-/// controller's line first, else the v2 unified line (`0::/path`) when `unified_root`
-/// holds a v2 hierarchy with the memory controller.
+/// controller's line first, else the v2 unified line (`0::/path`) when that group hands
+/// the memory controller down to its children.
 fn hierarchy(proc_self_cgroup: &str, v1_root: &Path, unified_root: &Path) -> Option<Hierarchy> {
     let path_of = |line: &str| {
         line.splitn(3, ':')
@@ -35,10 +37,11 @@ fn hierarchy(proc_self_cgroup: &str, v1_root: &Path, unified_root: &Path) -> Opt
             usage_file: "memory.usage_in_bytes",
         });
     }
+    // v2: a child group has the memory controller only where its parent hands it down.
     let unified = proc_self_cgroup.lines().find(|line| line.starts_with("0::"))?;
-    let controllers = std::fs::read_to_string(unified_root.join("cgroup.controllers")).ok()?;
     let dir = unified_root.join(path_of(unified)?);
-    controllers
+    let handed_down = std::fs::read_to_string(dir.join("cgroup.subtree_control")).ok()?;
+    handed_down
         .split_whitespace()
         .any(|c| c == "memory")
         .then_some(Hierarchy {
@@ -69,8 +72,15 @@ impl MemoryGroup {
             Path::new("/sys/fs/cgroup"),
         )
         .ok_or("no memory cgroup controller here")?;
+        // The group this process is in must be where its path says (not so in a container
+        // that sees the host's paths), or a new group would be made beside the wrong one.
+        let holds_us = std::fs::read_to_string(parent.join("cgroup.procs"))
+            .is_ok_and(|procs| procs.lines().any(|p| p.trim() == std::process::id().to_string()));
+        if !holds_us {
+            return Err(format!("{} does not hold this process", parent.display()));
+        }
         let dir = parent.join(format!("uring-vs-tokio-{pid}"));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let group = MemoryGroup {
             pid,
             dir,
@@ -122,15 +132,16 @@ mod tests {
     }
 
     #[test]
-    fn v2_needs_the_memory_controller() {
+    fn v2_needs_the_memory_controller_handed_down() {
         let root = std::env::temp_dir().join(format!("memory-group-{}", std::process::id()));
-        std::fs::create_dir_all(&root).unwrap();
+        let own = root.join("user.slice/session");
+        std::fs::create_dir_all(&own).unwrap();
         let text = "0::/user.slice/session\n";
-        std::fs::write(root.join("cgroup.controllers"), "cpu io pids").unwrap();
+        std::fs::write(own.join("cgroup.subtree_control"), "cpu io pids").unwrap();
         assert_eq!(hierarchy(text, Path::new("/v1"), &root), None);
-        std::fs::write(root.join("cgroup.controllers"), "cpu memory pids").unwrap();
+        std::fs::write(own.join("cgroup.subtree_control"), "cpu memory pids").unwrap();
         let found = hierarchy(text, Path::new("/v1"), &root).unwrap();
-        assert_eq!(found.dir, root.join("user.slice/session"));
+        assert_eq!(found.dir, own);
         assert_eq!(found.usage_file, "memory.current");
         std::fs::remove_dir_all(&root).unwrap();
     }

@@ -5,8 +5,10 @@
 //! verdict judges the slopes' per-round ratios by the one rule.
 
 use super::samples::WorkloadsReport;
-use super::{SUBJECT, Shape};
+use super::{BASELINES, SUBJECT, Shape};
+use crate::judge::Word;
 use crate::rounds;
+use crate::servers::{AA_CONTROL, TOKIO_CODEC_SHARED};
 
 /// The least-squares slope of `y` against `x`; `None` under two distinct `x`.
 pub fn slope(points: &[(f64, f64)]) -> Option<f64> {
@@ -60,6 +62,41 @@ impl WorkloadsReport {
     pub fn idle_fit_ratios(&self, baseline: &str) -> Vec<f64> {
         rounds::ratios(&self.idle_slopes(SUBJECT.id), &self.idle_slopes(baseline))
     }
+
+    /// The A/A control's fitted slope ÷ the subject's, per round.
+    pub fn idle_fit_aa_ratios(&self) -> Vec<f64> {
+        rounds::ratios(&self.idle_slopes(AA_CONTROL.id), &self.idle_slopes(SUBJECT.id))
+    }
+
+    /// Whether a cell of the fitted row (a baseline's, the I/O-model control's or the A/A
+    /// control's, where each ran) is still *inconclusive*.
+    pub fn idle_fit_undecided(&self) -> bool {
+        let mut cells: Vec<Vec<f64>> = BASELINES.iter().map(|b| self.idle_fit_ratios(b.id)).collect();
+        cells.push(self.idle_fit_ratios(TOKIO_CODEC_SHARED.id));
+        cells.push(self.idle_fit_aa_ratios());
+        cells
+            .iter()
+            .filter(|ratios| !ratios.is_empty())
+            .any(|ratios| Word::judge(ratios) == Word::Inconclusive)
+    }
+
+    /// What the idle figures count, in words for a table: the cgroup's charge where every
+    /// idle sample had one, else resident pages.
+    pub fn idle_memory_counts(&self) -> &'static str {
+        let idle = self
+            .samples
+            .iter()
+            .filter(|s| s.rss_bytes_per_idle.is_some() || s.kernel_included.is_some());
+        let with_kernel = idle.clone().filter(|s| s.kernel_included == Some(true)).count();
+        match (with_kernel, idle.count()) {
+            (0, _) => "resident pages (RSS) only: no memory cgroup here",
+            (k, n) if k == n => {
+                "its pages and the kernel memory charged to its cgroup (the TCP socket itself is \
+                 charged to none)"
+            }
+            _ => "mixed: some servers in a cgroup of their own, some by resident pages only",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -104,6 +141,25 @@ mod tests {
         assert!(ratios.iter().all(|r| (r - 0.25).abs() < 1e-9), "{ratios:?}");
         let idle = by_name("5k idle connections");
         assert!(report.verdict_rows(&idle).is_empty(), "judged on the fit instead");
+        assert!(!report.undecided(&idle), "0.25 in both rounds: decided");
+        // A third round at 4x the first two's ratio (8,000 bytes a connection each) scatters
+        // the fit's cell: every idle count runs on.
+        for name in [
+            "1k idle connections",
+            "5k idle connections",
+            "15k idle connections",
+        ] {
+            report.samples.push(Sample::example(name, SUBJECT.id, 2, 8_000.0));
+            report
+                .samples
+                .push(Sample::example(name, "tokio_codec", 2, 8_000.0));
+        }
+        report.rounds = 3;
+        assert!(
+            report.undecided(&idle),
+            "{:?}",
+            report.idle_fit_ratios("tokio_codec")
+        );
     }
 
     fn by_name(name: &str) -> crate::workload::Workload {

@@ -72,9 +72,7 @@ impl Unit {
             Unit::CpuPerRequest => "server CPU µs per request",
             Unit::CpuPerConnection => "server CPU µs per connection",
             Unit::LatencyP50 => "median round trip, µs",
-            Unit::BytesPerIdleConnection => {
-                "server memory bytes per idle connection, the kernel's included (its cgroup)"
-            }
+            Unit::BytesPerIdleConnection => "server memory bytes per idle connection",
             Unit::RequestsPerSec => "requests/s (the cell is the baseline's ÷ io_uring_server's)",
         }
     }

@@ -47,6 +47,14 @@ impl Calibration {
     pub fn rate(&self, percent: u32) -> f64 {
         (self.slowest * f64::from(percent) / 100.0).round()
     }
+
+    /// Whose capacity the rates are shares of.
+    pub fn slowest_label(&self) -> &str {
+        self.served
+            .iter()
+            .find(|(_, rps)| *rps == self.slowest)
+            .map_or("?", |(label, _)| label.as_str())
+    }
 }
 
 #[cfg(test)]
@@ -68,6 +76,7 @@ mod tests {
             slowest: 100_000.0,
         };
         assert_eq!(calibration.rate(50), 50_000.0);
+        assert_eq!(calibration.slowest_label(), "b");
         assert_eq!(calibration.rate(25), 25_000.0);
     }
 

@@ -103,9 +103,10 @@ pub struct WorkloadsReport {
     /// Slices each point was cut into ([`crate::slices`]); 0 in reports from before them.
     #[serde(default)]
     pub slices: usize,
-    /// The workloads the verdict judges; empty: every one measured (reports from before).
+    /// The workloads the verdict judges; `None`: every one measured (`cargo bench`, and
+    /// reports from before).
     #[serde(default)]
-    pub judged: Vec<String>,
+    pub judged: Option<Vec<String>>,
     /// The capacities the offered workloads' rates are shares of.
     #[serde(default)]
     pub calibrations: Vec<Calibration>,
@@ -124,7 +125,7 @@ impl WorkloadsReport {
             detail_rounds: 0,
             seconds_per_point: 0.0,
             slices: 0,
-            judged: Vec::new(),
+            judged: None,
             calibrations: Vec::new(),
             samples,
         }
@@ -194,7 +195,9 @@ impl WorkloadsReport {
 
     /// Whether the verdict judges `workload` (others are measured for the details only).
     pub fn is_judged(&self, workload: &str) -> bool {
-        self.judged.is_empty() || self.judged.iter().any(|j| j == workload)
+        self.judged
+            .as_ref()
+            .is_none_or(|judged| judged.iter().any(|j| j == workload))
     }
 
     /// Every row `workload` has in a verdict: its own unit's, and for one connection a
@@ -217,6 +220,10 @@ impl WorkloadsReport {
     /// Whether any cell of `workload`'s verdict rows (the A/A control's included, where it
     /// ran) is still *inconclusive*: more rounds could decide it.
     pub fn undecided(&self, workload: &Workload) -> bool {
+        if matches!(workload.shape, Shape::Idle { .. }) && self.idle_fit().is_some() {
+            // Judged on the fit: every count runs on while any of its cells is undecided.
+            return self.idle_fit_undecided();
+        }
         self.verdict_rows(workload).iter().any(|(_, (baselines, aa))| {
             let aa = (!aa.is_empty()).then_some(aa);
             baselines
@@ -238,8 +245,11 @@ impl WorkloadsReport {
         let detail = match self.detail_rounds {
             0 => String::new(),
             n => format!(
-                " tokio_uring_server, the shared-buffer codec and nginx, shown in the details \
-                 only, ran in the first {n} rounds."
+                " tokio_uring_server and nginx, shown in the details only, ran in the first {n} \
+                 rounds, and so did every server at the loads shown in the details only (the \
+                 saturated closed loops of the loads judged at a fixed rate, and their 25% and \
+                 75% rates); the shared-buffer codec ran every round at the idle workloads and \
+                 the first {n} elsewhere."
             ),
         };
         let (planned, extended) = match self.base_rounds {

@@ -67,11 +67,7 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
             .map(|b| tally.cell(&report.idle_fit_ratios(b.id)))
             .collect();
         let aa = if control {
-            let ratios = crate::rounds::ratios(
-                &report.idle_slopes(AA_CONTROL.id),
-                &report.idle_slopes(SUBJECT.id),
-            );
-            format!(" {} |", tally.aa_cell(&ratios))
+            format!(" {} |", tally.aa_cell(&report.idle_fit_aa_ratios()))
         } else {
             String::new()
         };
@@ -81,8 +77,9 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "| idle connections | {}: the slope of a fit over {} connections | {} |{aa}",
+            "| idle connections | {} ({}): the slope of a fit over {} connections | {} |{aa}",
             Unit::BytesPerIdleConnection.describe(),
+            report.idle_memory_counts(),
             counts.join(", "),
             cells.join(" | ")
         );
@@ -131,17 +128,21 @@ fn offered_rates(report: &WorkloadsReport) -> String {
         .iter()
         .map(|c| {
             format!(
-                "{}: {} req/s",
+                "{}: {} req/s ({}'s capacity {})",
                 c.workload,
-                crate::format::group_thousands(c.rate(VERDICT_PERCENT))
+                crate::format::group_thousands(c.rate(VERDICT_PERCENT)),
+                c.slowest_label(),
+                crate::format::group_thousands(c.slowest),
             )
         })
         .collect();
     format!(
         "\nRows \"at {VERDICT_PERCENT}% load\" offered every server the same open-loop rate, \
          {VERDICT_PERCENT}% of the slowest contender's capacity (what it served flat out in a \
-         {:.1} s calibration run at the start): {}. A round in which a server served less than \
-         {:.0}% of the offered rate counts for nothing (a backlog is not a cost per request). \
+         {:.1} s calibration run at the start; every contender measured at that load counts, \
+         those shown in the details only too, so that all of them can keep up): {}. A round in which a server served less than \
+         {:.0}% of the offered rate (its requests over the time until the last was answered) \
+         counts for nothing: a backlog is not a cost per request. \
          Rows \"saturated closed loop\" drive every server as fast as the client can: their CPU \
          per request is the server's busy share divided by a rate the client sets, a capacity \
          figure rather than a cost.\n",

@@ -114,7 +114,7 @@ fn run(cli: Cli) -> Result<(), String> {
         detail_rounds: rounds.detail_rounds,
         seconds_per_point: rounds.seconds,
         slices: rounds.slices,
-        judged,
+        judged: Some(judged),
         calibrations,
         samples,
     };

@@ -74,7 +74,7 @@ pub fn profile(
     let point = load::run_point(server, load_of(workload, rate, duration, pinning));
     let recorded = recording.stop()?;
     let point = point?;
-    let folded = record::fold(&recorded.data)?;
+    let (folded, span) = record::fold(&recorded.data)?;
     let _ = std::fs::remove_file(&recorded.data);
     std::fs::write(dirs.scratch.join(format!("{name}.folded")), &folded).map_err(|e| e.to_string())?;
     let stacks = record::parse(&folded);
@@ -101,7 +101,8 @@ pub fn profile(
         p99_us: point.latency_us.p99,
         server_cpu_us,
         cost_us: breakdown.costs(server_cpu_us),
-        timer_delivered: Some(breakdown.all_samples() as f64 / recorded.expected_samples),
+        timer_delivered: span
+            .map(|span| breakdown.all_samples() as f64 / record::expected_samples(span, recorded.cpus)),
         breakdown,
         flame_graph: svg,
     })

@@ -2,11 +2,11 @@
 //! a pid, so softirq work done there in any context is sampled), and turning the data into
 //! folded stacks with inferno's `perf script` collapser, one [`Stack`] per distinct stack.
 
-use std::io::BufReader;
+use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use inferno::collapse::Collapse;
 
@@ -17,7 +17,10 @@ pub const PERIOD_NS: u64 = 250_000;
 
 /// The CPUs online, for a recording of all of them.
 fn num_cpus_online() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|list| CpuSet::parse(list.trim()).ok())
+        .map_or(1, |set| set.0.len())
 }
 
 /// Whether perf can record what the study needs on `cpus`; the error is one line saying
@@ -85,16 +88,18 @@ fn cpu_args(cpus: Option<&CpuSet>) -> Vec<String> {
 pub struct Recording {
     child: Child,
     path: PathBuf,
-    started: Instant,
     cpus: usize,
 }
 
-/// What a recording wrote, and what it covered.
+/// What a recording wrote, and on how many CPUs.
 pub struct Recorded {
     pub data: PathBuf,
-    /// The samples its timer should have taken: one per [`PERIOD_NS`] on each CPU over
-    /// the time perf ran.
-    pub expected_samples: f64,
+    pub cpus: usize,
+}
+
+/// The samples a timer firing every [`PERIOD_NS`] on each of `cpus` takes over `span`.
+pub fn expected_samples(span: Duration, cpus: usize) -> f64 {
+    (span.as_nanos() as f64 / PERIOD_NS as f64 + 1.0) * cpus as f64
 }
 
 impl Recording {
@@ -117,19 +122,16 @@ impl Recording {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start perf record: {e}"))?;
-        let started = Instant::now();
         std::thread::sleep(Duration::from_millis(300));
         Ok(Recording {
             child,
             path: path.to_path_buf(),
-            started,
             cpus: cpus.map_or_else(num_cpus_online, |set| set.0.len()),
         })
     }
 
     /// Stops perf (SIGINT, as Ctrl-C would) and returns the data file once it is written.
     pub fn stop(mut self) -> Result<Recorded, String> {
-        let ran = self.started.elapsed();
         // SAFETY: kill(2) on our own child, which has not been reaped yet.
         unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGINT) };
         let status = self.child.wait().map_err(|e| e.to_string())?;
@@ -137,7 +139,7 @@ impl Recording {
         match status.success() || status.signal() == Some(libc::SIGINT) {
             true => Ok(Recorded {
                 data: self.path,
-                expected_samples: ran.as_nanos() as f64 * self.cpus as f64 / PERIOD_NS as f64,
+                cpus: self.cpus,
             }),
             false => Err(format!("perf record failed ({status})")),
         }
@@ -145,8 +147,9 @@ impl Recording {
 }
 
 /// The samples in `data` as folded stacks (`comm-pid;root;...;leaf weight`, weights in ns
-/// of CPU), via `perf script` and inferno's collapser.
-pub fn fold(data: &Path) -> Result<String, String> {
+/// of CPU), via `perf script` and inferno's collapser, and the span they cover
+/// ([`sample_span`]).
+pub fn fold(data: &Path) -> Result<(String, Option<Duration>), String> {
     let script = Command::new("perf")
         .args([
             "script",
@@ -160,8 +163,34 @@ pub fn fold(data: &Path) -> Result<String, String> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot run perf script: {e}"))?;
-    let folded = collapse(BufReader::new(script.stdout.ok_or("perf script gave no output")?))?;
-    Ok(folded)
+    let mut text = Vec::new();
+    script
+        .stdout
+        .ok_or("perf script gave no output")?
+        .read_to_end(&mut text)
+        .map_err(|e| format!("perf script: {e}"))?;
+    let span = sample_span(&String::from_utf8_lossy(&text));
+    Ok((collapse(&text[..])?, span))
+}
+
+/// The time from the first sample to the last in `perf script` text (each sample's first
+/// line carries `seconds.micros:`), `None` under two samples.
+pub fn sample_span(script: &str) -> Option<Duration> {
+    let times = script
+        .lines()
+        .filter(|line| !line.starts_with(char::is_whitespace))
+        .filter_map(|line| {
+            line.split_whitespace().find_map(|word| {
+                word.strip_suffix(':')
+                    .filter(|w| w.contains('.'))?
+                    .parse::<f64>()
+                    .ok()
+            })
+        });
+    let (first, last) = times.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
+        (lo.min(t), hi.max(t))
+    });
+    (last > first).then(|| Duration::from_secs_f64(last - first))
 }
 
 /// `perf script` text as folded stacks, the root frame named `comm-pid`.
@@ -213,6 +242,19 @@ mod tests {
     /// Five samples of CPU 0 recorded here: the idle task, io_uring_server sending,
     /// answering (a user-space leaf over an unreadable frame) and waiting, another process.
     const SCRIPT: &str = include_str!("fixtures/perf_script.txt");
+
+    #[test]
+    fn the_span_runs_from_the_first_sample_to_the_last() {
+        // 22035.602804 to 22036.017306, in whatever order perf wrote them.
+        let span = sample_span(SCRIPT).unwrap();
+        assert_eq!(span.as_micros(), 414_502);
+        assert_eq!(
+            sample_span("uring-0 1/1 [000] 5.000001:  250000 cpu-clock:\n"),
+            None
+        );
+        // 0.25 s at 250 µs a sample: 1,000 periods, 1,001 samples on each CPU.
+        assert_eq!(expected_samples(Duration::from_millis(250), 2), 2002.0);
+    }
 
     #[test]
     fn perf_script_folds_into_stacks_by_process() {

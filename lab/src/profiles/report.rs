@@ -151,7 +151,7 @@ fn table(out: &mut String, workload: &Workload, profiles: &[&Profile], prefix: &
     let cells = profiles
         .iter()
         .map(|p| match (p.timer_delivered, p.sampled_cpu_us_restored()) {
-            (Some(delivered), Some(restored)) => format!(
+            (Some(delivered), Some(restored)) if p.server_cpu_us > 0.0 => format!(
                 "{:.0}%: {restored:.2} ({:+.0}% of /proc)",
                 delivered * 100.0,
                 (restored / p.server_cpu_us - 1.0) * 100.0

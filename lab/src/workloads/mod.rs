@@ -75,6 +75,7 @@ pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
 /// under its detail table (words only; the figures come from the run).
 pub fn bound_by(workload: &Workload) -> Option<&'static str> {
     match workload.shape {
+        Shape::Offered { of, .. } => bound_by(&base(of)),
         Shape::Echo { .. } => Some(
             "What bounds it: the kernel copies each body twice, from the client's socket \
              into the server and from the server into the socket, the same for every \

@@ -76,7 +76,11 @@ fn cell(samples: &[&Sample]) -> String {
         return "not measured".into();
     }
     let kept: Vec<&&Sample> = samples.iter().filter(|s| s.value.is_some()).collect();
-    let behind = samples.len() - kept.len();
+    // A round without a figure for want of a CPU reading (an external server) is not behind.
+    let behind = samples
+        .iter()
+        .filter(|s| s.value.is_none() && s.server_cpu_us.is_some())
+        .count();
     let values: Vec<f64> = kept.iter().filter_map(|s| s.value).collect();
     let machine: Vec<f64> = kept.iter().filter_map(|s| s.machine_cpu_us).collect();
     let mut text = match median(&values) {
@@ -89,7 +93,7 @@ fn cell(samples: &[&Sample]) -> String {
     if behind > 0 {
         let served: Vec<f64> = samples
             .iter()
-            .filter(|s| s.value.is_none())
+            .filter(|s| s.value.is_none() && s.server_cpu_us.is_some())
             .map(|s| s.requests_per_sec)
             .collect();
         let _ = write!(

@@ -74,7 +74,11 @@ fn sectioned(report: &WorkloadsReport, workload: &str) -> bool {
     let offered = WORKLOADS
         .iter()
         .any(|w| w.name == workload && matches!(w.shape, Shape::Offered { .. }));
-    !offered || report.judged.iter().any(|j| j == workload)
+    !offered
+        || report
+            .judged
+            .as_ref()
+            .is_some_and(|j| j.iter().any(|j| j == workload))
 }
 
 /// The verdict table; `prefix` is the path from the document to `results/`.
@@ -131,10 +135,10 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         let values: Vec<f64> = samples.iter().filter_map(|s| s.value).collect();
         let by_round: Vec<String> = samples
             .iter()
-            .map(|s| match (s.value, s.offered_per_sec) {
-                (Some(v), _) => unit.show(v),
-                (None, Some(_)) => "fell behind".into(),
-                (None, None) => "n/a".into(),
+            .map(|s| match (s.value, s.offered_per_sec, s.server_cpu_us) {
+                (Some(v), _, _) => unit.show(v),
+                (None, Some(_), Some(_)) => "fell behind".into(),
+                _ => "n/a".into(),
             })
             .collect();
         let rss: Vec<f64> = samples.iter().filter_map(|s| s.rss_bytes_per_idle).collect();
@@ -172,6 +176,9 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     out.push('\n');
     if let Some(why) = WORKLOADS.iter().find(|w| w.name == workload).and_then(bound_by) {
         let _ = writeln!(out, "{why}\n");
+    }
+    if unit == Unit::BytesPerIdleConnection {
+        let _ = writeln!(out, "Memory counted: {}.\n", report.idle_memory_counts());
     }
     if let Some(table) = offered::table(report, workload) {
         let _ = writeln!(out, "{table}");
@@ -223,7 +230,7 @@ mod tests {
             detail_rounds: 3,
             seconds_per_point: 1.0,
             slices: 4,
-            judged: Vec::new(),
+            judged: None,
             calibrations: Vec::new(),
             samples,
         }
