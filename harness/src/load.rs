@@ -60,6 +60,10 @@ pub struct Point {
     #[serde(default)]
     pub requests_in_window: u64,
     pub requests_per_sec: f64,
+    /// Of `requests`, those answered before the measured window ended (loadgen's
+    /// `answered_in_window`): what an open loop served on schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_in_window: Option<u64>,
     /// Open loop: from each request's intended send time (corrected for coordinated
     /// omission).
     pub latency_us: Percentiles,
@@ -105,6 +109,7 @@ pub fn blank_point(contender: &str, kind: LoadKind) -> Point {
         requests: 1000,
         requests_in_window: 1000,
         requests_per_sec: 0.0,
+        answered_in_window: None,
         latency_us: Percentiles::default(),
         uncorrected_latency_us: None,
         send_lateness_us: None,
@@ -255,6 +260,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         requests: summary.requests,
         requests_in_window: usage.requests,
         requests_per_sec: summary.requests_per_sec,
+        answered_in_window: Some(summary.answered_in_window),
         latency_us: summary.latency_us,
         uncorrected_latency_us: summary.uncorrected_latency_us,
         send_lateness_us: summary.send_lateness_us,

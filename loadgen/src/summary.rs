@@ -28,6 +28,11 @@ pub struct Summary {
     pub warmup_requests: u64,
     /// Answers measured (after the warm-up).
     pub requests: u64,
+    /// Of `requests`, those answered before the measured window ended: an open loop that
+    /// kept up answers all but the last round trip's, one that fell behind answers what
+    /// the server managed in time, however late the rest were sent (loadgen sends every
+    /// request scheduled in the window, and waits for its answer).
+    pub answered_in_window: u64,
     /// Failed connections; any fails the run.
     pub errors: u64,
     pub errors_by_kind: ErrorsByKind,

@@ -16,19 +16,22 @@ use crate::hdr_log::IntervalLog;
 use crate::pace::{Limits, Sending};
 use crate::summary::{Percentiles, Summary, new_histogram};
 
-/// When the measured window starts, in both clocks.
+/// When the measured window starts, in both clocks, and when its schedule ends.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Window {
     pub starts: Instant,
     pub starts_wall: SystemTime,
+    pub ends: Instant,
 }
 
 impl Window {
-    /// The window after `warmup` from now.
-    pub fn after(warmup: Duration) -> Window {
+    /// The window of `duration` after `warmup` from now.
+    pub fn after(warmup: Duration, duration: Duration) -> Window {
+        let starts = Instant::now() + warmup;
         Window {
-            starts: Instant::now() + warmup,
+            starts,
             starts_wall: SystemTime::now() + warmup,
+            ends: starts + duration,
         }
     }
 }
@@ -42,6 +45,8 @@ pub(crate) struct Tally {
     lateness: Histogram<u64>,
     log: Option<IntervalLog>,
     requests: u64,
+    /// Of `requests`, those answered before the window's end.
+    answered_in_window: u64,
     warmup_requests: u64,
     errors: ErrorsByKind,
     first_error: Option<String>,
@@ -57,6 +62,7 @@ impl Tally {
             lateness: new_histogram(),
             log: config.hdr_log.as_ref().map(|_| IntervalLog::default()),
             requests: 0,
+            answered_in_window: 0,
             warmup_requests: 0,
             errors: ErrorsByKind::default(),
             first_error: None,
@@ -72,6 +78,9 @@ impl Tally {
             return;
         }
         self.requests += 1;
+        if now <= self.window.ends {
+            self.answered_in_window += 1;
+        }
         let corrected = micros(now - sending.intended).max(1);
         self.corrected.saturating_record(corrected);
         let uncorrected = self.open.then(|| micros(now - sending.sent).max(1));
@@ -101,6 +110,7 @@ impl Tally {
             log.add(other)?;
         }
         self.requests += other.requests;
+        self.answered_in_window += other.answered_in_window;
         self.warmup_requests += other.warmup_requests;
         self.errors.add(&other.errors);
         self.first_error = self.first_error.take().or(other.first_error);
@@ -126,6 +136,7 @@ impl Tally {
             warmup_s: config.warmup.as_secs_f64(),
             warmup_requests: self.warmup_requests,
             requests: self.requests,
+            answered_in_window: self.answered_in_window,
             errors: self.errors.total(),
             errors_by_kind: self.errors,
             first_error: self.first_error,
@@ -140,4 +151,39 @@ impl Tally {
 
 fn micros(duration: Duration) -> u64 {
     duration.as_micros() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A window that began `began` ago and ended `ended` ago (or ends in the future).
+    fn window(began: Duration, ends_in: i64) -> Window {
+        let now = Instant::now();
+        let starts = now - began;
+        Window {
+            starts,
+            starts_wall: SystemTime::now() - began,
+            ends: if ends_in >= 0 {
+                now + Duration::from_secs(ends_in as u64)
+            } else {
+                now - Duration::from_millis(1)
+            },
+        }
+    }
+
+    #[test]
+    fn an_answer_after_the_window_counts_but_not_as_answered_in_it() {
+        let config = Config::new("127.0.0.1:1".parse().unwrap(), Vec::new());
+        let limits = Limits::new(Instant::now(), Instant::now(), None);
+        let sent = Instant::now() - Duration::from_millis(500);
+        let sending = || Sending { intended: sent, sent };
+        let mut late = Tally::new(&config, window(Duration::from_secs(1), -1));
+        late.record(sending(), &limits);
+        let mut on_time = Tally::new(&config, window(Duration::from_secs(1), 10));
+        on_time.record(sending(), &limits);
+        late.add(on_time).unwrap();
+        let summary = late.summary(&config, Vec::new()).unwrap();
+        assert_eq!((summary.requests, summary.answered_in_window), (2, 1));
+    }
 }
