@@ -8,6 +8,7 @@
 #   scripts/workloads.sh --rounds 2 --seconds 1    # a quicker look
 #   scripts/workloads.sh --only churn              # one family of workloads
 #   scripts/workloads.sh --max-rounds 20           # and up to 20 rounds for a workload the rule has not decided
+#   scripts/workloads.sh --render                  # no measuring: the report written again from results/workloads.json
 #   scripts/workloads.sh --features --seconds 2    # io_uring features where each is meant to pay (about 10 minutes)
 #                                                  # (results/features.md and its BENCHMARKS.md section)
 set -euo pipefail
