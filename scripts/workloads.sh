@@ -4,10 +4,11 @@
 # idle connections; keep-alive, the echo and churn also at 25/50/75% of capacity, offered
 # open-loop) over interleaved rounds. Writes results/workloads.md, .json, an SVG per
 # workload and the verdict at the top of BENCHMARKS.md.
-#   scripts/workloads.sh                           # 8 rounds of 2 s per point, up to 16 where undecided, each point in 4 slices (as committed; about 29 minutes)
+#   scripts/workloads.sh                           # 8 rounds of 2 s per point, up to 16 where undecided, each point in 4 slices (as committed; about 31 minutes)
 #   scripts/workloads.sh --rounds 2 --seconds 1    # a quicker look
 #   scripts/workloads.sh --only churn              # one family of workloads
 #   scripts/workloads.sh --max-rounds 20           # and up to 20 rounds for a workload the rule has not decided
+#   scripts/workloads.sh --render                  # no measuring: the report written again from results/workloads.json
 #   scripts/workloads.sh --features --seconds 2    # io_uring features where each is meant to pay (about 10 minutes)
 #                                                  # (results/features.md and its BENCHMARKS.md section)
 set -euo pipefail

@@ -19,7 +19,10 @@ struct Hierarchy {
 
 /// This process's memory cgroup, from `/proc/self/cgroup`'s text: a v1 `memory`
 /// controller's line first, else the v2 unified line (`0::/path`) when that group hands
-/// the memory controller down to its children.
+/// the memory controller down to its children. Under v2 a group other than the root
+/// cannot both hold processes and hand controllers down, so there this works only for
+/// a harness run in the root group; elsewhere the idle figures fall back to resident
+/// pages and say so.
 fn hierarchy(proc_self_cgroup: &str, v1_root: &Path, unified_root: &Path) -> Option<Hierarchy> {
     let path_of = |line: &str| {
         line.splitn(3, ':')
@@ -80,6 +83,8 @@ impl MemoryGroup {
             return Err(format!("{} does not hold this process", parent.display()));
         }
         let dir = parent.join(format!("uring-vs-tokio-{pid}"));
+        // One left by a run that crashed, its pid now reused: empty, so it can go.
+        let _ = std::fs::remove_dir(&dir);
         std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let group = MemoryGroup {
             pid,

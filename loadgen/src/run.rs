@@ -36,7 +36,7 @@ pub fn run(config: Config) -> Result<Summary, String> {
     let threads = config.threads.clamp(1, config.connections.max(1));
     let start = Instant::now();
     let window = Window::after(config.warmup, config.duration);
-    let deadline = window.starts + config.duration;
+    let deadline = window.ends;
     let limits = Arc::new(Limits::new(window.starts, deadline, config.max_requests));
     if config.warmup + config.duration > PROGRESS_AFTER {
         let limits = limits.clone();

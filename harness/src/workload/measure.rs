@@ -156,7 +156,8 @@ fn idle(
     let group = match server.pid().map(MemoryGroup::join) {
         Some(Ok(group)) => Some(group),
         Some(Err(error)) => {
-            eprintln!("idle memory: resident pages only ({error})");
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("idle memory: resident pages only ({error})"));
             None
         }
         None => None,

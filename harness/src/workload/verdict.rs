@@ -141,7 +141,7 @@ fn offered_rates(report: &WorkloadsReport) -> String {
          {VERDICT_PERCENT}% of the slowest contender's capacity (what it served flat out in a \
          {:.1} s calibration run at the start; every contender measured at that load counts, \
          those shown in the details only too, so that all of them can keep up): {}. A round in which a server served less than \
-         {:.0}% of the offered rate (its requests over the time until the last was answered) \
+         {:.0}% of the offered rate (the answers that arrived within its scheduled window, over that window) \
          counts for nothing: a backlog is not a cost per request. \
          Rows \"saturated closed loop\" drive every server as fast as the client can: their CPU \
          per request is the server's busy share divided by a rate the client sets, a capacity \

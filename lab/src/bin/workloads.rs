@@ -50,6 +50,10 @@ struct Cli {
     /// contenders.
     #[arg(long)]
     features: bool,
+    /// Measure nothing: render the report again from its committed JSON (after a change
+    /// to how it reads, not to what was measured).
+    #[arg(long)]
+    render: bool,
 }
 
 fn main() {
@@ -57,6 +61,9 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if cli.render {
+        return render(cli.features);
+    }
     let entry = |workload, every_round, detail| Entry {
         workload,
         every_round,
@@ -157,4 +164,20 @@ fn calibrate(lineup: &Lineup, mut plan: Vec<Entry>) -> Result<(Vec<Entry>, Vec<C
         plan[index].offered = calibration.map(|c| c.rate(percent));
     }
     Ok((plan, calibrations))
+}
+
+/// Writes the report again from `results/workloads.json` (or `features.json`).
+fn render(features: bool) -> Result<(), String> {
+    let workspace = harness::servers::workspace_root();
+    let name = if features { "features" } else { "workloads" };
+    let path = workspace.join(format!("results/{name}.json"));
+    let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let report: WorkloadsReport = serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))?;
+    if features {
+        lab::workloads::report::write_features(&workspace, &report)?;
+    } else {
+        lab::workloads::report::write_all(&workspace, &report)?;
+    }
+    println!("{name} rendered again from {}", path.display());
+    Ok(())
 }

@@ -145,9 +145,9 @@ pub struct Profile {
     /// The flame graph, relative to `results/`.
     pub flame_graph: String,
     /// The share of its periods the sampling timer delivered a sample for, on every task
-    /// of the recorded CPUs: `cpu-clock` samples from a timer, and a tick that fires late
-    /// records one sample for all the periods it missed, so perf counts short by the
-    /// rest. `None` where it was not measured.
+    /// of the recorded CPUs, from the first sample to the last: `cpu-clock` samples from
+    /// a timer, and a tick that fires late records one sample for all the periods it
+    /// missed. A check on one reason perf could count short. `None` where not measured.
     pub timer_delivered: Option<f64>,
 }
 

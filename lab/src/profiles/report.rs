@@ -51,11 +51,16 @@ pub fn render(report: &ProfilesReport) -> String {
          share of the server's samples × the server CPU per request measured from /proc in \
          the same run, so each column adds up to the measured total; \"perf's count\" is \
          the same CPU counted from the samples over the same window (warm-up included in \
-         both), a check on the scaling. It reads low because `cpu-clock` samples come from \
-         a timer that, in this VM, at times fires late, and a late tick records one sample \
-         for every period it missed: the next row gives the share of periods that got a \
-         sample on the server's CPU (every task, idle included, over the time perf ran) and \
-         perf's count with that share given back. The categories and \
+         both), a check on the scaling. It reads under /proc's figure, by a margin that \
+         differs between contenders and workloads. The next row tests one explanation, a \
+         sampling timer that fires late (a late tick records one sample for all the periods \
+         it missed): it gives the share of the periods from the first sample to the last \
+         that got a sample on the server's CPU (every task, the idle one included), and \
+         perf's count with the missing share given back. Where that share is near 100% the \
+         timer is not where the difference goes; the server runs only on the CPU perf \
+         records (pinned at exec, every thread, and no io_uring worker thread was seen), so \
+         the rest is unexplained here: read the categories as shares of /proc's total, and \
+         the gap as the limit on how far a difference between two columns can be trusted. The categories and \
          their symbol patterns are in `lab/src/profiles/classify.rs`.\n",
         machine.date,
         machine.git_commit,
