@@ -4,9 +4,9 @@
 # committed results were made with: cargo bench, the sweep, the concurrency scan (about
 # 17 minutes), the ablation, the large-body
 # study, the workloads study and its feature table, the churn study, and the profiles (when
-# perf is installed). About 2 hours on 2 CPUs (measured here at 60129ea: cargo bench 5,
-# workloads 29, churn 18, bodies 7, features 10, profiles 3, scan 17, ablation 28; the sweep 9,
-# at 1945fa0); nothing else should run on the machine meanwhile.
+# perf is installed). About 2 hours on 2 CPUs (measured here at 60129ea: churn 18, bodies 7,
+# features 10, scan 17, ablation 28; at 1eaeec2: cargo bench 6, workloads 31, profiles 3,
+# the sweep 9); nothing else should run on the machine meanwhile.
 #   scripts/reproduce.sh           # everything
 #   scripts/reproduce.sh --list    # the steps, without running them
 # Each study's header names the commit (with "uncommitted changes" if the tree was dirty),
@@ -30,7 +30,7 @@ steps=(
   "scripts/ablation.sh"
 )
 # Minutes each step took here (2 CPUs, already built): the estimate of what is left.
-minutes=(5 29 18 7 10 3 9 17 28)
+minutes=(6 31 18 7 10 3 9 17 28)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0
