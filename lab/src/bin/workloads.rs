@@ -172,7 +172,8 @@ fn render(features: bool) -> Result<(), String> {
     let name = if features { "features" } else { "workloads" };
     let path = workspace.join(format!("results/{name}.json"));
     let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let report: WorkloadsReport = serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))?;
+    let report: WorkloadsReport =
+        serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))?;
     if features {
         lab::workloads::report::write_features(&workspace, &report)?;
     } else {
