@@ -177,7 +177,7 @@ fn render(features: bool) -> Result<(), String> {
     if features {
         lab::workloads::report::write_features(&workspace, &report)?;
     } else {
-        lab::workloads::report::write_all(&workspace, &report)?;
+        lab::workloads::report::write_rendered(&workspace, &report)?;
     }
     println!("{name} rendered again from {}", path.display());
     Ok(())
