@@ -193,6 +193,12 @@ impl WorkloadsReport {
         }
     }
 
+    /// Whether `workload` is an idle one that the verdict judges with the others on their
+    /// fitted slope ([`super::idle_fit`]) rather than on its own row.
+    fn judged_on_fit(&self, workload: &Workload) -> bool {
+        matches!(workload.shape, Shape::Idle { .. }) && self.idle_fit().is_some()
+    }
+
     /// Whether the verdict judges `workload` (others are measured for the details only).
     pub fn is_judged(&self, workload: &str) -> bool {
         self.judged
@@ -206,8 +212,7 @@ impl WorkloadsReport {
     /// idle one where the report has a fit over several counts: those are judged together, on
     /// the fit's slope ([`super::idle_fit`]).
     pub fn verdict_rows(&self, workload: &Workload) -> Vec<(Unit, VerdictRatios)> {
-        let fitted = matches!(workload.shape, Shape::Idle { .. }) && self.idle_fit().is_some();
-        if !self.is_judged(workload.name) || fitted {
+        if !self.is_judged(workload.name) || self.judged_on_fit(workload) {
             return Vec::new();
         }
         let mut rows = vec![(workload.unit(), self.verdict_ratios(workload))];
@@ -220,8 +225,8 @@ impl WorkloadsReport {
     /// Whether any cell of `workload`'s verdict rows (the A/A control's included, where it
     /// ran) is still *inconclusive*: more rounds could decide it.
     pub fn undecided(&self, workload: &Workload) -> bool {
-        if matches!(workload.shape, Shape::Idle { .. }) && self.idle_fit().is_some() {
-            // Judged on the fit: every count runs on while any of its cells is undecided.
+        if self.judged_on_fit(workload) {
+            // Every count runs on while any cell of the fit is undecided.
             return self.idle_fit_undecided();
         }
         self.verdict_rows(workload).iter().any(|(_, (baselines, aa))| {

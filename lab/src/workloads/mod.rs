@@ -49,12 +49,9 @@ pub fn judged_contenders(workload: &Workload) -> Vec<Contender> {
 }
 
 /// The contenders shown in the detail tables only, measured in the first rounds:
-/// tokio_uring_server, for idle connections also the tokio engine that reads into one
-/// shared buffer (so the table separates the I/O model from design), then the outside
-/// anchors where they can serve it (all but the echo: nginx cannot echo a body
-/// without extra modules).
-/// A workload nobody runs every round ([`judged_contenders`]) has the verdict's
-/// contenders here too.
+/// tokio_uring_server, then the outside anchors where they can serve it (all but the
+/// echo: nginx cannot echo a body without extra modules). A workload nobody runs every
+/// round ([`judged_contenders`]) has the verdict's contenders here too.
 pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
     let mut contenders = Vec::new();
     if judged_contenders(workload).is_empty() {
