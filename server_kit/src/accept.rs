@@ -1,4 +1,4 @@
-//! What the tokio-based servers do when accept fails (e.g. EMFILE, ENFILE): keep serving
+//! What the runtime-based servers do when accept fails (e.g. EMFILE, ENFILE): keep serving
 //! the connections they have, wait, try again. One line is logged per streak of
 //! failures, so running out of descriptors is neither a busy loop nor a flood of logs.
 
@@ -21,12 +21,21 @@ impl AcceptBackoff {
         }
     }
 
-    /// Logs the first failure of a streak, then waits [`ACCEPT_RETRY`].
+    /// Logs the first failure of a streak, then waits [`ACCEPT_RETRY`] on tokio's timer.
     pub async fn failed(&mut self, error: std::io::Error) {
+        self.failed_on(error, tokio::time::sleep).await;
+    }
+
+    /// As [`Self::failed`], waiting with `sleep` (another runtime's timer).
+    pub async fn failed_on<F: Future<Output = ()>>(
+        &mut self,
+        error: std::io::Error,
+        sleep: impl Fn(Duration) -> F,
+    ) {
         if !self.failing {
             crate::log!("accept failed: {error}; retrying every {ACCEPT_RETRY:?}");
             self.failing = true;
         }
-        tokio::time::sleep(ACCEPT_RETRY).await;
+        sleep(ACCEPT_RETRY).await;
     }
 }

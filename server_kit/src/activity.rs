@@ -1,6 +1,8 @@
-//! Connection timeouts, identical for every tokio-based server (tokio_server's two engines
-//! and tokio_uring_server): a connection that has sent part of a request and then nothing
-//! for the request timeout is closed, and so is one idle for the idle timeout.
+//! Connection timeouts, identical for every server that runs http_core's codec on an async
+//! runtime (tokio_server's engines, tokio_uring_server, monoio_server, compio_server): a
+//! connection that has sent part of a request and then nothing for the request timeout is
+//! closed, and so is one idle for the idle timeout. The watchdog sleeps on whichever
+//! runtime's timer it is given.
 //!
 //! Each connection records its last read and whether a request is partly received; a
 //! watchdog future sleeps until the deadline that follows from them. This costs one
@@ -38,8 +40,13 @@ impl Activity {
         self.partial.store(partial, Ordering::Relaxed);
     }
 
-    /// Completes when the connection has been silent past its timeout.
-    pub async fn expired(&self, request_timeout: Duration, idle_timeout: Duration) {
+    /// Completes when the connection has been silent past its timeout, sleeping with
+    /// `sleep` (its runtime's timer) until each deadline.
+    pub async fn expired<F: Future<Output = ()>>(
+        &self,
+        (request_timeout, idle_timeout): (Duration, Duration),
+        sleep: impl Fn(Duration) -> F,
+    ) {
         loop {
             let last = self.start + Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
             let limit = if self.partial.load(Ordering::Relaxed) {
@@ -48,10 +55,11 @@ impl Activity {
                 idle_timeout
             };
             let deadline = last + limit;
-            if Instant::now() >= deadline {
+            let now = Instant::now();
+            if now >= deadline {
                 return;
             }
-            tokio::time::sleep_until(deadline).await;
+            sleep(deadline - now).await;
         }
     }
 }
@@ -66,12 +74,12 @@ mod tests {
         let activity = Activity::new();
         activity.touch(true);
         let begun = Instant::now();
-        activity.expired(short, long).await;
+        activity.expired((short, long), tokio::time::sleep).await;
         assert_eq!(begun.elapsed().as_secs(), 10);
 
         activity.touch(false);
         let begun = Instant::now();
-        activity.expired(short, long).await;
+        activity.expired((short, long), tokio::time::sleep).await;
         assert_eq!(begun.elapsed().as_secs(), 60);
     }
 
@@ -81,9 +89,8 @@ mod tests {
         let watchdog = activity.clone();
         let begun = Instant::now();
         let waiter = tokio::spawn(async move {
-            watchdog
-                .expired(Duration::from_secs(10), Duration::from_secs(60))
-                .await
+            let timeouts = (Duration::from_secs(10), Duration::from_secs(60));
+            watchdog.expired(timeouts, tokio::time::sleep).await
         });
         tokio::time::sleep(Duration::from_secs(50)).await;
         activity.touch(false);

@@ -2,8 +2,9 @@
 //! engine on epoll, tokio_uring_server on io_uring): read into a buffer, hand it to
 //! http_core's codec, write every response it produced in one (vectored) write, a large
 //! static body straight from its shared buffer and an echoed body from the buffer it was
-//! read into, and close with a lingering drain. Each server supplies its socket's I/O as a
-//! [`Transport`], so the HTTP work and the timeouts are the same code on both I/O layers.
+//! read into, and close with a lingering drain. Each server supplies its socket's I/O (and
+//! its runtime's timer) as a [`Transport`], so the HTTP work and the timeouts are the same
+//! code on every I/O layer and runtime: tokio on epoll, tokio-uring, monoio and compio.
 
 use std::future::Future;
 use std::io::{self, IoSlice};
@@ -37,6 +38,11 @@ pub trait Transport {
     fn finish(&mut self) -> impl Future<Output = io::Result<()>>;
     /// Reads and throws away what the peer sent next; `Ok(0)` at end of stream.
     fn discard(&mut self) -> impl Future<Output = io::Result<usize>>;
+    /// Sleeps `duration` on the transport's runtime timer; tokio's by default, which a
+    /// transport on another runtime must override (tokio's timer panics outside tokio).
+    fn sleep(duration: Duration) -> impl Future<Output = ()> {
+        tokio::time::sleep(duration)
+    }
 }
 
 /// Serves one connection until either side closes, the codec says to close, the server
@@ -46,7 +52,7 @@ pub async fn serve<T: Transport>(transport: &mut T, settings: &Settings) {
     let watchdog = activity.clone();
     tokio::select! {
         _ = exchange(transport, settings, &activity) => {}
-        _ = watchdog.expired(settings.request_timeout, settings.idle_timeout) => {}
+        _ = watchdog.expired((settings.request_timeout, settings.idle_timeout), T::sleep) => {}
     }
 }
 
@@ -105,7 +111,10 @@ pub async fn linger_close<T: Transport>(transport: &mut T) {
     if transport.finish().await.is_err() {
         return;
     }
-    let _ = tokio::time::timeout(LINGER, async { while let Ok(1..) = transport.discard().await {} }).await;
+    tokio::select! {
+        _ = async { while let Ok(1..) = transport.discard().await {} } => {}
+        _ = T::sleep(LINGER) => {}
+    }
 }
 
 /// tokio's epoll-driven stream: reads land straight in the input's spare capacity.

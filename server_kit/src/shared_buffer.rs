@@ -58,7 +58,7 @@ pub async fn serve(stream: &mut TcpStream, settings: &Settings) {
     let watchdog = activity.clone();
     tokio::select! {
         _ = exchange(stream, settings, &activity) => {}
-        _ = watchdog.expired(settings.request_timeout, settings.idle_timeout) => {}
+        _ = watchdog.expired((settings.request_timeout, settings.idle_timeout), tokio::time::sleep) => {}
     }
 }
 

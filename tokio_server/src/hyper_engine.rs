@@ -66,7 +66,7 @@ pub async fn serve(stream: TcpStream, settings: Settings) {
     tokio::pin!(connection);
     tokio::select! {
         _ = connection.as_mut() => return,
-        _ = activity.expired(settings.request_timeout, settings.idle_timeout) => return,
+        _ = activity.expired((settings.request_timeout, settings.idle_timeout), tokio::time::sleep) => return,
         _ = settings.shutdown.cancelled() => connection.as_mut().graceful_shutdown(),
     }
     let _ = connection.await;

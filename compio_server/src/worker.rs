@@ -1,0 +1,85 @@
+//! One thread: a compio runtime accepting from its own listener until shutdown, then
+//! letting its connections finish for at most the shutdown grace. The ready message is
+//! the driver the runtime runs on; anything but io_uring is refused, and so is a kernel
+//! whose ring lacks an operation this server submits.
+
+use std::net::TcpListener;
+
+use compio::driver::op::OpCodeFlag;
+use compio::driver::{DriverType, ProactorBuilder};
+use server_kit::workers::Ready;
+use server_kit::{AcceptBackoff, Settings, StartupError};
+use tokio_util::task::TaskTracker;
+
+use crate::connection;
+
+/// The operations this server submits: compio runs any the kernel lacks on a thread pool
+/// instead, so each must be on the ring or the server refuses to start.
+fn needed() -> OpCodeFlag {
+    OpCodeFlag::Accept
+        | OpCodeFlag::Recv
+        | OpCodeFlag::Send
+        | OpCodeFlag::Shutdown
+        | OpCodeFlag::Close
+        | OpCodeFlag::AsyncCancel
+        | OpCodeFlag::PollAdd
+}
+
+pub fn run(listener: TcpListener, settings: Settings, ready: Ready<String, StartupError>) {
+    let mut proactor = ProactorBuilder::new();
+    proactor.detect_opcode_support(needed());
+    let built = compio::runtime::RuntimeBuilder::new()
+        .with_proactor(proactor)
+        .build();
+    let runtime = match built {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            let _ = ready.send(Err(StartupError::IoUring(error)));
+            return;
+        }
+    };
+    if runtime.driver_type() != DriverType::IoUring {
+        let refused = std::io::Error::other(format!(
+            "compio runs on its {:?} driver here, not io_uring",
+            runtime.driver_type()
+        ));
+        let _ = ready.send(Err(StartupError::IoUring(refused)));
+        return;
+    }
+    // The accept loop as a task, woken only when it can progress: `block_on` polls its
+    // own future on every turn of the event loop, which would take the shutdown token's
+    // lock (shared by every thread) each time.
+    let accepting = runtime.spawn(async move {
+        let listener = match compio::net::TcpListener::from_std(listener) {
+            Ok(listener) => listener,
+            Err(error) => {
+                let _ = ready.send(Err(StartupError::IoUring(error)));
+                return;
+            }
+        };
+        let _ = ready.send(Ok("io_uring".to_string()));
+        let connections = TaskTracker::new();
+        let mut backoff = AcceptBackoff::default();
+        loop {
+            tokio::select! {
+                _ = settings.shutdown.cancelled() => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        backoff.succeeded();
+                        let task = connection::serve(stream, settings.clone());
+                        compio::runtime::spawn(connections.track_future(task)).detach();
+                    }
+                    Err(e) => backoff.failed_on(e, compio::time::sleep).await,
+                },
+            }
+        }
+        drop(listener);
+        connections.close();
+        let grace = http_core::limits::SHUTDOWN_GRACE;
+        tokio::select! {
+            _ = connections.wait() => {}
+            _ = compio::time::sleep(grace) => {}
+        }
+    });
+    let _ = runtime.block_on(accepting);
+}

@@ -1,0 +1,18 @@
+//! The conformance suite and the stress checks against compio_server.
+
+const BIN: &str = env!("CARGO_BIN_EXE_compio_server");
+
+#[test]
+fn conforms() {
+    conformance::check_server(BIN, &[], &[]);
+}
+
+#[test]
+fn flags_and_startup_errors() {
+    conformance::check_flags(BIN, &[]);
+}
+
+#[test]
+fn under_stress() {
+    conformance::check_stress(BIN, &[]);
+}

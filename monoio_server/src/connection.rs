@@ -1,0 +1,91 @@
+//! One connection: the loop every codec-driven server runs (`server_kit::exchange`), over
+//! monoio's ownership-passing I/O: each read lends a buffer to the runtime until it
+//! completes, then its bytes are appended to the input; each write lends the output's
+//! owned bytes, or a static body, one segment at a time; the watchdog sleeps on monoio's
+//! timer.
+
+use std::io;
+use std::mem;
+use std::time::Duration;
+
+use http_core::Output;
+use http_core::output::Segment;
+use monoio::buf::IoBuf;
+use monoio::io::{AsyncReadRent, AsyncWriteRent, AsyncWriteRentExt};
+use monoio::net::TcpStream;
+use server_kit::Settings;
+use server_kit::exchange::{READ_CHUNK, Transport};
+
+pub async fn serve(stream: TcpStream, settings: Settings) {
+    let mut transport = Monoio {
+        stream,
+        buffer: Vec::with_capacity(READ_CHUNK),
+    };
+    server_kit::exchange::serve(&mut transport, &settings).await;
+}
+
+/// The stream, and the buffer each read lends to the runtime while it is in flight (a
+/// read dropped before it completes takes the buffer with it, and is never followed by
+/// another).
+struct Monoio {
+    stream: TcpStream,
+    buffer: Vec<u8>,
+}
+
+impl Monoio {
+    async fn read(&mut self) -> io::Result<usize> {
+        // Empty (no capacity) where an earlier read was dropped in flight and took it.
+        if self.buffer.capacity() == 0 {
+            self.buffer = Vec::with_capacity(READ_CHUNK);
+        }
+        let (read, buffer) = self.stream.read(mem::take(&mut self.buffer)).await;
+        self.buffer = buffer;
+        read
+    }
+}
+
+impl Transport for Monoio {
+    /// monoio takes buffers by value and reads into its own buffer, which `receive`
+    /// copies from: an echoed body is copied into the output.
+    const LENDS_INPUT: bool = false;
+
+    async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
+        let n = self.read().await?;
+        input.extend_from_slice(&self.buffer[..n]);
+        Ok(n)
+    }
+
+    async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
+        let segments: Vec<Segment> = output.segments().collect();
+        let mut owned = mem::take(output.owned_mut());
+        let mut written = Ok(());
+        for segment in segments {
+            written = match segment {
+                Segment::Owned(range) => {
+                    let (written, slice) = self.stream.write_all(owned.slice(range)).await;
+                    owned = slice.into_inner();
+                    written.map(drop)
+                }
+                Segment::Static(bytes) => self.stream.write_all(bytes).await.0.map(drop),
+                Segment::Adopted(_) => unreachable!("this transport does not lend its input"),
+            };
+            if written.is_err() {
+                break;
+            }
+        }
+        *output.owned_mut() = owned;
+        written
+    }
+
+    async fn finish(&mut self) -> io::Result<()> {
+        self.stream.shutdown().await
+    }
+
+    async fn discard(&mut self) -> io::Result<usize> {
+        self.read().await
+    }
+
+    fn sleep(duration: Duration) -> impl Future<Output = ()> {
+        monoio::time::sleep(duration)
+    }
+}

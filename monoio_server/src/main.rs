@@ -1,0 +1,46 @@
+//! `monoio_server`: the http_core contract through http_core's codec on monoio (ByteDance's
+//! thread-per-core runtime), as a user who picks a ready io_uring runtime would write it.
+//! One monoio runtime per thread on its io_uring driver, each with its own SO_REUSEPORT
+//! listener. monoio can fall back to epoll (its "legacy" driver); this server asks for
+//! io_uring only and exits with one line where it is unavailable, so what is measured as
+//! io_uring is io_uring.
+
+mod connection;
+mod worker;
+
+use std::net::SocketAddr;
+
+use clap::Parser;
+use server_kit::{CommonArgs, Settings, Workers};
+
+const PROGRAM: &str = "monoio_server";
+
+/// Serve the uring-vs-tokio HTTP contract on monoio.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Cli {
+    /// Address to listen on; loopback by default, `0.0.0.0:8083` exposes it.
+    #[arg(long, default_value = "127.0.0.1:8083")]
+    addr: SocketAddr,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+fn main() {
+    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
+    let threads = cli.common.threads();
+    let (listeners, local) =
+        server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());
+    let settings = Settings::from(&cli.common);
+    let (workers, _) = Workers::start("monoio", listeners, |listener, ready| {
+        let settings = settings.clone();
+        move || worker::run(listener, settings, ready)
+    })
+    .unwrap_or_else(|e| e.exit());
+    server_kit::ready::announce(
+        local,
+        &format!("engine=monoio (io_uring driver), threads={threads}"),
+    );
+    workers.serve_until_signal(|| settings.shutdown.cancel());
+}

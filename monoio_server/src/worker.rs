@@ -1,0 +1,61 @@
+//! One thread: a monoio runtime on its io_uring driver accepting from its own listener
+//! until shutdown, then letting its connections finish for at most the shutdown grace.
+
+use std::net::TcpListener;
+
+use monoio::IoUringDriver;
+use monoio::time::TimeDriver;
+use server_kit::workers::Ready;
+use server_kit::{AcceptBackoff, Settings, StartupError};
+use tokio_util::task::TaskTracker;
+
+use crate::connection;
+
+/// Submission queue entries per ring.
+const RING_ENTRIES: u32 = 1024;
+
+pub fn run(listener: TcpListener, settings: Settings, ready: Ready<(), StartupError>) {
+    let built = monoio::RuntimeBuilder::<IoUringDriver>::new()
+        .with_entries(RING_ENTRIES)
+        .enable_timer()
+        .build();
+    let mut runtime: monoio::Runtime<TimeDriver<IoUringDriver>> = match built {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            let _ = ready.send(Err(StartupError::IoUring(error)));
+            return;
+        }
+    };
+    runtime.block_on(async move {
+        let listener = match monoio::net::TcpListener::from_std(listener) {
+            Ok(listener) => listener,
+            Err(error) => {
+                let _ = ready.send(Err(StartupError::IoUring(error)));
+                return;
+            }
+        };
+        let _ = ready.send(Ok(()));
+        let connections = TaskTracker::new();
+        let mut backoff = AcceptBackoff::default();
+        loop {
+            tokio::select! {
+                _ = settings.shutdown.cancelled() => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        backoff.succeeded();
+                        let task = connection::serve(stream, settings.clone());
+                        drop(monoio::spawn(connections.track_future(task)));
+                    }
+                    Err(e) => backoff.failed_on(e, monoio::time::sleep).await,
+                },
+            }
+        }
+        drop(listener);
+        connections.close();
+        let grace = http_core::limits::SHUTDOWN_GRACE;
+        tokio::select! {
+            _ = connections.wait() => {}
+            _ = monoio::time::sleep(grace) => {}
+        }
+    });
+}
