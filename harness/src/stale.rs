@@ -7,12 +7,14 @@ use std::path::Path;
 use std::process::Command;
 
 /// What the servers are built from: a change here can move any figure.
-pub const SERVER_CODE: [&str; 7] = [
+pub const SERVER_CODE: [&str; 9] = [
     "http_core",
     "server_kit",
     "tokio_server",
     "io_uring_server",
     "tokio_uring_server",
+    "monoio_server",
+    "compio_server",
     "floors",
     "nginx",
 ];

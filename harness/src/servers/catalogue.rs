@@ -88,6 +88,31 @@ pub const TOKIO_URING: Contender = Contender {
     launch: Launch::Cargo,
 };
 
+/// monoio (thread-per-core, io_uring driver) running the same codec loop: the first of
+/// the ready io_uring runtimes a user would pick instead of hand-rolling (issue 33; not
+/// yet in any study's lineup).
+pub const MONOIO: Contender = Contender {
+    id: "monoio",
+    label: "monoio_server",
+    package: "monoio_server",
+    binary: "monoio_server",
+    args: &[],
+    url_env: Some("BENCH_MONOIO_URL"),
+    launch: Launch::Cargo,
+};
+
+/// compio (completion-based, io_uring driver) running the same codec loop: the second
+/// ready io_uring runtime (issue 33; not yet in any study's lineup).
+pub const COMPIO: Contender = Contender {
+    id: "compio",
+    label: "compio_server",
+    package: "compio_server",
+    binary: "compio_server",
+    args: &[],
+    url_env: Some("BENCH_COMPIO_URL"),
+    launch: Launch::Cargo,
+};
+
 /// io_uring_server with `args`, named (and identified) by `label`; always started here.
 pub const fn io_uring_with(label: &'static str, args: &'static [&'static str]) -> Contender {
     Contender {
@@ -138,7 +163,7 @@ impl Contender {
     /// and the codec). `None` for a floor.
     pub fn floor(&self) -> Option<Contender> {
         match self.package {
-            "io_uring_server" | "tokio_uring_server" => Some(FLOOR_URING),
+            "io_uring_server" | "tokio_uring_server" | "monoio_server" | "compio_server" => Some(FLOOR_URING),
             "tokio_server" if self.args.contains(&"hyper") => Some(FLOOR_HYPER),
             "tokio_server" => Some(FLOOR_TOKIO),
             _ => None,
