@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.."
 steps=(
   "cargo bench"
   "scripts/workloads.sh"
+  "scripts/workloads.sh --runtimes"
   "scripts/churn.sh"
   "scripts/bodies.sh"
   "scripts/workloads.sh --features --seconds 2"
@@ -30,7 +31,7 @@ steps=(
   "scripts/ablation.sh"
 )
 # Minutes each step took here (2 CPUs, already built): the estimate of what is left.
-minutes=(6 31 18 7 10 3 9 17 28)
+minutes=(9 31 25 24 9 10 5 13 20 28)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0

@@ -11,6 +11,8 @@
 #   scripts/workloads.sh --render                  # no measuring: the report written again from results/workloads.json
 #   scripts/workloads.sh --features --seconds 2    # io_uring features where each is meant to pay (about 10 minutes)
 #                                                  # (results/features.md and its BENCHMARKS.md section)
+#   scripts/workloads.sh --runtimes                # which io_uring runtime: io_uring_server, tokio-uring, monoio, compio
+#                                                  # ÷ the tokio codec, 6 rounds (results/runtimes.md; about 25 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec cargo run --release -q -p lab --bin workloads -- "$@"

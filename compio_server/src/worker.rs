@@ -83,3 +83,23 @@ pub fn run(listener: TcpListener, settings: Settings, ready: Ready<String, Start
     });
     let _ = runtime.block_on(accepting);
 }
+
+#[cfg(test)]
+mod tests {
+
+    /// No setsockopt per connection: sockets compio accepts (io_uring's accept) inherit
+    /// TCP_NODELAY from the listener group, as `server_kit::listener` says.
+    #[test]
+    fn accepted_connections_have_tcp_nodelay() {
+        let mut group = server_kit::listener::bind_group("127.0.0.1:0".parse().unwrap(), 1).unwrap();
+        let listener = group.remove(0);
+        let addr = listener.local_addr().unwrap();
+        let runtime = compio::runtime::RuntimeBuilder::new().build().unwrap();
+        runtime.block_on(async move {
+            let listener = compio::net::TcpListener::from_std(listener).unwrap();
+            let _client = std::net::TcpStream::connect(addr).unwrap();
+            let (stream, _) = listener.accept().await.unwrap();
+            assert!(stream.nodelay().unwrap(), "TCP_NODELAY was not inherited");
+        });
+    }
+}

@@ -10,14 +10,18 @@ use plotters::prelude::*;
 
 use crate::servers::{ANCHORS, CONTENDERS, Contender};
 
-/// Okabe-Ito's blue, vermillion and bluish green, then black and a purple: distinct for
-/// colour-blind readers and dark enough for thin lines on white.
-pub const COLOURS: [RGBColor; 5] = [
+/// Okabe-Ito's blue, vermillion and bluish green, then black, a purple, Okabe-Ito's
+/// reddish purple, orange and sky blue: distinct for colour-blind readers and dark enough
+/// for thin lines on white (enough for every contender, nginx and one more line).
+pub const COLOURS: [RGBColor; 8] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
     RGBColor(0, 0, 0),
     RGBColor(117, 112, 179),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
 ];
 
 /// One contender's values.

@@ -1,5 +1,5 @@
-//! The one connection loop of the codec-driven tokio servers (tokio_server's `codec`
-//! engine on epoll, tokio_uring_server on io_uring): read into a buffer, hand it to
+//! The one connection loop of the codec-driven servers (tokio_server's `codec` engine on
+//! epoll; tokio_uring_server, monoio_server and compio_server on io_uring): read into a buffer, hand it to
 //! http_core's codec, write every response it produced in one (vectored) write, a large
 //! static body straight from its shared buffer and an echoed body from the buffer it was
 //! read into, and close with a lingering drain. Each server supplies its socket's I/O (and

@@ -76,7 +76,7 @@ pub fn explain_io_uring(error: &io::Error) -> String {
                 .into(),
         },
         Some(libc::ENOMEM) => "io_uring_setup failed with ENOMEM: the locked-memory limit is too low; \
-             raise `ulimit -l` or pass a smaller --ring-entries"
+             raise `ulimit -l` (or, where the server has it, pass a smaller --ring-entries)"
             .into(),
         Some(libc::EINVAL) => "io_uring_setup rejected every flag combination (EINVAL); \
              use Linux 6.1 or later"

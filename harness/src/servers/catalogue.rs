@@ -89,8 +89,7 @@ pub const TOKIO_URING: Contender = Contender {
 };
 
 /// monoio (thread-per-core, io_uring driver) running the same codec loop: the first of
-/// the ready io_uring runtimes a user would pick instead of hand-rolling (issue 33; not
-/// yet in any study's lineup).
+/// the ready io_uring runtimes a user would pick instead of hand-rolling.
 pub const MONOIO: Contender = Contender {
     id: "monoio",
     label: "monoio_server",
@@ -102,7 +101,7 @@ pub const MONOIO: Contender = Contender {
 };
 
 /// compio (completion-based, io_uring driver) running the same codec loop: the second
-/// ready io_uring runtime (issue 33; not yet in any study's lineup).
+/// ready io_uring runtime.
 pub const COMPIO: Contender = Contender {
     id: "compio",
     label: "compio_server",
@@ -178,7 +177,7 @@ pub fn by_id(id: &str) -> Option<Contender> {
 
 /// The contenders of `cargo bench`, the sweep and the large-body study, in report order.
 /// The ablation's rows are contenders too (io_uring_server with flags, see `ablation`).
-pub const CONTENDERS: [Contender; 4] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING];
+pub const CONTENDERS: [Contender; 6] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING, MONOIO, COMPIO];
 
 /// nginx, one worker (`nginx/nginx.conf`): where a widely used epoll server lands on this
 /// machine. It cannot echo a body, so it sits out the echo workloads.

@@ -180,11 +180,15 @@ impl WorkloadsReport {
             .iter()
             .map(|b| self.cpu_ratios(workload, b.id))
             .collect();
-        let cpu = |contender: &str| self.by_round(workload.name, contender, |s| s.server_cpu_us);
-        (baselines, rounds::ratios(&cpu(AA_CONTROL.id), &cpu(SUBJECT.id)))
+        (
+            baselines,
+            self.cpu_ratios_of(workload, (AA_CONTROL.id, SUBJECT.id)),
+        )
     }
 
-    fn ratios_of(&self, workload: &Workload, (subject, baseline): (&str, &str)) -> Vec<f64> {
+    /// `subject` ÷ `baseline` at `workload`, per round, as [`Self::ratios`] (any pair of
+    /// contenders: the runtime table's).
+    pub fn ratios_of(&self, workload: &Workload, (subject, baseline): (&str, &str)) -> Vec<f64> {
         let values = |contender| self.values(workload.name, contender);
         let (subject, baseline) = (values(subject), values(baseline));
         match workload.unit() {
@@ -241,8 +245,13 @@ impl WorkloadsReport {
     /// Subject ÷ `baseline` in server CPU per request at `workload`, per round: the
     /// second row of a workload judged on something else (one connection).
     pub fn cpu_ratios(&self, workload: &Workload, baseline: &str) -> Vec<f64> {
+        self.cpu_ratios_of(workload, (SUBJECT.id, baseline))
+    }
+
+    /// `subject` ÷ `baseline` in server CPU per request at `workload`, per round.
+    pub fn cpu_ratios_of(&self, workload: &Workload, (subject, baseline): (&str, &str)) -> Vec<f64> {
         let cpu = |contender: &str| self.by_round(workload.name, contender, |s| s.server_cpu_us);
-        rounds::ratios(&cpu(SUBJECT.id), &cpu(baseline))
+        rounds::ratios(&cpu(subject), &cpu(baseline))
     }
 
     /// Where the figures come from, for the head of a table ([`rounds::provenance`]).

@@ -8,14 +8,20 @@
 
 use clap::Parser;
 use harness::machine::Machine;
+use harness::output::write_json;
+use harness::servers::Contender;
 use harness::servers::Lineup;
 use harness::servers::nginx::with_anchors;
 use harness::settings::Pinning;
 use harness::workload::Shape;
+use harness::workload::Workload;
 use harness::workload::calibrate;
 use harness::workload::offered::{self, Calibration};
 use harness::workload::run::{Entry, Rounds, measure_rounds};
-use lab::workloads::{EVERYONE, WORKLOADS, WorkloadsReport, detail_contenders, features, judged_contenders};
+use lab::workloads::{
+    EVERYONE, WORKLOADS, WorkloadsReport, detail_contenders, features, judged_contenders, report, runtimes,
+};
+use std::path::Path;
 
 /// For which workload is io_uring worth it: every workload shape, every contender.
 #[derive(Parser, Debug)]
@@ -48,8 +54,13 @@ struct Cli {
     only: Option<String>,
     /// io_uring_server's feature rows at the workloads each is meant for, instead of the
     /// contenders.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "runtimes")]
     features: bool,
+    /// Which io_uring runtime: io_uring_server, tokio_uring_server, monoio_server and
+    /// compio_server ÷ the codec engine at every judged workload, instead of the contenders
+    /// (6 rounds, no sequential stopping: `results/runtimes.md`).
+    #[arg(long)]
+    runtimes: bool,
     /// Measure nothing: render the report again from its committed JSON (after a change
     /// to how it reads, not to what was measured).
     #[arg(long)]
@@ -60,29 +71,81 @@ fn main() {
     harness::tool::main("workloads", run);
 }
 
-fn run(cli: Cli) -> Result<(), String> {
-    if cli.render {
-        return render(cli.features);
+/// What a run measures: the contenders, or one of the passes with a lineup of its own.
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    Workloads,
+    Features,
+    Runtimes,
+}
+
+impl Pass {
+    fn of(cli: &Cli) -> Pass {
+        match (cli.features, cli.runtimes) {
+            (true, _) => Pass::Features,
+            (_, true) => Pass::Runtimes,
+            _ => Pass::Workloads,
+        }
     }
-    let entry = |workload, every_round, detail| Entry {
-        workload,
-        every_round,
-        detail,
-        offered: None,
-    };
-    let (plan, everyone): (Vec<Entry>, _) = if cli.features {
-        let plan = features::lineup()
-            .into_iter()
-            .map(|(w, c)| entry(w, c, Vec::new()))
-            .collect();
-        (plan, features::contenders())
-    } else {
-        let plan = WORKLOADS
-            .iter()
-            .map(|w| entry(*w, judged_contenders(w), detail_contenders(w)))
-            .collect();
-        (plan, with_anchors(&EVERYONE))
-    };
+
+    /// The results file's name.
+    fn name(self) -> &'static str {
+        match self {
+            Pass::Workloads => "workloads",
+            Pass::Features => "features",
+            Pass::Runtimes => "runtimes",
+        }
+    }
+
+    /// The plan and everyone in it.
+    fn plan(self) -> (Vec<Entry>, Vec<Contender>) {
+        let entry = |workload, every_round, detail| Entry {
+            workload,
+            every_round,
+            detail,
+            offered: None,
+        };
+        let passed = |lineup: Vec<(Workload, Vec<Contender>)>| {
+            lineup.into_iter().map(|(w, c)| entry(w, c, Vec::new())).collect()
+        };
+        match self {
+            Pass::Features => (passed(features::lineup()), features::contenders()),
+            Pass::Runtimes => (passed(runtimes::lineup()), runtimes::contenders()),
+            Pass::Workloads => {
+                let plan = WORKLOADS
+                    .iter()
+                    .map(|w| entry(*w, judged_contenders(w), detail_contenders(w)))
+                    .collect();
+                (plan, with_anchors(&EVERYONE))
+            }
+        }
+    }
+
+    /// Rounds when `--rounds` is not given: whole cycles of the balanced order.
+    fn default_rounds(self) -> usize {
+        match self {
+            Pass::Workloads => 8,
+            Pass::Features => 12,
+            Pass::Runtimes => 6,
+        }
+    }
+
+    /// Writes the report's markdown and BENCHMARKS.md section (not its JSON).
+    fn write(self, workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
+        match self {
+            Pass::Workloads => report::write_rendered(workspace, report),
+            Pass::Features => report::write_features(workspace, report),
+            Pass::Runtimes => report::write_runtimes(workspace, report),
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    let pass = Pass::of(&cli);
+    if cli.render {
+        return render(pass);
+    }
+    let (plan, everyone) = pass.plan();
     let lineup = Lineup::prepare(&everyone, Pinning::from_env()?, None)?;
     // Only what can start: an anchor that is not installed sits out.
     let plan: Vec<Entry> = plan
@@ -98,12 +161,17 @@ fn run(cli: Cli) -> Result<(), String> {
             e
         })
         .collect();
-    let planned = cli.rounds.unwrap_or(if cli.features { 12 } else { 8 });
+    let planned = cli.rounds.unwrap_or(pass.default_rounds());
     let rounds = Rounds {
         rounds: planned,
         seconds: cli.seconds,
         detail_rounds: cli.detail_rounds.min(planned),
-        max_rounds: cli.max_rounds,
+        // The runtime table's cells are not the verdict's: nothing to stop on.
+        max_rounds: if pass == Pass::Runtimes {
+            planned
+        } else {
+            cli.max_rounds
+        },
         slices: cli.slices,
     };
     let (plan, calibrations) = calibrate(&lineup, plan)?;
@@ -118,22 +186,25 @@ fn run(cli: Cli) -> Result<(), String> {
         pinning: lineup.pinning.describe(),
         rounds: harness::workload::run::rounds_in(&samples),
         base_rounds: Some(rounds.rounds),
-        detail_rounds: rounds.detail_rounds,
+        detail_rounds: if plan.iter().any(|e| !e.detail.is_empty()) {
+            rounds.detail_rounds
+        } else {
+            0
+        },
         seconds_per_point: rounds.seconds,
         slices: rounds.slices,
         judged: Some(judged),
         calibrations,
         samples,
     };
-    if cli.features {
-        lab::workloads::report::write_features(&lineup.workspace, &report)?;
-        println!("features written: results/features.md, results/features.json, BENCHMARKS.md");
-    } else {
-        lab::workloads::report::write_all(&lineup.workspace, &report)?;
-        println!(
-            "workloads written: results/workloads.md, results/workloads.json, results/workloads/*.svg, BENCHMARKS.md"
-        );
-    }
+    let results = lineup.workspace.join("results");
+    std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
+    write_json(&results.join(format!("{}.json", pass.name())), &report)?;
+    pass.write(&lineup.workspace, &report)?;
+    println!(
+        "{} written: results/{0}.md, results/{0}.json, BENCHMARKS.md",
+        pass.name()
+    );
     Ok(())
 }
 
@@ -166,19 +237,15 @@ fn calibrate(lineup: &Lineup, mut plan: Vec<Entry>) -> Result<(Vec<Entry>, Vec<C
     Ok((plan, calibrations))
 }
 
-/// Writes the report again from `results/workloads.json` (or `features.json`).
-fn render(features: bool) -> Result<(), String> {
+/// Writes the report again from its committed JSON (`results/workloads.json`, ...),
+/// leaving the JSON as it is.
+fn render(pass: Pass) -> Result<(), String> {
     let workspace = harness::servers::workspace_root();
-    let name = if features { "features" } else { "workloads" };
-    let path = workspace.join(format!("results/{name}.json"));
+    let path = workspace.join(format!("results/{}.json", pass.name()));
     let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let report: WorkloadsReport =
         serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))?;
-    if features {
-        lab::workloads::report::write_features(&workspace, &report)?;
-    } else {
-        lab::workloads::report::write_rendered(&workspace, &report)?;
-    }
-    println!("{name} rendered again from {}", path.display());
+    pass.write(&workspace, &report)?;
+    println!("{} rendered again from {}", pass.name(), path.display());
     Ok(())
 }

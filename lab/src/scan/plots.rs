@@ -12,9 +12,6 @@ use harness::chart::{Axis, COLOURS, Line, chart, connections_axis, svg};
 use harness::format::group_thousands;
 use harness::servers::FLOORS;
 
-/// Okabe-Ito's reddish purple: a sixth line beside the sweep's five colours.
-const SIXTH: RGBColor = RGBColor(204, 121, 167);
-
 /// A plot: its figure, file name part, axis title, tick label and legend place.
 type Plot = (
     Metric,
@@ -63,7 +60,7 @@ fn lines(report: &ScanReport, metric: Metric) -> Vec<Line> {
         .iter()
         .filter(|(id, _)| id != CONTROL.id && !FLOORS.iter().any(|f| f.id == id));
     plotted
-        .zip(COLOURS.iter().chain([&SIXTH]).cycle())
+        .zip(COLOURS.iter().cycle())
         .map(|((id, label), &colour)| Line {
             name: label.clone(),
             colour,

@@ -18,6 +18,7 @@ pub mod features;
 pub mod offered;
 pub mod plot;
 pub mod report;
+pub mod runtimes;
 
 /// The contenders the verdict judges, measured every round: the subject, its baselines
 /// and the A/A control.

@@ -5,8 +5,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::workloads::{SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, bound_by, features, offered, plot};
-use harness::output::{rewrite_benchmarks_section, write_json};
+use crate::workloads::{
+    SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, bound_by, features, offered, plot, runtimes,
+};
+use harness::output::rewrite_benchmarks_section;
 use harness::rounds::median;
 use harness::servers::nginx::ANCHOR_NOTE;
 use harness::servers::{ANCHORS, Contender};
@@ -14,14 +16,6 @@ use harness::workload::verdict;
 
 pub const BEGIN: &str = "<!-- BEGIN VERDICT: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END VERDICT -->";
-
-/// Writes the results files and the verdict section of BENCHMARKS.md.
-pub fn write_all(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
-    let results = workspace.join("results");
-    std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
-    write_json(&results.join("workloads.json"), report)?;
-    write_rendered(workspace, report)
-}
 
 /// Writes what is rendered from the report (markdown, plots, the verdict section), not
 /// its JSON: what `--render` rewrites.
@@ -42,15 +36,46 @@ pub fn write_rendered(workspace: &Path, report: &WorkloadsReport) -> Result<(), 
     rewrite_benchmarks_section(workspace, (BEGIN, END), &verdict(report, "results/"))
 }
 
-/// Writes `results/features.{md,json}` and the feature section of BENCHMARKS.md.
+/// Writes `results/features.md` and the feature section of BENCHMARKS.md.
 pub fn write_features(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
+    let title = "io_uring features where each is meant to pay";
+    let table = features::render(report);
+    write_pass(
+        workspace,
+        ("features", title),
+        &table,
+        (features::BEGIN, features::END),
+    )
+}
+
+/// Writes `results/runtimes.md` and the runtime section of BENCHMARKS.md.
+pub fn write_runtimes(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
+    let title = "Which io_uring runtime: the hand-rolled loop and the ready runtimes";
+    let table = runtimes::render(report);
+    write_pass(
+        workspace,
+        ("runtimes", title),
+        &table,
+        (runtimes::BEGIN, runtimes::END),
+    )
+}
+
+/// A pass of the workloads study with a lineup of its own: `results/{name}.md` (under
+/// `title`) and its section of BENCHMARKS.md; the JSON is written by whoever measured.
+fn write_pass(
+    workspace: &Path,
+    (name, title): (&str, &str),
+    table: &str,
+    markers: (&str, &str),
+) -> Result<(), String> {
     let results = workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
-    write_json(&results.join("features.json"), report)?;
-    let table = features::render(report);
-    let markdown = format!("# io_uring features where each is meant to pay\n\n{table}");
-    std::fs::write(results.join("features.md"), markdown).map_err(|e| e.to_string())?;
-    rewrite_benchmarks_section(workspace, (features::BEGIN, features::END), &table)
+    std::fs::write(
+        results.join(format!("{name}.md")),
+        format!("# {title}\n\n{table}"),
+    )
+    .map_err(|e| e.to_string())?;
+    rewrite_benchmarks_section(workspace, markers, table)
 }
 
 pub fn render(report: &WorkloadsReport) -> String {

@@ -1,0 +1,207 @@
+//! Which io_uring runtime (`scripts/workloads.sh --runtimes`): the hand-rolled loop
+//! (io_uring_server) beside the ready io_uring runtimes a user would pick instead
+//! (tokio-uring, monoio, compio), each running the same codec, each ÷ tokio_server's codec
+//! engine at every workload the verdict judges. Measured like the workloads (interleaved
+//! rounds, fresh servers, slices) and judged by the same rule, with the A/A control; it
+//! answers how much of io_uring's difference a ready runtime keeps.
+
+use std::fmt::Write as _;
+
+use crate::workloads::{Shape, Unit, WORKLOADS, Workload, WorkloadsReport, judged_contenders};
+use harness::judge::{self, Word};
+use harness::rounds;
+use harness::servers::{AA_CONTROL, COMPIO, Contender, IO_URING, MONOIO, TOKIO_CODEC, TOKIO_URING};
+
+/// The io_uring engines compared, the hand-rolled loop first.
+pub const RUNTIMES: [Contender; 4] = [IO_URING, TOKIO_URING, MONOIO, COMPIO];
+
+/// What every runtime is divided by: tokio's epoll engine running the same codec.
+pub const BASELINE: Contender = TOKIO_CODEC;
+
+pub const BEGIN: &str = "<!-- BEGIN RUNTIMES: scripts/workloads.sh --runtimes rewrites this section -->";
+pub const END: &str = "<!-- END RUNTIMES -->";
+
+/// Who runs: the baseline, the runtimes and the A/A control (io_uring_server again):
+/// six, so six rounds are one whole cycle of the balanced order.
+pub fn contenders() -> Vec<Contender> {
+    [vec![BASELINE], RUNTIMES.to_vec(), vec![AA_CONTROL]].concat()
+}
+
+/// The workloads the verdict judges, each run by [`contenders`] every round.
+pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
+    WORKLOADS
+        .into_iter()
+        .filter(|w| !judged_contenders(w).is_empty())
+        .map(|w| (w, contenders()))
+        .collect()
+}
+
+/// The table: per workload, each runtime ÷ the baseline and the A/A control ÷
+/// io_uring_server, round by round, and the line under it.
+pub fn render(report: &WorkloadsReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} Each cell is the runtime's figure ÷ {}'s in the same round, lower is better (for \
+         requests/s the baseline's ÷ the runtime's, so below 1 favours the runtime there too). \
+         Every server parses and answers with http_core's codec; what differs is who drives \
+         the sockets. The last column is the A/A control (a second io_uring_server process ÷ \
+         the first): it must read *ties*. {}\n",
+        report.provenance("scripts/workloads.sh --runtimes"),
+        BASELINE.label,
+        judge::METHOD,
+    );
+    let labels: Vec<&str> = RUNTIMES.iter().map(|r| r.label).collect();
+    let _ = writeln!(
+        out,
+        "| workload | measure | {} | A/A control |\n|---|---|{}---|",
+        labels.join(" | "),
+        "---|".repeat(RUNTIMES.len())
+    );
+    let mut rows: Vec<Row> = Vec::new();
+    let measured = report.workloads();
+    for (workload, _) in lineup() {
+        if !measured.iter().any(|m| m == workload.name) || matches!(workload.shape, Shape::Idle { .. }) {
+            continue;
+        }
+        rows.push(row(report, &workload, workload.unit(), workload.measure()));
+        if workload.shape == Shape::OneConnection {
+            rows.push(row(
+                report,
+                &workload,
+                Unit::CpuPerRequest,
+                Unit::CpuPerRequest.describe().into(),
+            ));
+        }
+    }
+    if let Some(idle) = report.idle_fit() {
+        let slopes = |c: &Contender| report.idle_slopes(c.id);
+        let counts: Vec<String> = idle
+            .iter()
+            .map(|(_, count)| harness::format::group_thousands(*count as f64))
+            .collect();
+        rows.push(Row {
+            workload: "idle connections".into(),
+            measure: format!(
+                "{} ({}): the slope of a fit over {} connections",
+                Unit::BytesPerIdleConnection.describe(),
+                report.idle_memory_counts(),
+                counts.join(", ")
+            ),
+            cells: RUNTIMES
+                .iter()
+                .map(|r| rounds::ratios(&slopes(r), &slopes(&BASELINE)))
+                .collect(),
+            aa: rounds::ratios(&slopes(&AA_CONTROL), &slopes(&IO_URING)),
+        });
+    }
+    for row in &rows {
+        let cells: Vec<String> = row.cells.iter().map(|r| judge::cell(r)).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            row.workload,
+            row.measure,
+            cells.join(" | "),
+            judge::cell(&row.aa)
+        );
+    }
+    out.push_str(&summary(&rows));
+    out
+}
+
+/// One workload's row: each runtime's ratios and the A/A control's.
+struct Row {
+    workload: String,
+    measure: String,
+    cells: Vec<Vec<f64>>,
+    aa: Vec<f64>,
+}
+
+fn row(report: &WorkloadsReport, workload: &Workload, unit: Unit, measure: String) -> Row {
+    let of = |pair: (&str, &str)| match unit == workload.unit() {
+        true => report.ratios_of(workload, pair),
+        false => report.cpu_ratios_of(workload, pair),
+    };
+    Row {
+        workload: workload.name.into(),
+        measure,
+        cells: RUNTIMES.iter().map(|r| of((r.id, BASELINE.id))).collect(),
+        aa: of((AA_CONTROL.id, IO_URING.id)),
+    }
+}
+
+/// Under the table: per runtime, how many rows it wins, ties and loses against the
+/// baseline, and how often the A/A control tied.
+fn summary(rows: &[Row]) -> String {
+    let mut out = String::from("\n");
+    for (index, runtime) in RUNTIMES.iter().enumerate() {
+        let words: Vec<Word> = rows.iter().map(|r| Word::judge(&r.cells[index])).collect();
+        let count = |word: Word| words.iter().filter(|w| **w == word).count();
+        let _ = writeln!(
+            out,
+            "- {} against {}: wins {}, ties {}, loses {}, undecided {} of {} rows.",
+            runtime.label,
+            BASELINE.label,
+            count(Word::Wins),
+            count(Word::Ties),
+            count(Word::Loses),
+            rows.len() - count(Word::Wins) - count(Word::Ties) - count(Word::Loses),
+            rows.len()
+        );
+    }
+    let aa: Vec<Vec<f64>> = rows.iter().map(|r| r.aa.clone()).collect();
+    let _ = writeln!(out, "\n{}", judge::control_tally(&aa));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness::workload::samples::Sample;
+
+    #[test]
+    fn every_runtime_runs_every_judged_workload_with_the_baseline_and_control() {
+        let lineup = lineup();
+        assert!(lineup.iter().any(|(w, _)| matches!(w.shape, Shape::Idle { .. })));
+        assert!(
+            lineup
+                .iter()
+                .all(|(_, c)| c.len() == 6 && c[0] == BASELINE && c[5] == AA_CONTROL)
+        );
+    }
+
+    #[test]
+    fn a_runtime_that_costs_a_third_more_every_round_loses_and_the_table_says_so() {
+        let workload = lineup()
+            .into_iter()
+            .map(|(w, _)| w)
+            .find(|w| w.unit() == Unit::CpuPerRequest)
+            .unwrap();
+        let mut samples = Vec::new();
+        for round in 0..6 {
+            let noise = 1.0 + 0.01 * round as f64;
+            for (contender, value) in [
+                (BASELINE, 10.0),
+                (IO_URING, 8.0 * noise),
+                (TOKIO_URING, 10.0 / noise),
+                (MONOIO, 13.3 * noise),
+                (COMPIO, 13.4),
+                (AA_CONTROL, 8.0 * noise),
+            ] {
+                samples.push(Sample::example(workload.name, contender.id, round, value));
+            }
+        }
+        let text = render(&WorkloadsReport::over(samples));
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} |", workload.name)))
+            .unwrap();
+        let cells: Vec<&str> = line.split(" | ").collect();
+        assert!(cells[2].contains("**wins**"), "{line}");
+        assert!(cells[4].contains("**loses**"), "{line}");
+        assert!(cells[5].contains("**loses**"), "{line}");
+        assert!(cells[6].contains("**ties**"), "{line}");
+        assert!(text.contains("- monoio_server against tokio_server (codec): wins 0, ties 0, loses 1"));
+    }
+}
