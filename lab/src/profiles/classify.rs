@@ -23,8 +23,9 @@
 pub enum Category {
     /// HTTP parsing and rendering: `http_core`, httparse, and hyper's own HTTP code.
     Http,
-    /// The rest of the server's user-space code: its loop, the async runtime's tasks
-    /// (tokio), Rust's standard library.
+    /// The rest of the server's user-space code: its loop, the async runtime (tokio,
+    /// tokio-uring, monoio, compio: its tasks and its driver above the io-uring crate),
+    /// Rust's standard library.
     ServerLoop,
     /// malloc, free and Rust's allocator entry points.
     Allocation,
@@ -108,7 +109,8 @@ pub const RULES: &[(Category, &[&str])] = &[
         "http_core::*", "httparse::*", "httpdate::*", "hyper::*", "itoa::*",
     ]),
     (Category::ServerLoop, &[
-        "io_uring_server::*", "tokio_server::*", "tokio_uring_server::*", "server_kit::*",
+        "io_uring_server::*", "tokio_server::*", "tokio_uring_server::*", "monoio_server::*",
+        "compio_server::*", "server_kit::*",
     ]),
     (Category::IoUring, &[
         "io_*", "__io_*", "*sys_io_uring*", "io_uring::*",
@@ -159,7 +161,8 @@ pub const RULES: &[(Category, &[&str])] = &[
         "__send", "read", "write", "x64_sys_call", "syscall_enter_from_user_mode*",
     ]),
     (Category::ServerLoop, &[
-        "tokio::*", "tokio_util::*", "tokio_uring::*", "futures*", "std::*", "core::*", "slab::*",
+        "tokio::*", "tokio_util::*", "tokio_uring::*", "monoio::*", "compio*", "futures*", "std::*",
+        "core::*", "slab::*",
     ]),
 ];
 

@@ -46,10 +46,14 @@ fn frames_get_the_category_their_pattern_names() {
         assert_eq!(category_of(frame), Some(category), "{frame}");
     }
     assert_eq!(category_of("read_tsc"), None);
-    assert_eq!(
-        category_of("tokio_uring::runtime::driver::Driver::tick"),
-        Some(Category::ServerLoop)
-    );
+    for runtime in [
+        "tokio_uring::runtime::driver::Driver::tick",
+        "monoio::driver::uring::UringInner::tick",
+        "compio_driver::sys::Driver::poll",
+        "monoio_server::connection::serve::{{closure}}",
+    ] {
+        assert_eq!(category_of(runtime), Some(Category::ServerLoop), "{runtime}");
+    }
 }
 
 #[test]
