@@ -157,9 +157,9 @@ impl Contender {
 
     /// The floor of this contender's stack: bare hyper under the hyper engine, the bare
     /// tokio loop under the codec engines, and the bare io_uring loop under
-    /// io_uring_server and also under tokio_uring_server, whose requests go through the
-    /// same kernel interface (what it costs above that floor is tokio-uring's runtime
-    /// and the codec). `None` for a floor.
+    /// io_uring_server and also under the io_uring runtimes (tokio_uring_server,
+    /// monoio_server, compio_server), whose requests go through the same kernel interface
+    /// (what each costs above that floor is its runtime and the codec). `None` for a floor.
     pub fn floor(&self) -> Option<Contender> {
         match self.package {
             "io_uring_server" | "tokio_uring_server" | "monoio_server" | "compio_server" => Some(FLOOR_URING),

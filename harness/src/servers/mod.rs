@@ -255,7 +255,17 @@ mod tests {
     #[test]
     fn every_contender_stands_on_a_floor_and_floors_on_none() {
         let floors: Vec<&str> = CONTENDERS.iter().map(|c| c.floor().unwrap().id).collect();
-        assert_eq!(floors, ["bare_hyper", "bare_tokio", "bare_uring", "bare_uring"]);
+        assert_eq!(
+            floors,
+            [
+                "bare_hyper",
+                "bare_tokio",
+                "bare_uring",
+                "bare_uring",
+                "bare_uring",
+                "bare_uring"
+            ]
+        );
         assert_eq!(TOKIO_CODEC_SHARED.floor(), Some(FLOOR_TOKIO));
         assert!(FLOORS.iter().all(|f| f.is_floor() && f.floor().is_none()));
         assert!(!CONTENDERS.iter().any(Contender::is_floor));

@@ -120,7 +120,7 @@ fn idle_control(report: &WorkloadsReport) -> String {
 }
 
 /// How the offered workloads' rates were set, where the report has any.
-fn offered_rates(report: &WorkloadsReport) -> String {
+pub fn offered_rates(report: &WorkloadsReport) -> String {
     if report.calibrations.is_empty() {
         return String::new();
     }

@@ -18,8 +18,9 @@ use lab::bodies::{BodiesReport, Sample, WORKLOADS};
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Cli {
-    /// Rounds; each starts every server afresh, in a balanced order (10: a whole cycle of
-    /// the balanced design for five servers).
+    /// Rounds; each starts every server afresh, in a balanced order (with seven servers a
+    /// whole cycle of the balanced design is 14 rounds; 10 cover most of one, and each
+    /// point's slices already run in passes that reverse).
     #[arg(long, default_value_t = 10)]
     rounds: usize,
     /// Seconds per point.

@@ -2,7 +2,10 @@
 //! interleaved rounds, each point on a freshly started server; writes `results/workloads.{md,json}`, an SVG per workload under
 //! `results/workloads/` and the verdict at the top of BENCHMARKS.md. With `--features`,
 //! io_uring_server's feature rows at the workloads each feature is meant for instead:
-//! `results/features.{md,json}` and their BENCHMARKS.md section. Pinning and external
+//! `results/features.{md,json}` and their BENCHMARKS.md section. With `--runtimes`, the
+//! io_uring engines (io_uring_server, tokio_uring, monoio, compio) and the tokio codec at
+//! every judged workload: `results/runtimes.{md,json}` and the "which io_uring runtime"
+//! section of BENCHMARKS.md. Pinning and external
 //! servers work as for `cargo bench`. nginx, when installed, runs every workload it can
 //! serve as an outside anchor: in the detail tables, never in the verdict.
 
@@ -29,7 +32,7 @@ use std::path::Path;
 struct Cli {
     /// Rounds; each starts every server afresh for every point, in a balanced order.
     /// Default 8, two whole cycles of the balanced design for the four contenders judged
-    /// (with `--features`, 12).
+    /// (with `--features`, 12; with `--runtimes`, 6, one cycle for its six).
     #[arg(long)]
     rounds: Option<usize>,
     /// Seconds per point.
@@ -201,8 +204,13 @@ fn run(cli: Cli) -> Result<(), String> {
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
     write_json(&results.join(format!("{}.json", pass.name())), &report)?;
     pass.write(&lineup.workspace, &report)?;
+    let plots = if pass == Pass::Workloads {
+        ", results/workloads/*.svg"
+    } else {
+        ""
+    };
     println!(
-        "{} written: results/{0}.md, results/{0}.json, BENCHMARKS.md",
+        "{} written: results/{0}.md, results/{0}.json{plots}, BENCHMARKS.md",
         pass.name()
     );
     Ok(())

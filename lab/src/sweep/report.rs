@@ -172,7 +172,8 @@ fn describe(point: &Point) -> String {
 /// What the "÷ its floor" column divides by, said under each detail heading.
 const FLOOR_NOTE: &str = "\"÷ its floor\" is server CPU per request over that of its stack's floor at the same \
      point: bare hyper under the hyper engine, the bare tokio loop under the codec, the bare io_uring loop \
-     under io_uring_server and tokio_uring_server (the same kernel interface, under tokio-uring's runtime). \
+     under io_uring_server and the io_uring runtimes, tokio_uring, monoio and compio (the same kernel \
+     interface, under each runtime). \
      The floors answer with canned bytes and parse no HTTP; they are not contenders. The io_uring floor is a \
      plain loop (one recv or send in flight per connection, one wait per turn, no buffer ring, no batched \
      waits), so io_uring_server, which has both, can cost less than it: below 1.00x its design beats the \

@@ -61,7 +61,8 @@ pub fn render(report: &WorkloadsReport) -> String {
     let mut rows: Vec<Row> = Vec::new();
     let measured = report.workloads();
     for (workload, _) in lineup() {
-        if !measured.iter().any(|m| m == workload.name) || matches!(workload.shape, Shape::Idle { .. }) {
+        let on_fit = matches!(workload.shape, Shape::Idle { .. }) && report.idle_fit().is_some();
+        if !measured.iter().any(|m| m == workload.name) || on_fit {
             continue;
         }
         rows.push(row(report, &workload, workload.unit(), workload.measure()));
@@ -107,6 +108,7 @@ pub fn render(report: &WorkloadsReport) -> String {
         );
     }
     out.push_str(&summary(&rows));
+    out.push_str(&harness::workload::verdict::offered_rates(report));
     out
 }
 
@@ -140,7 +142,7 @@ fn summary(rows: &[Row]) -> String {
         let count = |word: Word| words.iter().filter(|w| **w == word).count();
         let _ = writeln!(
             out,
-            "- {} against {}: wins {}, ties {}, loses {}, undecided {} of {} rows.",
+            "- {} against {}: wins {}, ties {}, loses {}, inconclusive or not measured {} of {} rows.",
             runtime.label,
             BASELINE.label,
             count(Word::Wins),
@@ -203,5 +205,24 @@ mod tests {
         assert!(cells[5].contains("**loses**"), "{line}");
         assert!(cells[6].contains("**ties**"), "{line}");
         assert!(text.contains("- monoio_server against tokio_server (codec): wins 0, ties 0, loses 1"));
+        assert!(text.contains("A/A control"), "{text}");
+    }
+
+    #[test]
+    fn an_idle_count_without_a_fit_keeps_a_row_of_its_own() {
+        let idle = lineup()
+            .into_iter()
+            .map(|(w, _)| w)
+            .find(|w| matches!(w.shape, Shape::Idle { .. }))
+            .unwrap();
+        let mut samples = Vec::new();
+        for round in 0..3 {
+            for contender in contenders() {
+                samples.push(Sample::example(idle.name, contender.id, round, 1000.0));
+            }
+        }
+        let text = render(&WorkloadsReport::over(samples));
+        assert!(text.contains(&format!("| {} |", idle.name)), "{text}");
+        assert!(!text.contains("| idle connections |"), "{text}");
     }
 }
