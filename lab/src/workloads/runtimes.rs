@@ -36,43 +36,75 @@ pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
         .collect()
 }
 
-/// The table: per workload, each runtime ÷ the baseline and the A/A control ÷
-/// io_uring_server, round by round, and the line under it.
+/// The ready runtimes: what a user picks instead of hand-rolling.
+pub const READY: [Contender; 3] = [TOKIO_URING, MONOIO, COMPIO];
+
+/// Two tables: each io_uring engine ÷ the baseline (with the A/A control ÷
+/// io_uring_server), then each ready runtime ÷ the hand-rolled loop; each cell judged
+/// round by round, a sentence under each.
 pub fn render(report: &WorkloadsReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} Each cell is the runtime's figure ÷ {}'s in the same round, lower is better (for \
-         requests/s the baseline's ÷ the runtime's, so below 1 favours the runtime there too). \
-         Every server parses and answers with http_core's codec; what differs is who drives \
-         the sockets. The last column is the A/A control (a second io_uring_server process ÷ \
+        "{} Every server parses and answers with http_core's codec; what differs is who drives \
+         the sockets. Each cell is the runtime's figure ÷ {}'s in the same round, lower is \
+         better (for requests/s the baseline's ÷ the runtime's, so below 1 favours the runtime \
+         there too). The last column is the A/A control (a second io_uring_server process ÷ \
          the first): it must read *ties*. {}\n",
         report.provenance("scripts/workloads.sh --runtimes"),
         BASELINE.label,
         judge::METHOD,
     );
-    let labels: Vec<&str> = RUNTIMES.iter().map(|r| r.label).collect();
+    let against_tokio = rows(report, &RUNTIMES, BASELINE);
+    table(&mut out, &RUNTIMES, &against_tokio, true);
+    out.push_str(&summary(&against_tokio));
     let _ = writeln!(
         out,
-        "| workload | measure | {} | A/A control |\n|---|---|{}---|",
-        labels.join(" | "),
-        "---|".repeat(RUNTIMES.len())
+        "\nWhere hand-rolling pays: each ready runtime ÷ {} in the same rounds (above 1: the \
+         hand-rolled loop is cheaper, or faster for requests/s).\n",
+        IO_URING.label
     );
-    let mut rows: Vec<Row> = Vec::new();
+    let against_loop = rows(report, &READY, IO_URING);
+    table(&mut out, &READY, &against_loop, false);
+    out.push_str(&keeps(&against_tokio));
+    out.push_str(&harness::workload::verdict::offered_rates(report));
+    out
+}
+
+/// One workload's row: each subject's ratios and the A/A control's.
+struct Row {
+    workload: String,
+    measure: String,
+    cells: Vec<Vec<f64>>,
+    aa: Vec<f64>,
+}
+
+/// Every row of the table of `subjects` ÷ `baseline`: per workload measured, in the
+/// lineup's order (one connection twice, the second in server CPU), the idle counts as
+/// one fitted row where there is a fit.
+fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -> Vec<Row> {
+    let mut rows = Vec::new();
     let measured = report.workloads();
     for (workload, _) in lineup() {
         let on_fit = matches!(workload.shape, Shape::Idle { .. }) && report.idle_fit().is_some();
         if !measured.iter().any(|m| m == workload.name) || on_fit {
             continue;
         }
-        rows.push(row(report, &workload, workload.unit(), workload.measure()));
+        let mut units = vec![(workload.unit(), workload.measure())];
         if workload.shape == Shape::OneConnection {
-            rows.push(row(
-                report,
-                &workload,
-                Unit::CpuPerRequest,
-                Unit::CpuPerRequest.describe().into(),
-            ));
+            units.push((Unit::CpuPerRequest, Unit::CpuPerRequest.describe().into()));
+        }
+        for (unit, measure) in units {
+            let of = |pair: (&str, &str)| match unit == workload.unit() {
+                true => report.ratios_of(&workload, pair),
+                false => report.cpu_ratios_of(&workload, pair),
+            };
+            rows.push(Row {
+                workload: workload.name.into(),
+                measure,
+                cells: subjects.iter().map(|s| of((s.id, baseline.id))).collect(),
+                aa: of((AA_CONTROL.id, IO_URING.id)),
+            });
         }
     }
     if let Some(idle) = report.idle_fit() {
@@ -89,51 +121,44 @@ pub fn render(report: &WorkloadsReport) -> String {
                 report.idle_memory_counts(),
                 counts.join(", ")
             ),
-            cells: RUNTIMES
+            cells: subjects
                 .iter()
-                .map(|r| rounds::ratios(&slopes(r), &slopes(&BASELINE)))
+                .map(|s| rounds::ratios(&slopes(s), &slopes(&baseline)))
                 .collect(),
             aa: rounds::ratios(&slopes(&AA_CONTROL), &slopes(&IO_URING)),
         });
     }
-    for row in &rows {
+    rows
+}
+
+/// Writes `rows` as a table with a column per subject (and the A/A control's, if `aa`).
+fn table(out: &mut String, subjects: &[Contender], rows: &[Row], aa: bool) {
+    let labels: Vec<&str> = subjects.iter().map(|r| r.label).collect();
+    let (aa_head, aa_rule) = if aa { (" A/A control |", "---|") } else { ("", "") };
+    let _ = writeln!(
+        out,
+        "| workload | measure | {} |{aa_head}\n|---|---|{}{aa_rule}",
+        labels.join(" | "),
+        "---|".repeat(subjects.len())
+    );
+    for row in rows {
         let cells: Vec<String> = row.cells.iter().map(|r| judge::cell(r)).collect();
+        let aa_cell = if aa {
+            format!(" {} |", judge::cell(&row.aa))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} |{aa_cell}",
             row.workload,
             row.measure,
-            cells.join(" | "),
-            judge::cell(&row.aa)
+            cells.join(" | ")
         );
     }
-    out.push_str(&summary(&rows));
-    out.push_str(&harness::workload::verdict::offered_rates(report));
-    out
 }
 
-/// One workload's row: each runtime's ratios and the A/A control's.
-struct Row {
-    workload: String,
-    measure: String,
-    cells: Vec<Vec<f64>>,
-    aa: Vec<f64>,
-}
-
-fn row(report: &WorkloadsReport, workload: &Workload, unit: Unit, measure: String) -> Row {
-    let of = |pair: (&str, &str)| match unit == workload.unit() {
-        true => report.ratios_of(workload, pair),
-        false => report.cpu_ratios_of(workload, pair),
-    };
-    Row {
-        workload: workload.name.into(),
-        measure,
-        cells: RUNTIMES.iter().map(|r| of((r.id, BASELINE.id))).collect(),
-        aa: of((AA_CONTROL.id, IO_URING.id)),
-    }
-}
-
-/// Under the table: per runtime, how many rows it wins, ties and loses against the
+/// Under the first table: per runtime, how many rows it wins, ties and loses against the
 /// baseline, and how often the A/A control tied.
 fn summary(rows: &[Row]) -> String {
     let mut out = String::from("\n");
@@ -155,6 +180,35 @@ fn summary(rows: &[Row]) -> String {
     let aa: Vec<Vec<f64>> = rows.iter().map(|r| r.aa.clone()).collect();
     let _ = writeln!(out, "\n{}", judge::control_tally(&aa));
     out
+}
+
+/// How much of the hand-rolled loop's lead a ready runtime keeps: of the rows
+/// io_uring_server wins against the baseline, how many each ready runtime wins too.
+fn keeps(against_tokio: &[Row]) -> String {
+    let won: Vec<&Row> = against_tokio
+        .iter()
+        .filter(|r| Word::judge(&r.cells[0]) == Word::Wins)
+        .collect();
+    let kept: Vec<String> = READY
+        .iter()
+        .map(|ready| {
+            let index = RUNTIMES.iter().position(|r| r == ready).unwrap_or_default();
+            let also = won
+                .iter()
+                .filter(|r| Word::judge(&r.cells[index]) == Word::Wins)
+                .count();
+            format!("{} {also}", ready.label)
+        })
+        .collect();
+    format!(
+        "\nWhat a ready runtime keeps: {} wins {} of the {} rows against {}; of those, the \
+         ready runtimes win too in: {}.\n",
+        IO_URING.label,
+        won.len(),
+        against_tokio.len(),
+        BASELINE.label,
+        kept.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -206,6 +260,19 @@ mod tests {
         assert!(cells[6].contains("**ties**"), "{line}");
         assert!(text.contains("- monoio_server against tokio_server (codec): wins 0, ties 0, loses 1"));
         assert!(text.contains("A/A control"), "{text}");
+        let second = text
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {} |", workload.name)))
+            .nth(1)
+            .unwrap();
+        let cells: Vec<&str> = second.split(" | ").collect();
+        assert_eq!(cells.len(), 5, "no A/A column against the loop: {second}");
+        assert!(
+            cells[3].contains("**loses**") && cells[4].contains("**loses**"),
+            "{second}"
+        );
+        assert!(text.contains("io_uring_server wins 1 of the 1 rows"), "{text}");
+        assert!(text.contains("monoio_server 0, compio_server 0."), "{text}");
     }
 
     #[test]
