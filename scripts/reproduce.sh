@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Regenerates every artifact under results/ (and the generated sections of BENCHMARKS.md)
 # at the commit checked out, one study after another, each with the defaults its
-# committed results were made with: cargo bench, the sweep, the concurrency scan (about
-# 17 minutes), the ablation, the large-body
-# study, the workloads study and its feature table, the churn study, and the profiles (when
-# perf is installed). About 2 hours on 2 CPUs (measured here at 60129ea: churn 18, bodies 7,
-# features 10, scan 17, ablation 28; at 1eaeec2: cargo bench 6, workloads 31, profiles 3,
-# the sweep 9); nothing else should run on the machine meanwhile.
+# committed results were made with: cargo bench, the workloads study, its runtime and
+# feature passes, the churn study, the large-body study, the profiles (when perf is
+# installed), the sweep, the concurrency scan and the ablation. About 2 hours 50 minutes on
+# 2 CPUs with six contenders (measured here at 916096b-4f84727: cargo bench 8, workloads
+# 33, runtimes 21, profiles 5, churn 25, scan 21, sweep 12, bodies 10; at 60129ea
+# with four: features 10, ablation 28); nothing else should run on the machine meanwhile.
 #   scripts/reproduce.sh           # everything
 #   scripts/reproduce.sh --list    # the steps, without running them
 # Each study's header names the commit (with "uncommitted changes" if the tree was dirty),
@@ -31,7 +31,7 @@ steps=(
   "scripts/ablation.sh"
 )
 # Minutes each step took here (2 CPUs, already built): the estimate of what is left.
-minutes=(9 31 25 24 9 10 5 13 20 28)
+minutes=(8 33 21 25 10 10 5 12 21 28)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0
