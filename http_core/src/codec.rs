@@ -11,12 +11,13 @@
 
 use crate::chunked::ChunkedDecoder;
 use crate::error::HttpError;
+use crate::files::FileRequest;
 use crate::headers::Framing;
 use crate::limits::Limits;
 use crate::output::{Output, Sink};
 use crate::request::{Head, parse_head};
 use crate::response::{CONTINUE, Persistence, render};
-use crate::routes::{RouteRequest, plain_error, route};
+use crate::routes::{RouteRequest, plain_error, requested_file, route};
 
 /// One connection's codec. It keeps what must survive between reads: the body of the
 /// request in progress (once its head is complete), whether that request was already
@@ -54,10 +55,17 @@ pub struct Outcome {
     /// request in progress: exact for a `Content-Length` body, 1 while a head or a
     /// chunked body is incomplete, 0 when the rest holds no partial request.
     pub needed: usize,
+    /// The last request consumed asks for a file (`/files/{name}`), which the codec
+    /// does not read: the server appends its answer after `out`
+    /// ([`crate::files::render_file_head`] and the bytes, or
+    /// [`crate::files::render_file_error`]) before serving the rest of the input. It is
+    /// not counted in `responses`; `close` is set when the connection closes after it.
+    pub file: Option<FileRequest>,
 }
 
 enum Step {
     Answered { len: usize, keep_alive: bool },
+    File { len: usize, request: FileRequest },
     NeedMore(usize),
 }
 
@@ -160,6 +168,12 @@ impl Codec {
                     outcome.needed = needed;
                     break;
                 }
+                Ok(Step::File { len, request }) => {
+                    outcome.consumed += len;
+                    outcome.file = Some(request);
+                    outcome.close = request.closes();
+                    break;
+                }
                 Ok(Step::Answered { len, keep_alive }) => {
                     outcome.consumed += len;
                     outcome.responses += 1;
@@ -260,17 +274,28 @@ impl Codec {
             (Framing::Chunked, Some(body)) => (&self.chunked_body, body.encoded_len),
             _ => (&[], 0),
         };
+        let persistence = match (head.info.keep_alive, head.info.keep_alive_requested) {
+            (false, _) => Persistence::Close,
+            (true, true) => Persistence::ConfirmKeepAlive,
+            (true, false) => Persistence::KeepAlive,
+        };
+        if let Some(name) = requested_file(head.method, head.target) {
+            let request = FileRequest {
+                name,
+                head_only: head.method == "HEAD",
+                persistence,
+            };
+            return Step::File {
+                len: head.len + body_len,
+                request,
+            };
+        }
         let reply = route(&RouteRequest {
             method: head.method,
             target: head.target,
             content_type: head.info.content_type,
             body,
         });
-        let persistence = match (head.info.keep_alive, head.info.keep_alive_requested) {
-            (false, _) => Persistence::Close,
-            (true, true) => Persistence::ConfirmKeepAlive,
-            (true, false) => Persistence::KeepAlive,
-        };
         render(&reply, head.method == "HEAD", persistence, out);
         Step::Answered {
             len: head.len + body_len,

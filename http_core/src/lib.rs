@@ -8,6 +8,7 @@ pub mod chunked;
 pub mod codec;
 pub mod date;
 pub mod error;
+pub mod files;
 pub mod headers;
 pub mod limits;
 pub mod output;
@@ -17,5 +18,6 @@ pub mod routes;
 
 pub use codec::{Codec, Outcome, Received};
 pub use error::HttpError;
+pub use files::{FileAnswer, FileName, FileRequest};
 pub use limits::Limits;
 pub use output::{Lending, Output, Sink};

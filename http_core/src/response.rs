@@ -27,27 +27,64 @@ pub enum Persistence {
 /// Appends the full response to `out`. For HEAD, `omit_body` keeps the headers of the GET
 /// answer (Content-Length included) and drops the body (RFC 9110 section 9.3.2).
 pub fn render(reply: &Reply, omit_body: bool, persistence: Persistence, out: &mut impl Sink) {
-    let body = reply.body.as_bytes();
-    let mut status = itoa::Buffer::new();
+    let len = reply.body.as_bytes().len() as u64;
+    render_head_with(
+        reply.status,
+        reply.content_type,
+        len,
+        reply.allow,
+        persistence,
+        out,
+    );
+    if !omit_body {
+        match &reply.body {
+            Body::Static(body) => out.push_static(body),
+            Body::Borrowed(body) => out.push_borrowed(body),
+            Body::Owned(body) => out.push(body),
+        }
+    }
+}
+
+/// Appends the head of a response whose body of `len` bytes the caller appends (or, for
+/// HEAD, does not): a file's, read after its head is rendered.
+pub fn render_head(
+    status: u16,
+    content_type: &[u8],
+    len: u64,
+    persistence: Persistence,
+    out: &mut impl Sink,
+) {
+    render_head_with(status, content_type, len, None, persistence, out);
+}
+
+fn render_head_with(
+    status: u16,
+    content_type: &[u8],
+    len: u64,
+    allow: Option<&str>,
+    persistence: Persistence,
+    out: &mut impl Sink,
+) {
+    let mut status_digits = itoa::Buffer::new();
     let mut length = itoa::Buffer::new();
     let parts: [&[u8]; 11] = [
         b"HTTP/1.1 ",
-        status.format(reply.status).as_bytes(),
+        status_digits.format(status).as_bytes(),
         b" ",
-        reason(reply.status).as_bytes(),
+        reason(status).as_bytes(),
         b"\r\nServer: ",
         SERVER_NAME.as_bytes(),
         b"\r\nDate: ",
         &http_date(),
         b"\r\nContent-Type: ",
-        reply.content_type,
+        content_type,
         b"\r\nContent-Length: ",
     ];
     for part in parts {
         out.push(part);
     }
-    out.push(length.format(body.len()).as_bytes());
-    if let Some(allow) = reply.allow {
+    out.push(length.format(len).as_bytes());
+    if let Some(allow) = allow {
         out.push(b"\r\nAllow: ");
         out.push(allow.as_bytes());
     }
@@ -56,13 +93,6 @@ pub fn render(reply: &Reply, omit_body: bool, persistence: Persistence, out: &mu
         Persistence::ConfirmKeepAlive => b"\r\nConnection: keep-alive\r\n\r\n",
         Persistence::Close => b"\r\nConnection: close\r\n\r\n",
     });
-    if !omit_body {
-        match &reply.body {
-            Body::Static(body) => out.push_static(body),
-            Body::Borrowed(body) => out.push_borrowed(body),
-            Body::Owned(body) => out.push(body),
-        }
-    }
 }
 
 #[cfg(test)]

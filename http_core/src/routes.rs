@@ -6,16 +6,20 @@
 //! | `GET /json`, `HEAD /json` | 200 `application/json`, `{"message":"Hello, World!"}` |
 //! | `POST /payload` | 200, the request body echoed with the request's Content-Type |
 //! | `GET /bytes/{n}`, `HEAD /bytes/{n}` | 200 `application/octet-stream`, `n` bytes of [`pattern_byte`] |
+//! | `GET /files/{name}`, `HEAD /files/{name}` | 200 `application/octet-stream`, the file (see [`crate::files`]) |
 //! | other methods on those paths | 405 with `Allow` |
 //! | any other path | 404 |
 //!
 //! `n` is decimal digits only, from 0 to [`MAX_BYTES_BODY`] (1 MiB); a malformed or
 //! larger `n` names no resource, so it is answered 404 like any other unknown path.
+//! [`route`] answers a file request 404, as a server without `--files-dir` does; a server
+//! serving files asks [`requested_file`] first and reads the file itself.
 
 use std::sync::OnceLock;
 
 use serde::Serialize;
 
+use crate::files::FileName;
 use crate::limits::MAX_BODY_BYTES;
 
 /// The body of `GET /`.
@@ -97,10 +101,27 @@ pub struct RouteRequest<'a> {
     pub body: &'a [u8],
 }
 
+/// The file a `GET` or `HEAD` of `/files/{name}` asks for, if `name` is one the route
+/// serves; the server reads it and answers with [`crate::files::render_file_head`].
+pub fn requested_file(method: &str, target: &str) -> Option<FileName> {
+    match method {
+        "GET" | "HEAD" => FileName::from_path(path_of(target)),
+        _ => None,
+    }
+}
+
+/// The request target without its query.
+fn path_of(target: &str) -> &str {
+    target.split('?').next().unwrap_or_default()
+}
+
 /// Answers one request. HEAD answers like GET; the transport drops the body.
 pub fn route<'a>(request: &RouteRequest<'a>) -> Reply<'a> {
-    let path = request.target.split('?').next().unwrap_or_default();
+    let path = path_of(request.target);
     let method = request.method;
+    if FileName::from_path(path).is_some() && !matches!(method, "GET" | "HEAD") {
+        return not_allowed("GET, HEAD");
+    }
     if let Some(digits) = path.strip_prefix("/bytes/") {
         return match (bytes_body(digits), method) {
             (None, _) => plain_error(404),
@@ -232,6 +253,19 @@ mod tests {
         }
         let post = answer("POST", "/bytes/1");
         assert_eq!((post.status, post.allow), (405, Some("GET, HEAD")));
+    }
+
+    #[test]
+    fn files_are_named_for_get_and_head_only() {
+        let name = |method, target| requested_file(method, target).map(|n| n.as_str().to_owned());
+        assert_eq!(name("GET", "/files/a-1?x").as_deref(), Some("a-1"));
+        assert_eq!(name("HEAD", "/files/a-1").as_deref(), Some("a-1"));
+        assert_eq!(name("POST", "/files/a-1"), None);
+        assert_eq!(name("GET", "/files/../a"), None);
+        let post = answer("POST", "/files/a-1");
+        assert_eq!((post.status, post.allow), (405, Some("GET, HEAD")));
+        assert_eq!(answer("GET", "/files/a-1").status, 404);
+        assert_eq!(answer("DELETE", "/files/..").status, 404);
     }
 
     #[test]

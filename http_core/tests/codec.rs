@@ -229,3 +229,29 @@ fn a_large_chunked_body_in_small_reads_gets_the_one_shot_answer() {
         "the echo is the body"
     );
 }
+
+#[test]
+fn a_file_request_stops_the_batch_for_the_server_to_answer() {
+    let file = "GET /files/4k-00001 HTTP/1.1\r\nHost: a\r\n\r\n";
+    let batch = format!("{GET}{file}{GET}");
+    let mut codec = Codec::new(Limits::default());
+    let mut out = Vec::new();
+    let first = codec.serve(batch.as_bytes(), &mut out);
+    assert_eq!(
+        (first.consumed, first.responses, first.close),
+        (GET.len() + file.len(), 1, false)
+    );
+    let request = first.file.expect("the file request is handed to the server");
+    assert_eq!((request.name.as_str(), request.head_only), ("4k-00001", false));
+    let rest = codec.serve(&batch.as_bytes()[first.consumed..], &mut out);
+    assert_eq!((rest.consumed, rest.responses, rest.file), (GET.len(), 1, None));
+    assert_eq!(statuses(&String::from_utf8_lossy(&out)), [200, 200]);
+
+    let closing = "HEAD /files/x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n";
+    let outcome = Codec::new(Limits::default()).serve(closing.as_bytes(), &mut Vec::new());
+    let request = outcome.file.unwrap();
+    assert!(outcome.close && request.closes() && request.head_only);
+    let traversal = "GET /files/..%2Fsecret HTTP/1.1\r\nHost: a\r\n\r\n";
+    let (out, outcome, _) = drive(traversal.as_bytes(), usize::MAX);
+    assert_eq!((statuses(&out), outcome.file), (vec![404], None));
+}

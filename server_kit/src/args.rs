@@ -2,6 +2,7 @@
 //! flattens [`CommonArgs`] into its own parser beside its `--addr`.
 
 use std::num::NonZeroUsize;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
@@ -49,6 +50,11 @@ pub struct CommonArgs {
     /// Seconds an idle keep-alive connection is kept open.
     #[arg(long, default_value_t = limits::IDLE_TIMEOUT.as_secs())]
     pub idle_timeout_secs: u64,
+
+    /// Directory `GET /files/{name}` serves regular files from (see `http_core::files`).
+    /// Default is none: every file is 404.
+    #[arg(long)]
+    pub files_dir: Option<PathBuf>,
 }
 
 impl CommonArgs {
@@ -82,6 +88,11 @@ impl CommonArgs {
         }
         if self.max_headers == 0 {
             return Err("--max-headers must be at least 1".into());
+        }
+        if let Some(dir) = &self.files_dir
+            && !dir.is_dir()
+        {
+            return Err(format!("--files-dir {} is not a directory", dir.display()));
         }
         Ok(())
     }

@@ -1,0 +1,253 @@
+//! `GET /files/{name}` and `HEAD /files/{name}`: a regular file from the directory a
+//! server is given with `--files-dir`, as `200 application/octet-stream` with the same
+//! headers as every other route. This module is the sans-I/O half of the route, which
+//! every server shares: which names are files, and the response head around the bytes
+//! each server reads its own way.
+//!
+//! A name is 1 to [`MAX_FILE_NAME`] bytes of `A-Z a-z 0-9 . _ -`, not starting with a
+//! dot. Anything else is answered 404 without touching the disk, so `..`, `/`, `\`, NUL
+//! and every percent-encoding (`%2F`, `%2e%2e`) never reach a file system call. The
+//! server then opens the name *inside* its root, refusing a symlink (`O_NOFOLLOW`:
+//! even one that points inside the root, so a link can never lead out), and without
+//! blocking (`O_NONBLOCK`, so a FIFO cannot stall it); anything that is not a regular
+//! file (a directory, a device, a FIFO) is 404 too ([`FileAnswer`]). Without
+//! `--files-dir` every file is 404.
+
+use crate::output::Sink;
+use crate::response::{Persistence, render, render_head};
+use crate::routes::{OCTET_STREAM, pattern_byte, plain_error};
+
+/// The path prefix of the route.
+pub const FILES_PREFIX: &str = "/files/";
+
+/// The longest file name the route serves. Default is 64 bytes.
+pub const MAX_FILE_NAME: usize = 64;
+
+/// Bytes a server reads from a file per read, and so the most of a file it holds at
+/// once: a larger file is streamed in pieces of this size, never loaded whole.
+/// Default is 256 KiB.
+pub const FILE_CHUNK: usize = 256 * 1024;
+
+/// A valid file name, kept by value so an [`crate::Outcome`] stays `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileName {
+    bytes: [u8; MAX_FILE_NAME],
+    len: u8,
+}
+
+impl FileName {
+    /// The name in `path` (a request path without its query) if `path` is
+    /// `/files/{name}` with a name the route serves.
+    pub fn from_path(path: &str) -> Option<FileName> {
+        let name = path.strip_prefix(FILES_PREFIX)?;
+        let plain = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-');
+        if name.is_empty() || name.len() > MAX_FILE_NAME || name.starts_with('.') {
+            return None;
+        }
+        if !name.bytes().all(|b| plain(&b)) {
+            return None;
+        }
+        let mut bytes = [0; MAX_FILE_NAME];
+        bytes[..name.len()].copy_from_slice(name.as_bytes());
+        Some(FileName {
+            bytes,
+            len: name.len() as u8,
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len as usize]).expect("names are ASCII")
+    }
+}
+
+/// A file request the codec has parsed and left for the server to read (see
+/// [`crate::Outcome::file`]): the server answers it with [`render_file_head`] followed by
+/// the file's bytes, or with [`render_file_error`], before anything after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileRequest {
+    pub name: FileName,
+    /// `HEAD`: the head of the GET answer (Content-Length included), no body.
+    pub head_only: bool,
+    pub persistence: Persistence,
+}
+
+impl FileRequest {
+    /// The connection closes after this response.
+    pub fn closes(&self) -> bool {
+        self.persistence == Persistence::Close
+    }
+}
+
+/// What opening a requested file found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileAnswer {
+    /// A regular file of this many bytes: 200, then the bytes (none for HEAD).
+    Found { len: u64 },
+    /// No such file, a symlink, or not a regular file: 404.
+    Missing,
+    /// Any other failure (permissions, descriptors exhausted): 500, and the connection
+    /// closes, as after every server error.
+    Failed,
+}
+
+impl FileAnswer {
+    /// The answer for a failed open or stat, from its errno: names that do not lead to a
+    /// readable file in the root (ENOENT, ENOTDIR, ELOOP from `O_NOFOLLOW`, EISDIR,
+    /// ENXIO from a FIFO) are missing; anything else failed. The numbers are Linux's.
+    pub fn from_errno(errno: i32) -> FileAnswer {
+        const ENOENT: i32 = 2;
+        const ENXIO: i32 = 6;
+        const ENOTDIR: i32 = 20;
+        const EISDIR: i32 = 21;
+        const ENAMETOOLONG: i32 = 36;
+        const ELOOP: i32 = 40;
+        match errno {
+            ENOENT | ENXIO | ENOTDIR | EISDIR | ENAMETOOLONG | ELOOP => FileAnswer::Missing,
+            _ => FileAnswer::Failed,
+        }
+    }
+
+    /// The answer for an opened file from its metadata: only a regular file is found.
+    pub fn from_metadata(is_regular_file: bool, len: u64) -> FileAnswer {
+        if is_regular_file {
+            FileAnswer::Found { len }
+        } else {
+            FileAnswer::Missing
+        }
+    }
+}
+
+/// Appends the head of a 200 answer for a file of `len` bytes: the same headers as
+/// every route, `application/octet-stream`. The server appends the bytes (unless the
+/// request was HEAD).
+pub fn render_file_head(request: &FileRequest, len: u64, out: &mut impl Sink) {
+    render_head(200, OCTET_STREAM, len, request.persistence, out);
+}
+
+/// Appends the whole answer for a file that was not found (404) or could not be read
+/// (500, `Connection: close`). Returns whether the connection must close after it.
+pub fn render_file_error(request: &FileRequest, answer: FileAnswer, out: &mut impl Sink) -> bool {
+    let (status, persistence) = match answer {
+        FileAnswer::Missing => (404, request.persistence),
+        _ => (500, Persistence::Close),
+    };
+    render(&plain_error(status), request.head_only, persistence, out);
+    persistence == Persistence::Close
+}
+
+/// One set of equal-sized files in the studies' corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CorpusSet {
+    /// The names' prefix: file `index` of the set is `{label}-{index:05}`.
+    pub label: &'static str,
+    pub size: usize,
+    pub count: usize,
+}
+
+/// The corpus the file studies serve (the harness writes it; loadgen checks every byte):
+/// 10,000 files of 4 KiB, 1,000 of 64 KiB and 100 of 1 MiB, about 200 MB.
+pub const CORPUS: [CorpusSet; 3] = [
+    CorpusSet {
+        label: "4k",
+        size: 4 << 10,
+        count: 10_000,
+    },
+    CorpusSet {
+        label: "64k",
+        size: 64 << 10,
+        count: 1_000,
+    },
+    CorpusSet {
+        label: "1m",
+        size: 1 << 20,
+        count: 100,
+    },
+];
+
+impl CorpusSet {
+    /// The name of file `index` of the set.
+    pub fn name(&self, index: usize) -> String {
+        format!("{}-{index:05}", self.label)
+    }
+
+    /// Byte `offset` of file `index`: the workspace's pattern shifted by the index, so
+    /// a body served from the wrong file, or the wrong place in it, fails the check.
+    pub fn byte(index: usize, offset: usize) -> u8 {
+        pattern_byte(index + offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(path: &str) -> Option<String> {
+        FileName::from_path(path).map(|name| name.as_str().to_owned())
+    }
+
+    #[test]
+    fn plain_names_are_files() {
+        assert_eq!(name("/files/4k-00042").as_deref(), Some("4k-00042"));
+        assert_eq!(name("/files/a.b_c-D9").as_deref(), Some("a.b_c-D9"));
+        let longest = "x".repeat(MAX_FILE_NAME);
+        assert_eq!(name(&format!("/files/{longest}")), Some(longest));
+    }
+
+    #[test]
+    fn anything_that_could_leave_the_root_is_no_name() {
+        let long = format!("/files/{}", "x".repeat(MAX_FILE_NAME + 1));
+        for bad in [
+            "/files/",
+            "/files/..",
+            "/files/.",
+            "/files/.hidden",
+            "/files/../etc/passwd",
+            "/files/a/b",
+            "/files//etc/passwd",
+            "/files/a\\b",
+            "/files/a\0b",
+            "/files/%2e%2e",
+            "/files/a%2Fb",
+            "/files/a%00",
+            "/files/a b",
+            "/filesx",
+            "/files",
+            "/file/a",
+            long.as_str(),
+        ] {
+            assert_eq!(name(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn errors_and_metadata_decide_the_status() {
+        assert_eq!(FileAnswer::from_errno(2), FileAnswer::Missing);
+        assert_eq!(FileAnswer::from_errno(40), FileAnswer::Missing);
+        assert_eq!(FileAnswer::from_errno(13), FileAnswer::Failed);
+        assert_eq!(FileAnswer::from_errno(24), FileAnswer::Failed);
+        assert_eq!(FileAnswer::from_metadata(false, 10), FileAnswer::Missing);
+        assert_eq!(FileAnswer::from_metadata(true, 10), FileAnswer::Found { len: 10 });
+    }
+
+    #[test]
+    fn heads_and_errors_keep_the_contract_headers() {
+        let request = FileRequest {
+            name: FileName::from_path("/files/a").unwrap(),
+            head_only: false,
+            persistence: Persistence::KeepAlive,
+        };
+        let mut out = Vec::new();
+        render_file_head(&request, 5000, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("HTTP/1.1 200 OK\r\nServer: uring-vs-tokio\r\nDate: "));
+        assert!(text.ends_with("Content-Type: application/octet-stream\r\nContent-Length: 5000\r\n\r\n"));
+        let mut out = Vec::new();
+        assert!(!render_file_error(&request, FileAnswer::Missing, &mut out));
+        assert!(String::from_utf8(out).unwrap().ends_with("\r\n\r\nNot Found"));
+        let mut out = Vec::new();
+        assert!(render_file_error(&request, FileAnswer::Failed, &mut out));
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("HTTP/1.1 500 "), "{text}");
+        assert!(text.contains("Connection: close\r\n"), "{text}");
+    }
+}
