@@ -5,6 +5,7 @@
 pub mod behaviour;
 pub mod cases;
 pub mod churn;
+pub mod files;
 pub mod large_bodies;
 pub mod robust;
 pub mod stress;
@@ -13,6 +14,7 @@ pub mod suite;
 pub mod tcp_table;
 pub mod wire;
 
+pub use files::check_files;
 pub use server_kit::ServerProcess;
 pub use suite::Deviation;
 

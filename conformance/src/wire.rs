@@ -166,6 +166,21 @@ impl Conn {
         }
     }
 
+    /// Reads until the server closes (EOF or a reset), for at most `limit`, and returns
+    /// every byte received; a server still sending or silent at `limit` is an error.
+    pub fn drain_for(&mut self, limit: Duration) -> Result<Vec<u8>, String> {
+        let deadline = Instant::now() + limit;
+        loop {
+            match self.fill(deadline) {
+                Ok(0) => break,
+                Ok(_) => continue,
+                Err(e) if e.contains("reset") => break,
+                Err(e) => return Err(format!("{e} ({} bytes received)", self.pending.len())),
+            }
+        }
+        Ok(std::mem::take(&mut self.pending))
+    }
+
     /// Reads once into `pending`; returns the byte count (0 at EOF).
     fn fill(&mut self, deadline: Instant) -> Result<usize, String> {
         let left = deadline.saturating_duration_since(Instant::now());
