@@ -20,6 +20,7 @@ pub use crate::bodies::size_text;
 pub mod report;
 #[cfg(test)]
 mod report_tests;
+mod tables;
 
 /// The page cache's state for a point's set, set up right before each slice of each
 /// server (outside the measured window).
