@@ -157,7 +157,7 @@ fn measure_rounds(
                 Ok(point)
             })?;
             for &turn in &order {
-                samples.push(sample(workload, round, &merged[turn], watched[turn]));
+                samples.push(Sample::of(workload, round, &merged[turn], watched[turn]));
             }
         }
     }
@@ -180,24 +180,4 @@ fn slice(
     let point = load::run_point(server, load)?;
     let seen = watch.map(Watch::stop).transpose()?;
     Ok((point, seen))
-}
-
-fn sample(workload: &Workload, round: usize, point: &Point, watched: Option<Watched>) -> Sample {
-    Sample {
-        workload: workload.name(),
-        set: workload.set.label.into(),
-        file_bytes: workload.set.size,
-        cache: workload.cache,
-        connections: workload.connections,
-        contender: point.contender.clone(),
-        label: point.label.clone(),
-        round,
-        requests: point.requests_in_window,
-        requests_per_sec: point.requests_per_sec,
-        server_cpu_us_per_request: point.server_cpu_us_per_request,
-        p50_us: point.latency_us.p50,
-        p99_us: point.latency_us.p99,
-        watched,
-        bottleneck: point.bottleneck.clone(),
-    }
 }

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use harness::load::Point;
 use harness::machine::Machine;
 use harness::process_watch::Watched;
 pub use harness::rounds::{median, spread};
@@ -146,6 +147,28 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// The sample of `point` (a contender's slices of `workload` merged) in `round`, with
+    /// what was watched of the server meanwhile.
+    pub fn of(workload: &Workload, round: usize, point: &Point, watched: Option<Watched>) -> Sample {
+        Sample {
+            workload: workload.name(),
+            set: workload.set.label.into(),
+            file_bytes: workload.set.size,
+            cache: workload.cache,
+            connections: workload.connections,
+            contender: point.contender.clone(),
+            label: point.label.clone(),
+            round,
+            requests: point.requests_in_window,
+            requests_per_sec: point.requests_per_sec,
+            server_cpu_us_per_request: point.server_cpu_us_per_request,
+            p50_us: point.latency_us.p50,
+            p99_us: point.latency_us.p99,
+            watched,
+            bottleneck: point.bottleneck.clone(),
+        }
+    }
+
     /// Of the bytes the server sent as file bodies, the share it read from disk.
     pub fn from_disk(&self) -> Option<f64> {
         let served = self.requests as f64 * self.file_bytes as f64;

@@ -2,6 +2,7 @@
 //! data, the io-uring-fs twins and nginx compared when present and one line when not, and
 //! BENCHMARKS.md's part.
 
+use harness::load::{LoadKind, blank_point};
 use harness::process_watch::Watched;
 use harness::servers::{AA_CONTROL, IO_URING, NGINX, TOKIO_CODEC, TOKIO_HYPER};
 
@@ -11,26 +12,19 @@ use super::*;
 /// One contender's sample at `cpu` µs per request; cold points read a quarter of the
 /// bytes sent from disk.
 fn sample(workload: &Workload, contender: &str, round: usize, cpu: f64) -> Sample {
-    Sample {
-        workload: workload.name(),
-        set: workload.set.label.into(),
-        file_bytes: workload.set.size,
-        cache: workload.cache,
-        connections: workload.connections,
-        contender: contender.into(),
-        label: format!("{contender} label"),
-        round,
-        requests: 1000,
-        requests_per_sec: 5000.0 + round as f64,
-        server_cpu_us_per_request: Some(cpu),
-        p50_us: 100,
-        p99_us: 900 + round as u64,
-        watched: Some(Watched {
-            disk_read_bytes: (workload.cache == Cache::Cold) as u64 * 1000 * workload.set.size as u64 / 4,
-            max_threads: 2 + round as u64,
-        }),
-        bottleneck: format!("server in round {round}"),
-    }
+    let mut point = blank_point(contender, LoadKind::Closed);
+    point.label = format!("{contender} label");
+    point.requests_per_sec = 5000.0 + round as f64;
+    point.server_cpu_us_per_request = Some(cpu);
+    point.latency_us.p50 = 100;
+    point.latency_us.p99 = 900 + round as u64;
+    point.bottleneck = format!("server in round {round}");
+    let cold = workload.cache == Cache::Cold;
+    let watched = Watched {
+        disk_read_bytes: cold as u64 * point.requests * workload.set.size as u64 / 4,
+        max_threads: 2 + round as u64,
+    };
+    Sample::of(workload, round, &point, Some(watched))
 }
 
 /// io_uring 10 µs, tokio codec 20 (so 0.50: the 4 KiB target met), hyper 25, the fs twin
