@@ -9,7 +9,7 @@
 # (sendfile) as the outside anchor. Writes results/files.md, results/files.json and its
 # BENCHMARKS.md section.
 #   scripts/files.sh                                        # 4 rounds of 2 s per point, 4 slices (the default)
-#   scripts/files.sh --only "4 KiB" --servers io_uring,tokio_codec,nginx   # a part of it
+#   scripts/files.sh --only "4 KiB" --servers io_uring,tokio_codec,nginx   # a part of it (ids; aa: the A/A control)
 #   scripts/files.sh --rounds 1 --seconds 1 --only "4 KiB hot, 16" --servers nginx  # a smoke test
 set -euo pipefail
 cd "$(dirname "$0")/.."

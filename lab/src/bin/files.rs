@@ -41,11 +41,15 @@ struct Cli {
     /// The seed of round 0's random files (round r: seed + r).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Only the points whose name contains this (e.g. "4 KiB", "cold", "256 connections").
+    /// Only the points whose name contains this (e.g. "cold", "hot, 256 connections").
     #[arg(long)]
     only: Option<String>,
-    /// Only the servers whose id contains one of these comma-separated words (e.g.
-    /// "nginx", "io_uring,tokio_codec"); all by default.
+    /// Only these corpus sets, by label, comma-separated: 4k, 64k, 1m. All by default.
+    #[arg(long, value_delimiter = ',')]
+    sets: Vec<String>,
+    /// Only these servers, by id, comma-separated: tokio_hyper, tokio_codec, io_uring,
+    /// tokio_uring, monoio, compio, nginx, aa (the A/A control); e.g. "io_uring,aa,nginx".
+    /// All by default.
     #[arg(long)]
     servers: Option<String>,
     /// The corpus directory; default `target/files-corpus` of the workspace.
