@@ -9,8 +9,8 @@
 # (sendfile) as the outside anchor. Writes results/files.md, results/files.json and its
 # BENCHMARKS.md section.
 #   scripts/files.sh                                        # 4 rounds of 2 s per point, 4 slices (the default)
-#   scripts/files.sh --only "4 KiB" --servers io_uring,tokio_codec,nginx   # a part of it (ids; aa: the A/A control)
-#   scripts/files.sh --rounds 1 --seconds 1 --only "4 KiB hot, 16" --servers nginx  # a smoke test
+#   scripts/files.sh --sets 4k --only hot --servers io_uring,tokio_codec,nginx   # a part (ids; aa: the A/A control)
+#   scripts/files.sh --rounds 1 --seconds 1 --sets 4k --servers nginx            # a smoke test
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec cargo run --release -q -p lab --bin files -- "$@"

@@ -69,10 +69,11 @@ fn run(cli: Cli) -> Result<(), String> {
                 .as_ref()
                 .is_none_or(|only| w.name().contains(only.as_str()))
         })
+        .filter(|w| cli.sets.is_empty() || cli.sets.iter().any(|label| label == w.set.label))
         .collect();
     let contenders = only_servers(with_anchors(&lineup()), cli.servers.as_deref());
     if plan.is_empty() || contenders.is_empty() {
-        return Err("--only or --servers left nothing to measure".into());
+        return Err("--only, --sets or --servers left nothing to measure".into());
     }
     let dir = cli
         .corpus
