@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The file study (about 20 minutes with the defaults and ten servers: 4 rounds x 12 points
-# x 10 servers x (2 s + about 0.5 s of cache set-up and connecting); estimated, not yet
-# timed): every server serves GET /files/{name} for random files of the study corpus
+# The file study (about 22 minutes with the defaults and ten servers, 18 with the eight
+# of today: 4 rounds x 12 points x 10 servers x (2 s + about 0.75 s of cache set-up and
+# connecting per point and server, as a smoke run of nginx showed); estimated, not yet
+# timed whole): every server serves GET /files/{name} for random files of the study corpus
 # (written once into target/files-corpus, about 200 MB), 4 KiB, 64 KiB and 1 MiB, with
 # the set's pages cached (hot) or dropped by posix_fadvise before each slice (cold), at 16
 # and 256 connections, over rounds of freshly started servers in a balanced order, each

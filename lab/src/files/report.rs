@@ -161,7 +161,7 @@ fn least_cpu(out: &mut String, report: &FilesReport) {
 pub fn target_word(ratios: &[f64], limit: f64) -> String {
     let word = |ratio: f64| if ratio <= limit { "**met**" } else { "**missed**" };
     match (ratios, Estimate::of(ratios)) {
-        ([], _) => "not measured".into(),
+        ([], _) => "not measured (the point was not in this run).".into(),
         ([one], _) => format!("{}: {one:.2} (one round: no interval)", word(*one)),
         (_, Some(e)) if e.high <= limit || e.low > limit => {
             format!(
@@ -185,14 +185,14 @@ fn targets(out: &mut String, report: &FilesReport) {
         "{subject}'s CPU per request ÷ the baseline's, per round (geometric mean, 95% \
          interval); *met* when the estimate is within the target.\n"
     );
+    let measured = |id: &str| report.contenders().into_iter().find(|(i, _)| i == id);
     for target in TARGETS {
-        let baseline = report
-            .contenders()
-            .into_iter()
-            .find(|(id, _)| id == target.baseline)
-            .map(|(_, label)| label);
-        let line = match baseline {
-            Some(label) => format!(
+        let line = match (measured(SUBJECT.id), measured(target.baseline)) {
+            (None, _) => format!(
+                "≤ {:.2}x {} on {}: not judged, {subject} was not measured in this run.",
+                target.limit, target.baseline, target.workload
+            ),
+            (Some(_), Some((_, label))) => format!(
                 "≤ {:.2}x {label} on {}: {}",
                 target.limit,
                 target.workload,
@@ -201,7 +201,7 @@ fn targets(out: &mut String, report: &FilesReport) {
                     target.limit
                 )
             ),
-            None => format!(
+            (Some(_), None) => format!(
                 "≤ {:.2}x {} on {}: not judged, {} was not measured in this run.",
                 target.limit, target.baseline, target.workload, target.baseline
             ),
@@ -214,6 +214,10 @@ fn targets(out: &mut String, report: &FilesReport) {
 fn verdicts(out: &mut String, report: &FilesReport) {
     let subject = SUBJECT.label;
     let _ = writeln!(out, "## {subject} against tokio's engines\n");
+    if !report.contenders().iter().any(|(id, _)| id == SUBJECT.id) {
+        let _ = writeln!(out, "{subject} was not measured in this run.\n");
+        return;
+    }
     let _ = writeln!(
         out,
         "{}\n\n| workload | baseline | {subject} CPU/request ÷ baseline's, and the word |\n|---|---|---|",

@@ -98,7 +98,10 @@ fn targets_are_met_or_missed_from_the_data() {
         target_word(&[0.7], 0.6),
         "**missed**: 0.70 (one round: no interval)"
     );
-    assert_eq!(target_word(&[], 0.6), "not measured");
+    assert_eq!(
+        target_word(&[], 0.6),
+        "not measured (the point was not in this run)."
+    );
     let straddles = target_word(&[0.5, 0.64, 0.52, 0.6], 0.6);
     assert!(
         straddles.starts_with("**met** on the estimate") && straddles.contains("reaches across 0.60"),
@@ -114,6 +117,25 @@ fn without_nginx_its_rows_and_target_say_so_in_one_line() {
     assert!(text.contains("nginx was not measured in this run"), "{text}");
     assert!(text.contains("on 1 MiB hot, 16 connections: not judged, nginx was not measured in this run."));
     assert!(!text.contains(" | 9.0 |"));
+}
+
+#[test]
+fn nginx_alone_renders_whole_tables_and_one_line_per_missing_part() {
+    let mut alone = report(true);
+    alone.samples.retain(|s| s.contender == NGINX.id);
+    alone.twins.clear();
+    let text = render(&alone);
+    assert!(
+        text.contains("No other server was measured in this run."),
+        "{text}"
+    );
+    assert!(
+        text.contains("io_uring_server was not measured in this run.\n\n## How far"),
+        "{text}"
+    );
+    assert!(text.contains("on 4 KiB hot, 256 connections: not judged, io_uring_server was not measured"));
+    assert!(!text.contains("|  |"), "no empty column: {text}");
+    assert!(text.contains("| nginx label | 9.0 9.2 8.8 | 9.0 |"), "{text}");
 }
 
 #[test]

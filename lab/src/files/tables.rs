@@ -66,6 +66,10 @@ pub(super) fn against_nginx(out: &mut String, report: &FilesReport) {
         return;
     }
     let servers = compared(report);
+    if servers.is_empty() {
+        let _ = writeln!(out, "{ANCHOR_NOTE} No other server was measured in this run.\n");
+        return;
+    }
     let _ = writeln!(
         out,
         "{ANCHOR_NOTE} Each cell: the server's CPU per request ÷ nginx's, median (range) over \
