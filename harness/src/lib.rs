@@ -3,11 +3,13 @@
 //! they are started pinned (nginx among them, as the outside anchor), a [`load::Load`]
 //! measured into a [`load::Point`], CPU accounting ([`cpu`], [`usage`]), the platform's
 //! noise beside a point ([`noise`]: [`steal`] and the [`hiccup`] meter), the [`machine`]
-//! record, the one rule that judges rounds ([`judge`]) and how rounds are ordered ([`rounds`]) and cut into slices ([`slices`]), and how results are
+//! record, the file studies' [`corpus`] and what a server read from disk and how many
+//! threads it ran ([`process_watch`]), the one rule that judges rounds ([`judge`]) and how rounds are ordered ([`rounds`]) and cut into slices ([`slices`]), and how results are
 //! written ([`output`], [`chart`], [`format`]).
 
 pub mod affinity;
 pub mod chart;
+pub mod corpus;
 pub mod cpu;
 pub mod format;
 pub mod hiccup;
@@ -20,6 +22,7 @@ pub mod memory_group;
 pub mod noise;
 pub mod output;
 pub mod perf;
+pub mod process_watch;
 pub mod progress;
 pub mod rounds;
 pub mod servers;

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use loadgen::churn::Churn;
+use loadgen::files::Files;
 use loadgen::run::{Config, Percentiles};
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +143,9 @@ pub enum Ask {
     Echo(Post),
     /// `GET /bytes/{n}`: a response body of `n` bytes.
     Bytes(usize),
+    /// `GET /files/{name}`: files of the corpus set labelled `set`, picked at random per
+    /// connection from `seed` (loadgen's file mode, every body byte checked).
+    File { set: &'static str, seed: u64 },
 }
 
 impl Ask {
@@ -157,7 +161,19 @@ impl Ask {
                 post.bytes,
             ),
             Ask::Bytes(n) => (loadgen::target::parse(&format!("{base_url}/bytes/{n}"))?, n),
+            Ask::File { .. } => {
+                let size = self.files()?.map_or(0, |files| files.set.size);
+                (loadgen::target::parse(&format!("{base_url}/files/"))?, size)
+            }
         })
+    }
+
+    /// The files loadgen asks for, for [`Ask::File`].
+    fn files(self) -> Result<Option<Files>, String> {
+        match self {
+            Ask::File { set, seed } => Files::by_label(set, seed).map(Some),
+            _ => Ok(None),
+        }
     }
 }
 
@@ -217,6 +233,7 @@ impl Load {
 /// Runs one point against one server; any wrong response fails the sweep.
 pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
     let (target, body_len) = load.ask.target(&server.base_url)?;
+    let files = load.ask.files()?;
     let config = Config {
         connections: load.connections,
         threads: load.client_threads,
@@ -225,7 +242,8 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         warmup: load.warmup,
         rate: load.rate,
         expect_body_len: Some(body_len),
-        expect_body: Some(target.contract_body),
+        expect_body: files.is_none().then_some(target.contract_body),
+        files,
         churn: load.churn,
         ..Config::new(target.addr, target.request)
     };
@@ -301,11 +319,5 @@ fn reset_peak_rss(pid: u32) -> Result<(), String> {
 
 /// A memory figure of `/proc/PID/status` in KiB: `VmRSS` (resident now), `VmHWM` (peak).
 pub fn status_kib(pid: u32, field: &str) -> Result<u64, String> {
-    let path = format!("/proc/{pid}/status");
-    let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| format!("{path}: no {field} line"))
+    crate::process_watch::status_number(pid, field)
 }

@@ -1,6 +1,7 @@
 //! What one client does until the run ends: hold one keep-alive connection and send on
 //! it (a batch of `depth` pipelined requests at a time in the closed loop, one request per
-//! slot of its schedule in the open loop), or with churn make a new connection per
+//! slot of its schedule in the open loop; in the file mode each request names a file the
+//! connection's seeded picker chose), or with churn make a new connection per
 //! request (`churn.rs`): connect, send, read and validate the answer, close, start over.
 //! Every answer is recorded in the thread's `Tally`. A failed keep-alive connection ends
 //! the client and fails the run; a failed churn connection is counted by kind and the
@@ -16,6 +17,7 @@ use tokio::time::Instant;
 use crate::churn::{self, Churn};
 use crate::config::Config;
 use crate::errors::{ErrorKind, Failure};
+use crate::files;
 use crate::pace::{Limits, Pacer};
 use crate::read::{read_response, read_some};
 use crate::tally::Tally;
@@ -40,7 +42,7 @@ pub(crate) async fn client(
     if config.churn.is_some() {
         pacer.begin(start);
         connections(config, limits, pacer, (sources, index), tally).await;
-    } else if let Err(failure) = exchange(config, limits, pacer, tally).await {
+    } else if let Err(failure) = exchange(config, limits, (pacer, index), tally).await {
         limits.failed.store(true, Ordering::Relaxed);
         tally.borrow_mut().fail(failure);
     }
@@ -49,12 +51,14 @@ pub(crate) async fn client(
 async fn exchange(
     config: &Config,
     limits: &Limits,
-    mut pacer: Pacer,
+    (mut pacer, index): (Pacer, usize),
     tally: &RefCell<Tally>,
 ) -> Result<(), Failure> {
     let mut stream = churn::connect_by(config.addr, None, limits.patience()).await?;
     pacer.begin(Instant::now());
-    let batch = config.request.repeat(config.depth);
+    let mut batch = config.request.repeat(config.depth);
+    let mut picker = config.files.as_ref().map(|files| files.picker(index));
+    let mut picked: Vec<usize> = Vec::with_capacity(config.depth);
     let mut buffer = Vec::with_capacity(64 * 1024);
     loop {
         let Some(sending) = pacer.next(limits.deadline).await else {
@@ -63,12 +67,22 @@ async fn exchange(
         if !limits.take(config.depth, sending.intended) {
             return Ok(());
         }
+        if let (Some(files), Some(picker)) = (&config.files, &mut picker) {
+            batch.clear();
+            picked.clear();
+            for _ in 0..config.depth {
+                let index = picker.next_index();
+                files::render(&config.request, &files.set, index, &mut batch);
+                picked.push(index);
+            }
+        }
         stream
             .write_all(&batch)
             .await
             .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
-        for _ in 0..config.depth {
-            read_response(&mut stream, &mut buffer, config, limits.patience()).await?;
+        for answer in 0..config.depth {
+            let file = picked.get(answer).copied();
+            read_response(&mut stream, &mut buffer, (config, file), limits.patience()).await?;
             tally.borrow_mut().record(sending, limits);
         }
     }
@@ -113,7 +127,7 @@ async fn one_connection(config: &Config, source: Option<IpAddr>, patience: Insta
         .await
         .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
     let mut buffer = Vec::new();
-    read_response(&mut stream, &mut buffer, config, patience).await?;
+    read_response(&mut stream, &mut buffer, (config, None), patience).await?;
     if config.churn == Some(Churn::ServerCloses) {
         while buffer.is_empty() {
             if read_some(&mut stream, &mut buffer, patience).await? == 0 {

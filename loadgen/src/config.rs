@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::churn::Churn;
+use crate::files::Files;
 use crate::response::Expect;
 
 #[derive(Debug, Clone)]
@@ -40,17 +41,21 @@ pub struct Config {
     pub spread_sources: bool,
     /// The body every response must carry, byte for byte (`--check-body`).
     pub expect_body: Option<Vec<u8>>,
+    /// Ask for files of a corpus set instead of `request`'s path: `request` is then a
+    /// `GET` of the set's directory (e.g. `/files/`), each request adds a file's name to
+    /// it, and each body must be that file's ([`Files`]). Keep-alive only. Default is none.
+    pub files: Option<Files>,
     /// Write the measured window's histograms here as an HdrHistogram interval log
     /// (`hdr_log.rs`). Default is none.
     pub hdr_log: Option<PathBuf>,
 }
 
 impl Config {
-    /// What every response must be.
+    /// What every response must be (with [`Config::files`], a body of the set's size).
     pub fn expect(&self) -> Expect {
         Expect {
             status: self.expect_status,
-            body_len: self.expect_body_len,
+            body_len: self.files.as_ref().map(|f| f.set.size).or(self.expect_body_len),
         }
     }
 
@@ -71,6 +76,7 @@ impl Config {
             expect_status: 200,
             expect_body_len: None,
             expect_body: None,
+            files: None,
             churn: None,
             spread_sources: true,
             hdr_log: None,

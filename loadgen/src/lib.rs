@@ -6,12 +6,14 @@
 //! connections or a new connection per request (churn), latencies in HdrHistograms
 //! (and HdrHistogram interval logs, [`hdr_log`]), every response validated, failures
 //! counted by kind; and a holder of many idle keep-alive connections to run beside the
-//! load ([`idle`]). `main.rs` is the command line.
+//! load ([`idle`]); or files of the study corpus picked at random, each body checked
+//! byte for byte ([`files`]). `main.rs` is the command line.
 
 pub mod churn;
 mod client;
 mod config;
 pub mod errors;
+pub mod files;
 pub mod hdr_log;
 pub mod idle;
 mod pace;

@@ -12,6 +12,8 @@
 //! loadgen http://127.0.0.1:8081/ --connections 8 --churn client-closes --rate 5000
 //! loadgen http://127.0.0.1:8081/bytes/65536 --connections 16 --check-body         # pattern
 //! loadgen http://127.0.0.1:8081/ --rate 20000 --hdr-log run.hlog   # HdrHistogram interval log
+//! loadgen http://127.0.0.1:8081/files/ --connections 16 --files-set 64k --seed 7
+//!                  # files of the corpus's 64 KiB set at random, every body byte checked
 //! ```
 //! Exits 1 if any response was wrong or missing. In the open loop, how late the client
 //! sent against its schedule is printed on stderr too (and is in the JSON).
@@ -91,6 +93,16 @@ struct Cli {
     /// tagged `uncorrected`); values in µs.
     #[arg(long)]
     hdr_log: Option<std::path::PathBuf>,
+    /// Ask for files of this set of the study corpus (`4k`, `64k`, `1m`: http_core's
+    /// CORPUS), picked at random, their names appended to the URL's path (e.g.
+    /// `http://127.0.0.1:8081/files/`); every body is checked byte for byte against the
+    /// file's. Keep-alive connections only.
+    #[arg(long, conflicts_with_all = ["churn", "hold_idle", "post_bytes", "check_body"])]
+    files_set: Option<String>,
+    /// With --files-set, the seed of the random choice: the same seed and connections ask
+    /// for the same files in the same order on each connection.
+    #[arg(long, default_value_t = 1, requires = "files_set")]
+    seed: u64,
 }
 
 fn main() {
@@ -114,6 +126,11 @@ fn main() {
         churn: cli.churn,
         spread_sources: !cli.no_spread_sources,
         hdr_log: cli.hdr_log,
+        files: cli
+            .files_set
+            .map(|label| loadgen::files::Files::by_label(&label, cli.seed))
+            .transpose()
+            .unwrap_or_else(|e| fail(&e)),
         ..Config::new(target.addr, target.request)
     };
     let idle = (cli.hold_idle > 0).then(|| {

@@ -1,6 +1,7 @@
 //! Reading a client's answers: one complete, valid response at a time off its
-//! connection (status, length and, with `--check-body`, the body checked), given up at
-//! the run's patience (its end plus a grace).
+//! connection (status, length and, with `--check-body`, the body checked; in the file
+//! mode, the body of the file asked for), given up at the run's patience (its end plus a
+//! grace).
 
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
@@ -25,11 +26,23 @@ fn check_body(body: &[u8], expected: Option<&[u8]>) -> Result<(), String> {
     }
 }
 
-/// Reads until one complete, valid response is at the front of `buffer`, and drops it.
+/// The body a response must carry: the file's when `file` names the one asked for (with
+/// Content-Length: a file answer is never chunked), else `expected` as [`check_body`] says.
+fn check_answer(config: &Config, file: Option<usize>, body: &[u8], chunked: bool) -> Result<(), String> {
+    match (&config.files, file) {
+        (Some(_), Some(_)) if chunked => Err("a file answer without Content-Length".into()),
+        (Some(files), Some(index)) => files.check(index, body),
+        _ if chunked => Ok(()),
+        _ => check_body(body, config.expect_body.as_deref()),
+    }
+}
+
+/// Reads until one complete, valid response is at the front of `buffer`, and drops it;
+/// `file` is the corpus file asked for in the file mode.
 pub(crate) async fn read_response(
     stream: &mut TcpStream,
     buffer: &mut Vec<u8>,
-    config: &Config,
+    (config, file): (&Config, Option<usize>),
     patience: Instant,
 ) -> Result<(), Failure> {
     loop {
@@ -42,10 +55,8 @@ pub(crate) async fn read_response(
         } = framed
         {
             config.expect().check(status, body_len)?;
-            if !chunked {
-                check_body(&buffer[len - body_len..len], config.expect_body.as_deref())
-                    .map_err(|e| Failure::new(ErrorKind::Body, e))?;
-            }
+            check_answer(config, file, &buffer[len - body_len..len], chunked)
+                .map_err(|e| Failure::new(ErrorKind::Body, e))?;
             buffer.drain(..len);
             return Ok(());
         }
@@ -72,5 +83,42 @@ pub(crate) async fn read_some(
             ErrorKind::Timeout,
             "no response within 5 s after the run's end",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::Files;
+
+    #[test]
+    fn a_file_answer_is_checked_against_the_file_asked_for() {
+        let files = Files::by_label("4k", 1).unwrap();
+        let config = Config {
+            files: Some(files.clone()),
+            ..Config::new(
+                "127.0.0.1:9".parse().unwrap(),
+                b"GET /files/ HTTP/1.1\r\n\r\n".to_vec(),
+            )
+        };
+        assert_eq!(config.expect().body_len, Some(4096));
+        assert_eq!(check_answer(&config, Some(3), files.body(3), false), Ok(()));
+        assert!(check_answer(&config, Some(4), files.body(3), false).is_err());
+        assert!(
+            check_answer(&config, Some(3), files.body(3), true).is_err(),
+            "chunked"
+        );
+        let plain = Config {
+            expect_body: Some(b"abc".to_vec()),
+            files: None,
+            ..config
+        };
+        assert_eq!(check_answer(&plain, None, b"abc", false), Ok(()));
+        assert!(check_answer(&plain, None, b"abd", false).is_err());
+        assert_eq!(
+            check_answer(&plain, None, b"abd", true),
+            Ok(()),
+            "chunked: by length only"
+        );
     }
 }

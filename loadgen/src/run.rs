@@ -31,6 +31,9 @@ pub fn run(config: Config) -> Result<Summary, String> {
     if (config.rate.is_some() || config.churn.is_some()) && config.depth != 1 {
         return Err("the open loop (--rate) and churn send one request at a time: use --depth 1".into());
     }
+    if config.files.is_some() && config.churn.is_some() {
+        return Err("the file mode runs on keep-alive connections: drop --churn".into());
+    }
     // Room for many connections.
     server_kit::fd_limit::raise_to_hard_limit();
     let threads = config.threads.clamp(1, config.connections.max(1));

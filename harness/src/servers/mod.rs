@@ -47,12 +47,13 @@ impl Server {
     }
 
     /// Starts `contender` from its binary, pinned to `cpus` with `threads` server threads,
-    /// unless the user pointed the bench at their own server.
+    /// serving `GET /files/{name}` from `files_dir` when given, unless the user pointed the
+    /// bench at their own server.
     pub fn start(
         contender: Contender,
         binaries: &HashMap<String, PathBuf>,
         cpus: Option<&CpuSet>,
-        threads: usize,
+        (threads, files_dir): (usize, Option<&Path>),
     ) -> Result<Server, String> {
         if let Some(url) = contender.url_env.and_then(|name| std::env::var(name).ok()) {
             let base_url = url.trim_end_matches('/').to_string();
@@ -70,12 +71,15 @@ impl Server {
                 let mut command = pinned_command(binary, cpus);
                 command.args(contender.args);
                 command.args(["--threads", &threads.to_string()]);
+                if let Some(dir) = files_dir {
+                    command.arg("--files-dir").arg(dir);
+                }
                 let process = ServerProcess::spawn(command, contender.label.to_string())?;
                 (process.addr(), Process::Cargo(process))
             }
             Launch::Nginx => {
                 let binary = nginx::binary().ok_or(nginx::NOT_INSTALLED)?;
-                let nginx = Nginx::start(&binary, cpus)?;
+                let nginx = Nginx::start(&binary, cpus, files_dir)?;
                 (nginx.addr(), Process::Nginx(nginx))
             }
         };
@@ -121,6 +125,9 @@ pub struct Lineup {
     pub pinning: Pinning,
     /// Threads each server runs: one per server CPU unless the run asked otherwise.
     pub server_threads: usize,
+    /// The directory every server started from now on serves `/files/` from (the file
+    /// study's corpus); `None`, the default: no `--files-dir`.
+    pub files_dir: Option<PathBuf>,
     pub servers: Vec<Server>,
     binaries: HashMap<String, PathBuf>,
 }
@@ -163,6 +170,7 @@ impl Lineup {
             workspace,
             pinning,
             server_threads,
+            files_dir: None,
             servers: Vec::new(),
             binaries,
         })
@@ -188,7 +196,7 @@ impl Lineup {
             contender,
             &self.binaries,
             self.pinning.server.as_ref(),
-            self.server_threads,
+            (self.server_threads, self.files_dir.as_deref()),
         )
     }
 }

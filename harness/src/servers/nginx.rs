@@ -2,7 +2,8 @@
 //! started with the repository's `nginx/nginx.conf`, one worker pinned to the server CPUs,
 //! on a free port, in a run directory of its own that holds its config, logs, pid file,
 //! temporary files and the `GET /bytes/{n}` bodies (http_core's pattern, one file per size
-//! the workloads ask for). Its worker is where CPU and memory are measured; dropping the
+//! the workloads ask for); `GET /files/{name}` is served from the directory a run names
+//! (the file study's corpus), or from an empty one. Its worker is where CPU and memory are measured; dropping the
 //! guard stops master and worker and removes the run directory.
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -71,14 +72,16 @@ pub struct Nginx {
 }
 
 impl Nginx {
-    /// Starts nginx from `binary` pinned to `cpus` and waits until it accepts connections
-    /// and its worker is running.
-    pub fn start(binary: &Path, cpus: Option<&CpuSet>) -> Result<Nginx, String> {
+    /// Starts nginx from `binary` pinned to `cpus`, serving `/files/` from `files_dir`
+    /// (an empty directory when `None`), and waits until it accepts connections and its
+    /// worker is running.
+    pub fn start(binary: &Path, cpus: Option<&CpuSet>, files_dir: Option<&Path>) -> Result<Nginx, String> {
         let run_dir = run_dir()?;
+        let files_dir = files_dir.map_or_else(|| run_dir.join("www").join("files"), Path::to_path_buf);
         let started = prepare(&run_dir).and_then(|()| {
             let mut failures = Vec::new();
             for _ in 0..ATTEMPTS {
-                match launch(pinned_command(binary, cpus), &run_dir) {
+                match launch(pinned_command(binary, cpus), (&run_dir, &files_dir)) {
                     Ok(running) => return Ok(running),
                     Err(failure) => failures.push(failure),
                 }
@@ -137,8 +140,11 @@ fn run_dir() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// Writes the `/bytes/{n}` bodies into `run_dir/www/bytes/`.
+/// Writes the `/bytes/{n}` bodies into `run_dir/www/bytes/`, and makes the empty
+/// `run_dir/www/files/`.
 fn prepare(run_dir: &Path) -> Result<(), String> {
+    let files = run_dir.join("www").join("files");
+    std::fs::create_dir_all(&files).map_err(|e| format!("{}: {e}", files.display()))?;
     let bytes = run_dir.join("www").join("bytes");
     std::fs::create_dir_all(&bytes).map_err(|e| format!("{}: {e}", bytes.display()))?;
     for size in STUDIED_BODY_SIZES {
@@ -150,10 +156,13 @@ fn prepare(run_dir: &Path) -> Result<(), String> {
 }
 
 /// One attempt: a config on a free port, nginx started with it, and its readiness.
-fn launch(mut command: Command, run_dir: &Path) -> Result<(Child, u32, SocketAddr), String> {
+fn launch(
+    mut command: Command,
+    (run_dir, files_dir): (&Path, &Path),
+) -> Result<(Child, u32, SocketAddr), String> {
     let addr = free_port()?;
     let config = run_dir.join("nginx.conf");
-    let text = render_config(run_dir, addr.port(), max_connections());
+    let text = render_config((run_dir, files_dir), addr.port(), max_connections());
     std::fs::write(&config, text).map_err(|e| format!("{}: {e}", config.display()))?;
     let mut master = command
         .arg("-p")
@@ -177,10 +186,11 @@ fn launch(mut command: Command, run_dir: &Path) -> Result<(Child, u32, SocketAdd
 }
 
 /// The template with every placeholder filled in.
-fn render_config(run_dir: &Path, port: u16, max_connections: u64) -> String {
+fn render_config((run_dir, files_dir): (&Path, &Path), port: u16, max_connections: u64) -> String {
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     TEMPLATE
         .replace("@RUN_DIR@", &run_dir.display().to_string())
+        .replace("@FILES_DIR@", &files_dir.display().to_string())
         .replace("@PORT@", &port.to_string())
         .replace("@MAX_CONNECTIONS@", &max_connections.to_string())
         .replace("@HELLO@", &text(HELLO))
@@ -259,7 +269,7 @@ mod tests {
 
     #[test]
     fn the_config_fills_every_placeholder_from_the_contract() {
-        let config = render_config(Path::new("/run/x"), 4321, 1000);
+        let config = render_config((Path::new("/run/x"), Path::new("/c/orpus")), 4321, 1000);
         let mut directives = config.lines().filter(|line| !line.trim_start().starts_with('#'));
         assert!(directives.all(|line| !line.contains('@')), "{config}");
         assert!(config.contains("listen 127.0.0.1:4321 backlog=4096;"));
@@ -268,6 +278,7 @@ mod tests {
         assert!(config.contains("default_type \"text/plain; charset=utf-8\";"));
         assert!(config.contains("root /run/x/www;"));
         assert!(config.contains("worker_processes 1;"));
+        assert!(config.contains("location /files/ {\n            alias /c/orpus/;"));
     }
 
     #[test]

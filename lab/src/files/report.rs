@@ -1,0 +1,242 @@
+//! `results/files.md`, `results/files.json` and the file section of BENCHMARKS.md: the
+//! file study as tables, a pure function of its samples ([`render`]).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use harness::judge::{self, Estimate};
+use harness::output::{rewrite_benchmarks_section, write_json};
+use harness::rounds;
+use harness::servers::{AA_CONTROL, NGINX, TOKIO_CODEC};
+
+use crate::files::{BASELINES, FilesReport, SUBJECT, spread};
+
+pub const BEGIN: &str = "<!-- BEGIN FILES: scripts/files.sh rewrites this section -->";
+pub const END: &str = "<!-- END FILES -->";
+
+/// What [`render`]'s heading says first.
+const TITLE: &str = "# Serving files: server CPU per request\n\n";
+
+/// A target for io_uring_server: its CPU per request at `workload` at most `limit` times
+/// the `baseline`'s, the ratio taken within each round.
+pub struct Target {
+    pub workload: &'static str,
+    pub baseline: &'static str,
+    pub limit: f64,
+}
+
+pub const TARGETS: [Target; 3] = [
+    Target {
+        workload: "4 KiB hot, 256 connections",
+        baseline: TOKIO_CODEC.id,
+        limit: 0.60,
+    },
+    Target {
+        workload: "1 MiB hot, 16 connections",
+        baseline: NGINX.id,
+        limit: 1.2,
+    },
+    Target {
+        workload: "1 MiB hot, 256 connections",
+        baseline: NGINX.id,
+        limit: 1.2,
+    },
+];
+
+/// Writes `results/files.{md,json}` and the summary into BENCHMARKS.md.
+pub fn write_all(workspace: &Path, report: &FilesReport) -> Result<(), String> {
+    let results = workspace.join("results");
+    std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
+    write_json(&results.join("files.json"), report)?;
+    let markdown = render(report);
+    harness::output::write(&results.join("files.md"), &markdown)?;
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(&markdown))
+}
+
+/// BENCHMARKS.md's part of the report: the method, the least CPU, the targets, tokio's
+/// io_uring fs path and the distance to nginx (not the verdict cells nor the details).
+pub fn summary(markdown: &str) -> String {
+    let kept = ["Which server", "Targets", "How far", "How close"];
+    let parts: Vec<&str> = markdown
+        .split("\n## ")
+        .enumerate()
+        .filter(|(i, part)| *i == 0 || kept.iter().any(|k| part.starts_with(k)))
+        .map(|(_, part)| part)
+        .collect();
+    let joined = parts.join("\n### ").replacen(TITLE, "", 1);
+    format!("{joined}\nDetails, with the verdict cells: [results/files.md](results/files.md).\n")
+}
+
+pub fn render(report: &FilesReport) -> String {
+    let mut out = String::from(TITLE);
+    let provenance = rounds::provenance(
+        "scripts/files.sh",
+        &report.machine,
+        &report.pinning,
+        (report.rounds, report.seconds_per_point),
+    );
+    let _ = writeln!(
+        out,
+        "{provenance}{} Every server is started afresh for each round and serves the study \
+         corpus (`http_core::files::CORPUS`) from one directory. Each request is `GET \
+         /files/{{name}}` for a file of the point's set picked uniformly at random (seeded, a \
+         sequence per connection; round r uses seed {} + r), each answer checked for status \
+         200, Content-Length and every body byte; any error fails the study. Closed loop: \
+         each connection asks for its next file when the last has arrived. *Hot*: every file \
+         of the set read once right before each slice of each server; *cold*: \
+         `posix_fadvise(POSIX_FADV_DONTNEED)` on every file of the set right before each \
+         slice of each server, so each slice starts with none of the set cached. A cold \
+         slice warms the cache as it goes (a 1 MiB set is 100 MB; at 256 connections much \
+         of it is read in the slice's first moments), so the *from disk* column says how \
+         cold it stayed: the bytes the server read from storage (`read_bytes` of \
+         `/proc/PID/io`, every thread of the process, exited ones included) as a share of \
+         the file bytes it sent. Server CPU: every thread of the process, exited ones \
+         included (tokio's blocking pool, io_uring's workers), over every request. \
+         Threads: the most the process had at once (`Threads:` of `/proc/PID/status` \
+         every 10 ms). Ratios are taken within a round.\n",
+        harness::slices::describe(report.slices),
+        report.seed,
+    );
+    least_cpu(&mut out, report);
+    targets(&mut out, report);
+    verdicts(&mut out, report);
+    super::tables::twins(&mut out, report);
+    super::tables::against_nginx(&mut out, report);
+    for workload in report.workloads() {
+        super::tables::details(&mut out, report, &workload);
+    }
+    out
+}
+
+/// The contenders in a comparison: neither the anchor nor the A/A control.
+pub(super) fn compared(report: &FilesReport) -> Vec<(String, String)> {
+    let mut all = report.contenders();
+    all.retain(|(id, _)| id != NGINX.id && id != AA_CONTROL.id);
+    all
+}
+
+pub(super) fn cpu_text(value: Option<f64>) -> String {
+    value.map_or("n/a".into(), |v| format!("{v:.1}"))
+}
+
+fn least_cpu(out: &mut String, report: &FilesReport) {
+    let _ = writeln!(out, "## Which server serves files at the least CPU per request\n");
+    let _ = writeln!(
+        out,
+        "Median over the rounds of each server's CPU µs per request (nginx, the outside \
+         anchor, beside them, outside the ranking).\n"
+    );
+    let _ = writeln!(
+        out,
+        "| workload | least | next | next ÷ least (per round) | nginx |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for workload in report.workloads() {
+        let mut ranked: Vec<(String, String, f64)> = compared(report)
+            .into_iter()
+            .filter_map(|(id, label)| Some((id.clone(), label, report.median_cpu(&workload, &id)?)))
+            .collect();
+        ranked.sort_by(|a, b| a.2.total_cmp(&b.2));
+        let named = |i: usize| {
+            ranked
+                .get(i)
+                .map_or("n/a".into(), |(_, label, cpu)| format!("{label} ({cpu:.1})"))
+        };
+        let gap = match (ranked.first(), ranked.get(1)) {
+            (Some(least), Some(next)) => spread(&report.ratios(&workload, &next.0, &least.0)),
+            _ => "n/a".into(),
+        };
+        let nginx = cpu_text(report.median_cpu(&workload, NGINX.id));
+        let _ = writeln!(
+            out,
+            "| {workload} | {} | {} | {gap} | {nginx} |",
+            named(0),
+            named(1)
+        );
+    }
+    out.push('\n');
+}
+
+/// "**met**: 0.52 (0.48-0.57, 4 rounds), the whole interval within 0.60", or why not.
+pub fn target_word(ratios: &[f64], limit: f64) -> String {
+    let word = |ratio: f64| if ratio <= limit { "**met**" } else { "**missed**" };
+    match (ratios, Estimate::of(ratios)) {
+        ([], _) => "not measured (the point was not in this run).".into(),
+        ([one], _) => format!("{}: {one:.2} (one round: no interval)", word(*one)),
+        (_, Some(e)) if e.high <= limit || e.low > limit => {
+            format!(
+                "{}: {e}, the whole interval on that side of {limit:.2}",
+                word(e.ratio)
+            )
+        }
+        (_, Some(e)) => format!(
+            "{} on the estimate: {e}, but the interval reaches across {limit:.2}",
+            word(e.ratio)
+        ),
+        (_, None) => "n/a (a ratio that is not a positive number)".into(),
+    }
+}
+
+fn targets(out: &mut String, report: &FilesReport) {
+    let subject = SUBJECT.label;
+    let _ = writeln!(out, "## Targets for {subject}\n");
+    let _ = writeln!(
+        out,
+        "{subject}'s CPU per request ÷ the baseline's, per round (geometric mean, 95% \
+         interval); *met* when the estimate is within the target.\n"
+    );
+    let measured = |id: &str| report.contenders().into_iter().find(|(i, _)| i == id);
+    for target in TARGETS {
+        let line = match (measured(SUBJECT.id), measured(target.baseline)) {
+            (None, _) => format!(
+                "≤ {:.2}x {} on {}: not judged, {subject} was not measured in this run.",
+                target.limit, target.baseline, target.workload
+            ),
+            (Some(_), Some((_, label))) => format!(
+                "≤ {:.2}x {label} on {}: {}",
+                target.limit,
+                target.workload,
+                target_word(
+                    &report.ratios(target.workload, SUBJECT.id, target.baseline),
+                    target.limit
+                )
+            ),
+            (Some(_), None) => format!(
+                "≤ {:.2}x {} on {}: not judged, {} was not measured in this run.",
+                target.limit, target.baseline, target.workload, target.baseline
+            ),
+        };
+        let _ = writeln!(out, "- {line}");
+    }
+    out.push('\n');
+}
+
+fn verdicts(out: &mut String, report: &FilesReport) {
+    let subject = SUBJECT.label;
+    let _ = writeln!(out, "## {subject} against tokio's engines\n");
+    if !report.contenders().iter().any(|(id, _)| id == SUBJECT.id) {
+        let _ = writeln!(out, "{subject} was not measured in this run.\n");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{}\n\n| workload | baseline | {subject} CPU/request ÷ baseline's, and the word |\n|---|---|---|",
+        judge::METHOD
+    );
+    let mut controls = Vec::new();
+    for workload in report.workloads() {
+        for baseline in BASELINES {
+            let ratios = report.ratios(&workload, SUBJECT.id, baseline.id);
+            let _ = writeln!(
+                out,
+                "| {workload} | {} | {} |",
+                baseline.label,
+                judge::cell(&ratios)
+            );
+            if baseline.id == AA_CONTROL.id {
+                controls.push(ratios);
+            }
+        }
+    }
+    let _ = writeln!(out, "\n{}\n", judge::control_tally(&controls));
+}
