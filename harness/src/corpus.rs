@@ -1,6 +1,6 @@
 //! The file studies' corpus on disk: every set of `http_core::files::CORPUS` written into
 //! one directory (the servers' `--files-dir`, nginx's `/files/`), each file's bytes
-//! `CorpusSet::byte(index, offset)`, and the page cache put into a known state before a
+//! `CorpusSet::contents(index)`, and the page cache put into a known state before a
 //! measurement: [`warm`] reads a set once, [`evict`] asks the kernel to drop its pages
 //! (`posix_fadvise(POSIX_FADV_DONTNEED)`, which drops clean pages no process maps; the
 //! corpus is synced to disk when written, so its pages are clean).
@@ -25,11 +25,16 @@ pub fn default_dir(workspace: &Path) -> PathBuf {
     workspace.join("target").join("files-corpus")
 }
 
-/// What the manifest says of `sets`: one line per set.
+/// The layout of the files' bytes; a corpus written with another is written again.
+const LAYOUT: &str = "stamped name, then the shifted pattern";
+
+/// What the manifest says of `sets`: the layout, then one line per set.
 fn manifest(sets: &[CorpusSet]) -> String {
-    sets.iter()
+    let sets: String = sets
+        .iter()
         .map(|set| format!("{} {} {}\n", set.label, set.size, set.count))
-        .collect()
+        .collect();
+    format!("{LAYOUT}\n{sets}")
 }
 
 /// Writes `sets` into `dir` unless it already holds them (manifest and sizes); returns
@@ -45,7 +50,7 @@ pub fn write(dir: &Path, sets: &[CorpusSet]) -> Result<bool, String> {
     for set in sets {
         for index in 0..set.count {
             let path = dir.join(set.name(index));
-            let bytes: Vec<u8> = (0..set.size).map(|o| CorpusSet::byte(index, o)).collect();
+            let bytes = set.contents(index);
             File::create(&path)
                 .and_then(|mut file| file.write_all(&bytes))
                 .map_err(|e| error(&path, e))?;
@@ -137,12 +142,7 @@ mod tests {
         for index in 0..SMALL.count {
             let bytes = std::fs::read(dir.join(SMALL.name(index))).unwrap();
             assert_eq!(bytes.len(), SMALL.size);
-            assert!(
-                bytes
-                    .iter()
-                    .enumerate()
-                    .all(|(o, &b)| b == CorpusSet::byte(index, o))
-            );
+            assert_eq!(bytes, SMALL.contents(index));
         }
         assert_eq!(write(&dir, &[SMALL]), Ok(false), "complete: left as it is");
         std::fs::write(dir.join("t-00001"), b"short").unwrap();

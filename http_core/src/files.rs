@@ -164,16 +164,42 @@ pub const CORPUS: [CorpusSet; 3] = [
     },
 ];
 
+/// The first bytes of every corpus file: its name, padded with newlines, so that no two
+/// files of the corpus hold the same bytes.
+pub const STAMP_LEN: usize = 16;
+
 impl CorpusSet {
     /// The name of file `index` of the set.
     pub fn name(&self, index: usize) -> String {
         format!("{}-{index:05}", self.label)
     }
 
-    /// Byte `offset` of file `index`: the workspace's pattern shifted by the index, so
-    /// a body served from the wrong file, or the wrong place in it, fails the check.
-    pub fn byte(index: usize, offset: usize) -> u8 {
+    /// The first [`STAMP_LEN`] bytes of file `index`: its name, then newlines.
+    pub fn stamp(&self, index: usize) -> [u8; STAMP_LEN] {
+        let mut stamp = [b'\n'; STAMP_LEN];
+        let name = self.name(index);
+        stamp[..name.len()].copy_from_slice(name.as_bytes());
+        stamp
+    }
+
+    /// Byte `offset` of file `index` past its stamp: the workspace's pattern shifted by
+    /// the index, so a body from the wrong place in a file fails the check too.
+    pub fn pattern_at(index: usize, offset: usize) -> u8 {
         pattern_byte(index + offset)
+    }
+
+    /// Every byte of file `index`: its [`stamp`](Self::stamp), then
+    /// [`pattern_at`](Self::pattern_at) for each later offset.
+    pub fn contents(&self, index: usize) -> Vec<u8> {
+        let stamp = self.stamp(index);
+        (0..self.size)
+            .map(|offset| {
+                stamp
+                    .get(offset)
+                    .copied()
+                    .unwrap_or(Self::pattern_at(index, offset))
+            })
+            .collect()
     }
 }
 
@@ -217,6 +243,19 @@ mod tests {
         ] {
             assert_eq!(name(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn corpus_files_are_stamped_with_their_names_and_all_differ() {
+        let set = CORPUS[0];
+        let (a, b) = (set.contents(1), set.contents(27));
+        assert_eq!(&a[..STAMP_LEN], b"4k-00001\n\n\n\n\n\n\n\n");
+        assert_eq!(a.len(), set.size);
+        assert_ne!(a, b, "files whose patterns coincide differ by their stamps");
+        assert_eq!(a[STAMP_LEN..], b[STAMP_LEN..]);
+        assert_eq!(a[100], CorpusSet::pattern_at(1, 100));
+        let longest = CORPUS.iter().map(|set| set.name(set.count - 1).len()).max();
+        assert!(longest < Some(STAMP_LEN));
     }
 
     #[test]

@@ -2,16 +2,16 @@
 //! corpus (`http_core::files::CORPUS`), picked uniformly at random by a seeded generator
 //! per connection (so a run with the same seed and connections asks for the same files in
 //! the same order on each connection), and every answer's body is checked byte for byte
-//! against `CorpusSet::byte(index, offset)`: a body from the wrong file, or the wrong
-//! place in it, fails the run.
+//! against `CorpusSet::contents(index)`: a body from the wrong file (its stamp, the name,
+//! differs), or the wrong place in it, fails the run.
 
 use std::sync::Arc;
 
-use http_core::files::{CORPUS, CorpusSet};
+use http_core::files::{CORPUS, CorpusSet, STAMP_LEN};
 
-/// The pattern under `CorpusSet::byte` repeats every this many bytes
-/// (`http_core::routes::pattern_byte`), so file `index`'s bytes are one shared reference
-/// read from `index % PERIOD`. [`Files::new`] checks that this still holds.
+/// The pattern under `CorpusSet::pattern_at` repeats every this many bytes
+/// (`http_core::routes::pattern_byte`), so file `index`'s bytes after its stamp are one
+/// shared reference read from `index % PERIOD`. [`Files::new`] checks that this holds.
 const PERIOD: usize = 26;
 
 /// Which files a run asks for.
@@ -27,13 +27,15 @@ pub struct Files {
 impl Files {
     /// Files of `set`, drawn from `seed`.
     pub fn new(set: CorpusSet, seed: u64) -> Files {
-        let reference: Vec<u8> = (0..set.size + PERIOD).map(|k| CorpusSet::byte(0, k)).collect();
+        let reference: Vec<u8> = (0..set.size + PERIOD)
+            .map(|k| CorpusSet::pattern_at(0, k))
+            .collect();
         let shifted = |index: usize, offset: usize| reference[index % PERIOD + offset];
         let samples = (0..2 * PERIOD).flat_map(|index| [0, 1, set.size - 1].map(|offset| (index, offset)));
         for (index, offset) in samples {
             assert_eq!(
                 shifted(index, offset),
-                CorpusSet::byte(index, offset),
+                CorpusSet::pattern_at(index, offset),
                 "the corpus pattern no longer repeats every {PERIOD} bytes"
             );
         }
@@ -54,17 +56,21 @@ impl Files {
     }
 
     /// The body file `index` must have.
-    pub fn body(&self, index: usize) -> &[u8] {
-        &self.reference[index % PERIOD..][..self.set.size]
+    pub fn body(&self, index: usize) -> Vec<u8> {
+        self.set.contents(index)
     }
 
-    /// Checks an answer's body for file `index`, byte for byte.
+    /// Checks an answer's body for file `index`, byte for byte: its stamp, then the
+    /// shared reference (no copy of the file is built per answer).
     pub fn check(&self, index: usize, body: &[u8]) -> Result<(), String> {
-        let expected = self.body(index);
-        if body == expected {
+        let stamp = self.set.stamp(index);
+        let pattern = &self.reference[index % PERIOD..][..self.set.size];
+        let (head, tail) = body.split_at(body.len().min(STAMP_LEN));
+        if body.len() == self.set.size && head == stamp && tail == &pattern[STAMP_LEN..] {
             return Ok(());
         }
-        let at = body.iter().zip(expected).position(|(a, b)| a != b);
+        let expected = self.body(index);
+        let at = body.iter().zip(&expected).position(|(a, b)| a != b);
         Err(format!(
             "body of {} differs from the file's {} bytes (got {}; first difference at {at:?})",
             self.set.name(index),
@@ -127,13 +133,8 @@ mod tests {
             let files = Files::new(set, 1);
             for index in [0, 1, 25, 26, 27, set.count - 1] {
                 let body = files.body(index);
-                assert_eq!(body.len(), set.size);
-                assert!(
-                    body.iter()
-                        .enumerate()
-                        .all(|(o, &b)| b == CorpusSet::byte(index, o))
-                );
-                assert_eq!(files.check(index, body), Ok(()));
+                assert_eq!(body, set.contents(index));
+                assert_eq!(files.check(index, &body), Ok(()));
             }
         }
     }
@@ -141,14 +142,18 @@ mod tests {
     #[test]
     fn a_wrong_body_fails_and_says_where() {
         let files = Files::by_label("4k", 1).unwrap();
-        let mut body = files.body(7).to_vec();
+        let mut body = files.body(7);
         body[100] ^= 1;
         let error = files.check(7, &body).unwrap_err();
         assert!(
             error.contains("4k-00007") && error.contains("Some(100)"),
             "{error}"
         );
-        assert!(files.check(8, files.body(7)).is_err(), "the neighbour's bytes");
+        assert!(files.check(8, &files.body(7)).is_err(), "the neighbour's bytes");
+        assert!(
+            files.check(33, &files.body(7)).is_err(),
+            "the same pattern, another file"
+        );
         assert!(files.check(7, &files.body(7)[1..]).is_err(), "one byte short");
         assert!(Files::by_label("2k", 1).unwrap_err().contains("4k, 64k, 1m"));
     }

@@ -102,10 +102,10 @@ mod tests {
             )
         };
         assert_eq!(config.expect().body_len, Some(4096));
-        assert_eq!(check_answer(&config, Some(3), files.body(3), false), Ok(()));
-        assert!(check_answer(&config, Some(4), files.body(3), false).is_err());
+        assert_eq!(check_answer(&config, Some(3), &files.body(3), false), Ok(()));
+        assert!(check_answer(&config, Some(4), &files.body(3), false).is_err());
         assert!(
-            check_answer(&config, Some(3), files.body(3), true).is_err(),
+            check_answer(&config, Some(3), &files.body(3), true).is_err(),
             "chunked"
         );
         let plain = Config {
