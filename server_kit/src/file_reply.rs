@@ -1,0 +1,269 @@
+//! `GET|HEAD /files/{name}` for the codec-driven servers (see `http_core::files` for the
+//! contract): once the codec stops at a file request, its answer is appended after the
+//! responses already waiting, written here once for every runtime. Each runtime supplies
+//! only its own file I/O, written the way its users write it ([`FileIo`]): tokio's
+//! `tokio::fs` (its blocking pool; tokio's io_uring with `--cfg tokio_unstable`),
+//! tokio-uring's, monoio's and compio's `fs` (io_uring).
+//!
+//! The head and the first [`FILE_CHUNK`] go out in one write with the responses before
+//! them; a larger file follows one chunk per read and write, so a connection never holds
+//! more than one chunk. A file that ends early, or a read that fails, before the head went
+//! out turns the answer into a 500 (and the connection closes); after it, the response
+//! cannot be completed and the connection just closes. The file is closed (dropped) when
+//! its answer is done either way.
+
+use std::future::Future;
+use std::io;
+use std::path::Path;
+
+use http_core::Output;
+use http_core::files::{FILE_CHUNK, FileAnswer, FileRequest, render_file_error, render_file_head};
+
+use crate::Activity;
+use crate::exchange::Transport;
+
+/// The flags every runtime opens a requested file with (besides read-only): a symlink
+/// anywhere is refused (ELOOP), a FIFO does not block, and no child inherits it.
+pub const OPEN_FLAGS: i32 = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+
+/// Whether a `st_mode`/`stx_mode` is a regular file's.
+pub fn is_regular_mode(mode: u32) -> bool {
+    mode & libc::S_IFMT == libc::S_IFREG
+}
+
+/// A runtime's own file I/O. A future dropped before it completes (shutdown, timeout) is
+/// never followed by another call on the same file.
+pub trait FileIo {
+    type File;
+    /// Opens `path` read-only with [`OPEN_FLAGS`].
+    fn open(path: &Path) -> impl Future<Output = io::Result<Self::File>>;
+    /// Whether the opened file is a regular file, and its length.
+    fn metadata(file: &Self::File) -> impl Future<Output = io::Result<(bool, u64)>>;
+    /// Appends at most `len` bytes of the file, from `offset`, to `buffer`; `Ok(0)` at
+    /// its end. Reads follow each other from offset 0, so a runtime whose files have a
+    /// position may read from it instead.
+    fn read(
+        file: &mut Self::File,
+        offset: u64,
+        buffer: &mut Vec<u8>,
+        len: usize,
+    ) -> impl Future<Output = io::Result<usize>>;
+}
+
+/// An answer appended to the output: whether the connection closes after it, and what is
+/// left to stream once the output is sent.
+pub struct Begun<F> {
+    pub close: bool,
+    pub rest: Option<Rest<F>>,
+}
+
+/// The part of a file after its first chunk, sent by [`stream`].
+pub struct Rest<F> {
+    file: F,
+    offset: u64,
+    left: u64,
+}
+
+/// Appends the answer to `request` after what `output` holds: the head and the first
+/// chunk of the file found in `root`, or the error answer (404 for everything without a
+/// root).
+pub async fn begin<Io: FileIo>(
+    root: Option<&Path>,
+    request: &FileRequest,
+    output: &mut Output,
+) -> Begun<Io::File> {
+    let opened = match root {
+        Some(root) => open::<Io>(&root.join(request.name.as_str())).await,
+        None => Err(FileAnswer::Missing),
+    };
+    let (mut file, len) = match opened {
+        Ok(found) => found,
+        Err(answer) => {
+            let close = render_file_error(request, answer, output);
+            return Begun { close, rest: None };
+        }
+    };
+    let before_head = output.owned().len();
+    render_file_head(request, len, output);
+    let close = request.closes();
+    if request.head_only || len == 0 {
+        return Begun { close, rest: None };
+    }
+    let first = len.min(FILE_CHUNK as u64);
+    if read_exactly::<Io>(&mut file, 0, output.owned_mut(), first as usize)
+        .await
+        .is_err()
+    {
+        // Nothing of the head went out yet: the answer becomes a 500.
+        output.owned_mut().truncate(before_head);
+        let close = render_file_error(request, FileAnswer::Failed, output);
+        return Begun { close, rest: None };
+    }
+    let rest = (len > first).then_some(Rest {
+        file,
+        offset: first,
+        left: len - first,
+    });
+    Begun { close, rest }
+}
+
+/// Sends the rest of a file through the (sent, empty) `output`, one chunk per read and
+/// write. An error means the response could not be completed: close the connection.
+pub async fn stream<T: Transport>(
+    transport: &mut T,
+    rest: Rest<<T::Files as FileIo>::File>,
+    output: &mut Output,
+    activity: &Activity,
+) -> io::Result<()> {
+    let Rest {
+        mut file,
+        mut offset,
+        mut left,
+    } = rest;
+    output.clear();
+    while left > 0 {
+        let chunk = left.min(FILE_CHUNK as u64);
+        read_exactly::<T::Files>(&mut file, offset, output.owned_mut(), chunk as usize).await?;
+        transport.send_all(output).await?;
+        output.clear();
+        activity.touch(false);
+        offset += chunk;
+        left -= chunk;
+    }
+    Ok(())
+}
+
+/// The opened file and its length, or the answer that replaces it.
+async fn open<Io: FileIo>(path: &Path) -> Result<(Io::File, u64), FileAnswer> {
+    let errno = |error: io::Error| FileAnswer::from_errno(error.raw_os_error().unwrap_or(0));
+    let file = Io::open(path).await.map_err(errno)?;
+    let (regular, len) = Io::metadata(&file).await.map_err(errno)?;
+    match FileAnswer::from_metadata(regular, len) {
+        FileAnswer::Found { len } => Ok((file, len)),
+        answer => Err(answer),
+    }
+}
+
+/// Appends exactly `len` bytes from `offset` to `buffer`; a file that ends first (it was
+/// truncated while served) is an error.
+async fn read_exactly<Io: FileIo>(
+    file: &mut Io::File,
+    offset: u64,
+    buffer: &mut Vec<u8>,
+    len: usize,
+) -> io::Result<()> {
+    let mut done = 0;
+    while done < len {
+        match Io::read(file, offset + done as u64, buffer, len - done).await? {
+            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+            n => done += n,
+        }
+    }
+    Ok(())
+}
+
+/// tokio's files, as its users open and read them: `tokio::fs`, whose calls run on the
+/// blocking thread pool, or on tokio's own io_uring where the build and the runtime
+/// enabled it (`--cfg tokio_unstable`, the `io-uring` feature, `enable_io_uring`).
+pub struct TokioFiles;
+
+impl FileIo for TokioFiles {
+    type File = tokio::fs::File;
+
+    async fn open(path: &Path) -> io::Result<tokio::fs::File> {
+        tokio::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(OPEN_FLAGS)
+            .open(path)
+            .await
+    }
+
+    async fn metadata(file: &tokio::fs::File) -> io::Result<(bool, u64)> {
+        let metadata = file.metadata().await?;
+        Ok((metadata.is_file(), metadata.len()))
+    }
+
+    /// Reads on from the file's position (reads follow each other from 0).
+    async fn read(
+        file: &mut tokio::fs::File,
+        _offset: u64,
+        buffer: &mut Vec<u8>,
+        len: usize,
+    ) -> io::Result<usize> {
+        use tokio::io::AsyncReadExt;
+        buffer.reserve(len);
+        (&mut *file).take(len as u64).read_buf(buffer).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_core::response::Persistence;
+
+    fn request(name: &str, head_only: bool) -> FileRequest {
+        FileRequest {
+            name: http_core::files::FileName::from_path(&format!("/files/{name}")).unwrap(),
+            head_only,
+            persistence: Persistence::KeepAlive,
+        }
+    }
+
+    fn root_with(files: &[(&str, usize)]) -> std::path::PathBuf {
+        let root = std::env::temp_dir().join(format!("file-reply-{}-{}", std::process::id(), files.len()));
+        std::fs::create_dir_all(&root).unwrap();
+        for (name, len) in files {
+            let bytes: Vec<u8> = (0..*len).map(|i| (i % 251) as u8).collect();
+            std::fs::write(root.join(name), bytes).unwrap();
+        }
+        root
+    }
+
+    #[tokio::test]
+    async fn appends_head_and_first_chunk_after_earlier_responses() {
+        let root = root_with(&[("small", 1000), ("large", FILE_CHUNK + 10)]);
+        let mut output = Output::default();
+        http_core::output::Sink::push(&mut output, b"EARLIER");
+        let begun = begin::<TokioFiles>(Some(&root), &request("small", false), &mut output).await;
+        assert!(!begun.close && begun.rest.is_none());
+        let bytes = output.to_vec();
+        assert!(bytes.starts_with(b"EARLIERHTTP/1.1 200 OK\r\n"));
+        assert!(bytes.ends_with(&[(999 % 251) as u8]));
+        assert_eq!(
+            bytes.len() - bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap() - 4,
+            1000
+        );
+
+        let mut output = Output::default();
+        let begun = begin::<TokioFiles>(Some(&root), &request("large", false), &mut output).await;
+        let rest = begun.rest.expect("a file over one chunk is streamed");
+        assert_eq!((rest.offset, rest.left), (FILE_CHUNK as u64, 10));
+
+        let mut output = Output::default();
+        let begun = begin::<TokioFiles>(Some(&root), &request("large", true), &mut output).await;
+        assert!(begun.rest.is_none(), "HEAD reads nothing");
+        assert!(
+            output
+                .to_vec()
+                .ends_with(format!("Content-Length: {}\r\n\r\n", FILE_CHUNK + 10).as_bytes())
+        );
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[tokio::test]
+    async fn missing_files_directories_and_no_root_are_404() {
+        let root = root_with(&[]);
+        std::fs::create_dir_all(root.join("dir")).unwrap();
+        for (root, name) in [
+            (Some(root.as_path()), "absent"),
+            (Some(&root), "dir"),
+            (None, "absent"),
+        ] {
+            let mut output = Output::default();
+            let begun = begin::<TokioFiles>(root, &request(name, false), &mut output).await;
+            assert!(!begun.close && begun.rest.is_none());
+            assert!(output.to_vec().starts_with(b"HTTP/1.1 404 "), "{name}");
+        }
+        std::fs::remove_dir_all(root).unwrap();
+    }
+}
