@@ -17,7 +17,7 @@ use std::io;
 use std::path::Path;
 
 use http_core::Output;
-use http_core::files::{FILE_CHUNK, FileAnswer, FileRequest, render_file_error, render_file_head};
+use http_core::files::{FILE_CHUNK, FileAnswer, FileName, FileRequest, render_file_error, render_file_head};
 
 use crate::Activity;
 use crate::exchange::Transport;
@@ -72,11 +72,7 @@ pub async fn begin<Io: FileIo>(
     request: &FileRequest,
     output: &mut Output,
 ) -> Begun<Io::File> {
-    let opened = match root {
-        Some(root) => open::<Io>(&root.join(request.name.as_str())).await,
-        None => Err(FileAnswer::Missing),
-    };
-    let (mut file, len) = match opened {
+    let (mut file, len) = match open::<Io>(root, &request.name).await {
         Ok(found) => found,
         Err(answer) => {
             let close = render_file_error(request, answer, output);
@@ -133,10 +129,12 @@ pub async fn stream<T: Transport>(
     Ok(())
 }
 
-/// The opened file and its length, or the answer that replaces it.
-async fn open<Io: FileIo>(path: &Path) -> Result<(Io::File, u64), FileAnswer> {
+/// The file `name` in `root`, opened, and its length; or the answer that replaces it (404
+/// for every name without a root).
+pub async fn open<Io: FileIo>(root: Option<&Path>, name: &FileName) -> Result<(Io::File, u64), FileAnswer> {
+    let root = root.ok_or(FileAnswer::Missing)?;
     let errno = |error: io::Error| FileAnswer::from_errno(error.raw_os_error().unwrap_or(0));
-    let file = Io::open(path).await.map_err(errno)?;
+    let file = Io::open(&root.join(name.as_str())).await.map_err(errno)?;
     let (regular, len) = Io::metadata(&file).await.map_err(errno)?;
     match FileAnswer::from_metadata(regular, len) {
         FileAnswer::Found { len } => Ok((file, len)),

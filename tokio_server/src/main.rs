@@ -6,6 +6,7 @@
 mod cli;
 mod codec_engine;
 mod hyper_engine;
+mod hyper_files;
 mod server;
 
 use server_kit::{Settings, StartupError};
