@@ -16,7 +16,8 @@ use http_core::{Codec, Output, Received};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::file_reply::{self, FileIo, TokioFiles};
+use crate::file_reply::{self, FileIo};
+use crate::tokio_files::TokioFiles;
 use crate::{Activity, Settings};
 
 /// Bytes reserved for each read. Default is 16 KiB.

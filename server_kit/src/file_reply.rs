@@ -160,44 +160,84 @@ async fn read_exactly<Io: FileIo>(
     Ok(())
 }
 
-/// tokio's files, as its users open and read them: `tokio::fs`, whose calls run on the
-/// blocking thread pool, or on tokio's own io_uring where the build and the runtime
-/// enabled it (`--cfg tokio_unstable`, the `io-uring` feature, `enable_io_uring`).
-pub struct TokioFiles;
-
-impl FileIo for TokioFiles {
-    type File = tokio::fs::File;
-
-    async fn open(path: &Path) -> io::Result<tokio::fs::File> {
-        tokio::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(OPEN_FLAGS)
-            .open(path)
-            .await
-    }
-
-    async fn metadata(file: &tokio::fs::File) -> io::Result<(bool, u64)> {
-        let metadata = file.metadata().await?;
-        Ok((metadata.is_file(), metadata.len()))
-    }
-
-    /// Reads on from the file's position (reads follow each other from 0).
-    async fn read(
-        file: &mut tokio::fs::File,
-        _offset: u64,
-        buffer: &mut Vec<u8>,
-        len: usize,
-    ) -> io::Result<usize> {
-        use tokio::io::AsyncReadExt;
-        buffer.reserve(len);
-        (&mut *file).take(len as u64).read_buf(buffer).await
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tokio_files::TokioFiles;
     use http_core::response::Persistence;
+
+    /// Files that claim [`SHRUNK_LEN`] bytes but hold as many as their name says (the
+    /// `File` is that number): truncated while served.
+    struct Shrunk;
+    const SHRUNK_LEN: u64 = 2 * FILE_CHUNK as u64;
+
+    impl FileIo for Shrunk {
+        type File = usize;
+
+        async fn open(path: &Path) -> io::Result<usize> {
+            Ok(path.file_name().unwrap().to_str().unwrap().parse().unwrap())
+        }
+
+        async fn metadata(_: &usize) -> io::Result<(bool, u64)> {
+            Ok((true, SHRUNK_LEN))
+        }
+
+        async fn read(file: &mut usize, offset: u64, buffer: &mut Vec<u8>, len: usize) -> io::Result<usize> {
+            let n = len.min(file.saturating_sub(offset as usize));
+            buffer.resize(buffer.len() + n, 7);
+            Ok(n)
+        }
+    }
+
+    /// A socket that takes everything.
+    #[derive(Default)]
+    struct Sink {
+        sent: usize,
+    }
+
+    impl Transport for Sink {
+        type Files = Shrunk;
+
+        async fn receive(&mut self, _: &mut Vec<u8>) -> io::Result<usize> {
+            Ok(0)
+        }
+
+        async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
+            self.sent += output.len();
+            Ok(())
+        }
+
+        async fn finish(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+
+        async fn discard(&mut self) -> io::Result<usize> {
+            Ok(0)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_file_that_ends_early_after_its_head_fails_the_stream() {
+        let name = (FILE_CHUNK + 10).to_string();
+        let mut output = Output::default();
+        let begun = begin::<Shrunk>(Some(Path::new("/")), &request(&name, false), &mut output).await;
+        let rest = begun.rest.expect("the first chunk was there");
+        let mut sink = Sink::default();
+        let streamed = stream(&mut sink, rest, &mut Output::default(), &Activity::new()).await;
+        assert_eq!(streamed.unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
+        assert_eq!(sink.sent, 0, "no part of a chunk the file did not fill is sent");
+    }
+
+    #[tokio::test]
+    async fn a_file_that_ends_before_its_head_went_out_is_a_500() {
+        let mut output = Output::default();
+        http_core::output::Sink::push(&mut output, b"EARLIER");
+        let begun = begin::<Shrunk>(Some(Path::new("/")), &request("5", false), &mut output).await;
+        assert!(begun.close && begun.rest.is_none());
+        let text = String::from_utf8(output.to_vec()).unwrap();
+        assert!(text.starts_with("EARLIERHTTP/1.1 500 "), "{text}");
+        assert!(!text.contains(" 200 "), "{text}");
+    }
 
     fn request(name: &str, head_only: bool) -> FileRequest {
         FileRequest {

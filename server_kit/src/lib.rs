@@ -31,6 +31,8 @@ pub mod file_reply;
 pub mod settings;
 #[cfg(feature = "tokio")]
 pub mod shared_buffer;
+#[cfg(feature = "tokio")]
+pub mod tokio_files;
 
 pub use args::CommonArgs;
 pub use process::ServerProcess;

@@ -22,7 +22,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 use crate::exchange::{READ_CHUNK, linger_close};
-use crate::file_reply::{self, TokioFiles};
+use crate::file_reply;
+use crate::tokio_files::TokioFiles;
 use crate::{Activity, Settings};
 
 /// The buffers every connection of one thread reads into and renders into.

@@ -18,7 +18,8 @@ use http_core::routes::{OCTET_STREAM, plain_error};
 use hyper::body::{Body, Frame, SizeHint};
 use hyper::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, SERVER};
 use hyper::{Response, StatusCode};
-use server_kit::file_reply::{self, TokioFiles};
+use server_kit::file_reply;
+use server_kit::tokio_files::TokioFiles;
 use tokio::fs::File;
 use tokio::io::AsyncReadExt;
 
@@ -129,5 +130,34 @@ impl Body for FileBody {
 
     fn size_hint(&self) -> SizeHint {
         SizeHint::with_exact(self.left)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    #[tokio::test]
+    async fn a_file_that_ends_early_errors_the_body() {
+        let path = std::env::temp_dir().join(format!("hyper-files-{}", std::process::id()));
+        std::fs::write(&path, vec![7u8; FILE_CHUNK + 10]).unwrap();
+        let file = File::open(&path).await.unwrap();
+        // Its length when the head was sent: one more chunk than it now holds.
+        let mut body = FileBody::new(file, 2 * FILE_CHUNK as u64 + 10);
+        let mut received = 0;
+        let error = loop {
+            match body
+                .frame()
+                .await
+                .expect("the body ends with an error, not early")
+            {
+                Ok(frame) => received += frame.into_data().unwrap().len(),
+                Err(error) => break error,
+            }
+        };
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(received, FILE_CHUNK + 10);
+        assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof);
     }
 }
