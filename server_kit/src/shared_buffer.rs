@@ -21,7 +21,7 @@ use http_core::{Codec, Output};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use crate::exchange::{READ_CHUNK, linger_close};
+use crate::exchange::{READ_CHUNK, Transport, linger_close};
 use crate::file_reply;
 use crate::tokio_files::TokioFiles;
 use crate::{Activity, Settings};
@@ -126,9 +126,7 @@ async fn answer_file(
     let mut output = Output::default();
     let root = settings.files_dir.as_deref();
     let begun = file_reply::begin::<TokioFiles>(root, request, &mut output).await;
-    crate::exchange::Transport::send_all(stream, &mut output)
-        .await
-        .ok()?;
+    stream.send_all(&mut output).await.ok()?;
     if let Some(rest) = begun.rest {
         file_reply::stream(stream, rest, &mut output, activity)
             .await
