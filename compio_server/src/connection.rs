@@ -17,6 +17,8 @@ use http_core::output::Segment;
 use server_kit::Settings;
 use server_kit::exchange::{READ_CHUNK, Transport};
 
+use crate::files::CompioFiles;
+
 pub async fn serve(stream: TcpStream, settings: Settings) {
     let mut transport = Compio {
         stream,
@@ -46,6 +48,8 @@ impl Compio {
 }
 
 impl Transport for Compio {
+    type Files = CompioFiles;
+
     /// compio takes buffers by value and reads into its own buffer, which `receive`
     /// copies from: an echoed body is copied into the output.
     const LENDS_INPUT: bool = false;

@@ -6,6 +6,7 @@
 //! the runtime reports, so what is measured as io_uring is io_uring.
 
 mod connection;
+mod files;
 mod worker;
 
 use std::net::SocketAddr;

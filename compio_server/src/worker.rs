@@ -14,7 +14,9 @@ use tokio_util::task::TaskTracker;
 use crate::connection;
 
 /// The operations this server submits: compio runs any the kernel lacks on a thread pool
-/// instead, so each must be on the ring or the server refuses to start.
+/// instead, so each must be on the ring or the server refuses to start. Files
+/// (`/files/{name}`) add OpenAt, Read and Statx; compio's flags cannot name Statx, so it
+/// is probed apart ([`statx_on_the_ring`]).
 fn needed() -> OpCodeFlag {
     OpCodeFlag::Accept
         | OpCodeFlag::Recv
@@ -23,6 +25,18 @@ fn needed() -> OpCodeFlag {
         | OpCodeFlag::Close
         | OpCodeFlag::AsyncCancel
         | OpCodeFlag::PollAdd
+        | OpCodeFlag::OpenAt
+        | OpCodeFlag::Read
+}
+
+/// Whether this kernel's io_uring runs Statx (compio's `File::metadata`), asked as compio
+/// asks for the others: a probe on a small ring.
+fn statx_on_the_ring() -> std::io::Result<bool> {
+    let mut probe = io_uring::Probe::new();
+    io_uring::IoUring::new(2)?
+        .submitter()
+        .register_probe(&mut probe)?;
+    Ok(probe.is_supported(io_uring::opcode::Statx::CODE))
 }
 
 pub fn run(listener: TcpListener, settings: Settings, ready: Ready<String, StartupError>) {
@@ -31,6 +45,10 @@ pub fn run(listener: TcpListener, settings: Settings, ready: Ready<String, Start
     let built = compio::runtime::RuntimeBuilder::new()
         .with_proactor(proactor)
         .build();
+    let built = built.and_then(|runtime| match statx_on_the_ring()? {
+        true => Ok(runtime),
+        false => Err(std::io::Error::other("io_uring here lacks Statx")),
+    });
     let runtime = match built {
         Ok(runtime) => runtime,
         Err(error) => {

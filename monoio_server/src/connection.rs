@@ -16,6 +16,8 @@ use monoio::net::TcpStream;
 use server_kit::Settings;
 use server_kit::exchange::{READ_CHUNK, Transport};
 
+use crate::files::MonoioFiles;
+
 pub async fn serve(stream: TcpStream, settings: Settings) {
     let mut transport = Monoio {
         stream,
@@ -45,6 +47,8 @@ impl Monoio {
 }
 
 impl Transport for Monoio {
+    type Files = MonoioFiles;
+
     /// monoio takes buffers by value and reads into its own buffer, which `receive`
     /// copies from: an echoed body is copied into the output.
     const LENDS_INPUT: bool = false;

@@ -5,6 +5,8 @@
 //! read into, and close with a lingering drain. Each server supplies its socket's I/O (and
 //! its runtime's timer) as a [`Transport`], so the HTTP work and the timeouts are the same
 //! code on every I/O layer and runtime: tokio on epoll, tokio-uring, monoio and compio.
+//! A file request (`/files/{name}`) is answered through [`crate::file_reply`] with the
+//! transport's own file I/O ([`Transport::Files`]).
 
 use std::future::Future;
 use std::io::{self, IoSlice};
@@ -14,6 +16,8 @@ use http_core::{Codec, Output, Received};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::file_reply::{self, FileIo};
+use crate::tokio_files::TokioFiles;
 use crate::{Activity, Settings};
 
 /// Bytes reserved for each read. Default is 16 KiB.
@@ -27,6 +31,8 @@ pub const LINGER: Duration = Duration::from_secs(1);
 /// A connected socket's I/O as the loop needs it. A future dropped before it completes
 /// (shutdown, timeout) is never followed by another call on the same transport.
 pub trait Transport {
+    /// The runtime's own file I/O, for `/files/{name}`.
+    type Files: FileIo;
     /// `send_all` writes an echoed body from the input buffer it was read into, which the
     /// output adopts for the write ([`http_core::Lending`]); otherwise it is copied.
     const LENDS_INPUT: bool = true;
@@ -58,51 +64,112 @@ pub async fn serve<T: Transport>(transport: &mut T, settings: &Settings) {
 
 /// Reads, answers and writes until either side closes or the codec says to close.
 async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity: &Activity) {
-    let mut codec = Codec::new(settings.limits);
-    let mut input: Vec<u8> = Vec::with_capacity(READ_CHUNK);
-    // An echoed body is sent from the buffer it was read into; that buffer then becomes
-    // the next input's, so a connection echoing large bodies alternates two.
-    let mut spare: Vec<u8> = Vec::new();
-    let mut output = Output::default();
+    let mut buffers = Buffers {
+        codec: Codec::new(settings.limits),
+        input: Vec::with_capacity(READ_CHUNK),
+        spare: Vec::new(),
+        output: Output::default(),
+    };
     loop {
         let read = tokio::select! {
-            read = transport.receive(&mut input) => read,
-            _ = settings.shutdown.cancelled(), if input.is_empty() => return,
+            read = transport.receive(&mut buffers.input) => read,
+            _ = settings.shutdown.cancelled(), if buffers.input.is_empty() => return,
         };
         match read {
             Ok(0) | Err(_) => return,
             Ok(_) => activity.touch(true),
         }
-        let (outcome, kept_input) = codec.serve_lending(
-            Received::Writable(&mut input),
-            &mut output,
-            usize::MAX,
-            T::LENDS_INPUT,
-        );
-        if kept_input {
-            let rest = std::mem::take(&mut spare);
-            let answered = std::mem::replace(&mut input, rest);
-            input.extend_from_slice(&answered[outcome.consumed..]);
-            output.adopt(answered);
-        } else {
-            input.drain(..outcome.consumed);
-        }
-        if !output.is_empty() {
-            if transport.send_all(&mut output).await.is_err() {
-                return;
-            }
-            if let Some(mut answered) = output.reclaim() {
-                answered.clear();
-                spare = answered;
+        // A file answer ends a round of the codec: the requests after it are served in
+        // the next round, before anything more is read.
+        loop {
+            match serve_round(transport, &mut buffers, settings, activity).await {
+                Round::Close => return linger_close(transport).await,
+                Round::End => return,
+                Round::AfterFile if !buffers.input.is_empty() => continue,
+                Round::AfterFile | Round::Read => break,
             }
         }
-        activity.touch(!input.is_empty());
-        if outcome.close {
-            return linger_close(transport).await;
-        }
-        if settings.shutdown.is_cancelled() && input.is_empty() {
+        if settings.shutdown.is_cancelled() && buffers.input.is_empty() {
             return;
         }
+    }
+}
+
+/// One connection's codec and buffers.
+struct Buffers {
+    codec: Codec,
+    input: Vec<u8>,
+    /// An echoed body is sent from the buffer it was read into; that buffer then becomes
+    /// the next input's, so a connection echoing large bodies alternates two.
+    spare: Vec<u8>,
+    output: Output,
+}
+
+/// What a round of answering left to do.
+enum Round {
+    /// Read more: the input holds no complete request.
+    Read,
+    /// A file was answered: the input may hold complete requests.
+    AfterFile,
+    /// Close with a lingering drain, as the codec said.
+    Close,
+    /// Close now: the socket failed, or a file's response could not be completed.
+    End,
+}
+
+/// Answers the complete requests at the start of the input up to the first file request
+/// (its answer included), and writes the answers.
+async fn serve_round<T: Transport>(
+    transport: &mut T,
+    buffers: &mut Buffers,
+    settings: &Settings,
+    activity: &Activity,
+) -> Round {
+    let Buffers {
+        codec,
+        input,
+        spare,
+        output,
+    } = buffers;
+    let (outcome, kept_input) =
+        codec.serve_lending(Received::Writable(input), output, usize::MAX, T::LENDS_INPUT);
+    if kept_input {
+        let rest = std::mem::take(spare);
+        let answered = std::mem::replace(input, rest);
+        input.extend_from_slice(&answered[outcome.consumed..]);
+        output.adopt(answered);
+    } else {
+        input.drain(..outcome.consumed);
+    }
+    let mut close = outcome.close;
+    let mut streaming = None;
+    if let Some(request) = outcome.file {
+        let root = settings.files_dir.as_deref();
+        let begun = file_reply::begin::<T::Files>(root, &request, output).await;
+        close |= begun.close;
+        streaming = begun.rest;
+    }
+    if !output.is_empty() {
+        if transport.send_all(output).await.is_err() {
+            return Round::End;
+        }
+        if let Some(mut answered) = output.reclaim() {
+            answered.clear();
+            *spare = answered;
+        }
+    }
+    if let Some(rest) = streaming
+        && file_reply::stream(transport, rest, output, activity)
+            .await
+            .is_err()
+    {
+        return Round::End;
+    }
+    activity.touch(!input.is_empty());
+    match (close, outcome.file) {
+        (true, _) => Round::Close,
+        (false, Some(_)) => Round::AfterFile,
+        (false, None) => Round::Read,
     }
 }
 
@@ -119,6 +186,8 @@ pub async fn linger_close<T: Transport>(transport: &mut T) {
 
 /// tokio's epoll-driven stream: reads land straight in the input's spare capacity.
 impl Transport for TcpStream {
+    type Files = TokioFiles;
+
     async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
         input.reserve(READ_CHUNK);
         self.read_buf(input).await

@@ -7,7 +7,8 @@
 //! With the `tokio` feature, what the tokio-based servers share per connection: the
 //! [`Settings`], the [`Activity`] watchdog, the [`AcceptBackoff`] and the one read →
 //! codec → write loop with lingering close ([`exchange`]), and its variant that reads on
-//! readiness into a buffer shared by each thread's connections ([`shared_buffer`]).
+//! readiness into a buffer shared by each thread's connections ([`shared_buffer`]); both
+//! answer `/files/{name}` through [`file_reply`].
 
 pub mod args;
 pub mod fd_limit;
@@ -25,9 +26,13 @@ pub mod activity;
 #[cfg(feature = "tokio")]
 pub mod exchange;
 #[cfg(feature = "tokio")]
+pub mod file_reply;
+#[cfg(feature = "tokio")]
 pub mod settings;
 #[cfg(feature = "tokio")]
 pub mod shared_buffer;
+#[cfg(feature = "tokio")]
+pub mod tokio_files;
 
 pub use args::CommonArgs;
 pub use process::ServerProcess;

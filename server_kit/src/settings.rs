@@ -1,6 +1,8 @@
-//! What every connection of the tokio-based servers needs to know: limits, timeouts, and
-//! the shutdown signal.
+//! What every connection of the tokio-based servers needs to know: limits, timeouts, the
+//! files root and the shutdown signal.
 
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http_core::Limits;
@@ -14,6 +16,9 @@ pub struct Settings {
     pub limits: Limits,
     pub request_timeout: Duration,
     pub idle_timeout: Duration,
+    /// The directory `GET /files/{name}` serves from (`--files-dir`); none: every file is
+    /// 404. Shared, as every connection gets a clone of the settings.
+    pub files_dir: Option<Arc<Path>>,
     /// Cancelled when the server begins to shut down.
     pub shutdown: CancellationToken,
 }
@@ -24,6 +29,7 @@ impl From<&CommonArgs> for Settings {
             limits: args.limits(),
             request_timeout: args.request_timeout(),
             idle_timeout: args.idle_timeout(),
+            files_dir: args.files_dir.as_deref().map(Arc::from),
             shutdown: CancellationToken::new(),
         }
     }

@@ -9,15 +9,21 @@
 //!
 //! Nothing awaits while the shared buffers are borrowed, so tasks that move between
 //! threads (the multi-thread runtime) stay correct: each step uses its thread's buffers.
+//! So a file request ends a step: its answer ([`crate::file_reply`], tokio's files) is
+//! sent once the answers before it are, through a buffer of the connection's own, freed
+//! after it; the requests after it are served from the held rest before reading again.
 
 use std::cell::RefCell;
 use std::io::ErrorKind;
 
-use http_core::Codec;
+use http_core::files::FileRequest;
+use http_core::{Codec, Output};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use crate::exchange::{READ_CHUNK, linger_close};
+use crate::exchange::{READ_CHUNK, Transport, linger_close};
+use crate::file_reply;
+use crate::tokio_files::TokioFiles;
 use crate::{Activity, Settings};
 
 /// The buffers every connection of one thread reads into and renders into.
@@ -47,8 +53,9 @@ enum Step {
     Wait,
     /// End of stream or a socket error: the connection is over.
     End,
-    /// Bytes were read and answered as far as they go; `close` as the codec said.
-    Served { close: bool },
+    /// Bytes were answered as far as they go, up to a `file` request if one was found
+    /// (its answer is still to send); `close` as the codec said.
+    Served { close: bool, file: Option<FileRequest> },
 }
 
 /// Serves one connection until either side closes, the codec says to close, the server
@@ -65,19 +72,24 @@ pub async fn serve(stream: &mut TcpStream, settings: &Settings) {
 async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activity) {
     let mut codec = Codec::new(settings.limits);
     let mut held = Held::default();
+    // After a file answer the held rest may hold complete requests: serve them first.
+    let mut serve_held = false;
     loop {
-        let ready = tokio::select! {
-            ready = stream.readable() => ready,
-            _ = settings.shutdown.cancelled(), if held.partial.is_empty() => return,
-        };
-        if ready.is_err() {
-            return;
+        if !serve_held {
+            let ready = tokio::select! {
+                ready = stream.readable() => ready,
+                _ = settings.shutdown.cancelled(), if held.partial.is_empty() => return,
+            };
+            if ready.is_err() {
+                return;
+            }
         }
-        let step = SHARED.with_borrow_mut(|shared| on_readable(stream, &mut codec, &mut held, shared));
-        let close = match step {
+        let read = !serve_held;
+        let step = SHARED.with_borrow_mut(|shared| serve_step(stream, &mut codec, &mut held, shared, read));
+        let (mut close, file) = match step {
             Step::Wait => continue,
             Step::End => return,
-            Step::Served { close } => close,
+            Step::Served { close, file } => (close, file),
         };
         activity.touch(true);
         if !held.unsent.is_empty() {
@@ -86,6 +98,13 @@ async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activi
             }
             held.unsent = Vec::new();
         }
+        if let Some(request) = file {
+            match answer_file(stream, settings, &request, activity).await {
+                Some(closes) => close |= closes,
+                None => return,
+            }
+        }
+        serve_held = file.is_some() && !held.partial.is_empty();
         activity.touch(!held.partial.is_empty());
         if close {
             return linger_close(stream).await;
@@ -96,23 +115,51 @@ async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activi
     }
 }
 
-/// Reads once (into the shared input, or onto a partial request the connection holds),
-/// answers what is complete into the shared output, writes what the socket takes now, and
-/// moves what is left over into the connection's own buffers.
-fn on_readable(stream: &TcpStream, codec: &mut Codec, held: &mut Held, shared: &mut Shared) -> Step {
+/// Sends the answer to a file request; whether the connection closes after it, or `None`
+/// if it could not be completed.
+async fn answer_file(
+    stream: &mut TcpStream,
+    settings: &Settings,
+    request: &FileRequest,
+    activity: &Activity,
+) -> Option<bool> {
+    let mut output = Output::default();
+    let root = settings.files_dir.as_deref();
+    let begun = file_reply::begin::<TokioFiles>(root, request, &mut output).await;
+    stream.send_all(&mut output).await.ok()?;
+    if let Some(rest) = begun.rest {
+        file_reply::stream(stream, rest, &mut output, activity)
+            .await
+            .ok()?;
+    }
+    Some(begun.close)
+}
+
+/// Reads once if `read` (into the shared input, or onto a partial request the connection
+/// holds), answers what is complete into the shared output, writes what the socket takes
+/// now, and moves what is left over into the connection's own buffers.
+fn serve_step(
+    stream: &TcpStream,
+    codec: &mut Codec,
+    held: &mut Held,
+    shared: &mut Shared,
+    read: bool,
+) -> Step {
     let Shared { input, output } = shared;
     let from_shared = held.partial.is_empty();
-    let read = if from_shared {
-        input.clear();
-        read_now(stream, input)
-    } else {
-        read_now(stream, &mut held.partial)
-    };
-    match read {
-        Ok(0) => return Step::End,
-        Ok(_) => {}
-        Err(e) if e.kind() == ErrorKind::WouldBlock => return Step::Wait,
-        Err(_) => return Step::End,
+    if read {
+        let read = if from_shared {
+            input.clear();
+            read_now(stream, input)
+        } else {
+            read_now(stream, &mut held.partial)
+        };
+        match read {
+            Ok(0) => return Step::End,
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Step::Wait,
+            Err(_) => return Step::End,
+        }
     }
     output.clear();
     let outcome = if from_shared {
@@ -131,7 +178,10 @@ fn on_readable(stream: &TcpStream, codec: &mut Codec, held: &mut Held, shared: &
         return Step::End;
     };
     held.unsent.extend_from_slice(&output[written..]);
-    Step::Served { close: outcome.close }
+    Step::Served {
+        close: outcome.close,
+        file: outcome.file,
+    }
 }
 
 /// Appends what the socket has (up to [`READ_CHUNK`] more) without waiting.
@@ -168,7 +218,7 @@ mod tests {
     /// Waits for `server` to be readable, then takes one step.
     async fn step(server: &TcpStream, codec: &mut Codec, held: &mut Held) -> Step {
         server.readable().await.unwrap();
-        SHARED.with_borrow_mut(|shared| on_readable(server, codec, held, shared))
+        SHARED.with_borrow_mut(|shared| serve_step(server, codec, held, shared, true))
     }
 
     #[tokio::test]
@@ -181,13 +231,25 @@ mod tests {
             .await
             .unwrap();
         let first = step(&server, &mut codec, &mut held).await;
-        assert_eq!(first, Step::Served { close: false });
+        assert_eq!(
+            first,
+            Step::Served {
+                close: false,
+                file: None
+            }
+        );
         assert_eq!(held.partial, b"GET / HT", "only the partial request is kept");
         assert!(held.unsent.is_empty());
 
         client.write_all(b"TP/1.1\r\nHost: a\r\n\r\n").await.unwrap();
         let second = step(&server, &mut codec, &mut held).await;
-        assert_eq!(second, Step::Served { close: false });
+        assert_eq!(
+            second,
+            Step::Served {
+                close: false,
+                file: None
+            }
+        );
         assert_eq!((held.partial.capacity(), held.unsent.capacity()), (0, 0));
 
         let mut answers = vec![0u8; 4096];

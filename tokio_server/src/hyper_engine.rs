@@ -1,15 +1,17 @@
 //! The `hyper` engine: hyper 1.x's HTTP/1 server, answering through http_core's header
 //! rules and routes so that statuses and headers match the codec engine wherever hyper
 //! lets them. Where hyper itself refuses a request before our service sees it, hyper's
-//! answer stands; the conformance suite names those cases.
+//! answer stands; the conformance suite names those cases. Files (`/files/{name}`) are
+//! served by [`crate::hyper_files`].
 
 use std::convert::Infallible;
+use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Either, Full, Limited};
 use http_core::headers;
 use http_core::response::SERVER_NAME;
 use http_core::routes::{self, Body, Reply, RouteRequest, plain_error};
@@ -22,6 +24,8 @@ use hyper_util::rt::TokioIo;
 use server_kit::{Activity, Settings};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+
+use crate::hyper_files::{self, AnswerBody};
 
 /// hyper parses up to this many headers in a stack array; a larger `max_headers` moves
 /// them to the heap for every request, so below it our service enforces the limit.
@@ -47,7 +51,8 @@ pub async fn serve(stream: TcpStream, settings: Settings) {
         activity: activity.clone(),
     });
     let limits = settings.limits;
-    let service = service_fn(move |request| respond(request, limits));
+    let root = settings.files_dir.clone();
+    let service = service_fn(move |request| respond(request, limits, root.clone()));
     let connection = http1::Builder::new()
         // Our watchdog applies both timeouts; hyper's own header timeout would also close
         // idle keep-alive connections after the (shorter) request timeout. With it off,
@@ -75,14 +80,15 @@ pub async fn serve(stream: TcpStream, settings: Settings) {
 async fn respond(
     request: Request<Incoming>,
     limits: http_core::Limits,
-) -> Result<Response<Full<Bytes>>, Infallible> {
+    root: Option<Arc<Path>>,
+) -> Result<Response<AnswerBody>, Infallible> {
     let (parts, body) = request.into_parts();
     // hyper has parsed and framed the request; http_core's rules add what hyper leaves
     // to the application (one Host in HTTP/1.1, the header count under hyper's stack
     // array, the Content-Type to echo, whether to close), so both engines answer alike.
     let minor = u8::from(parts.version != Version::HTTP_10);
     if parts.headers.len() > limits.max_headers {
-        return Ok(refuse(431));
+        return Ok(refuse(431).map(Either::Left));
     }
     let pairs = parts
         .headers
@@ -90,14 +96,21 @@ async fn respond(
         .map(|(name, value)| (name.as_str(), value.as_bytes()));
     let info = match headers::inspect(minor, pairs, &limits) {
         Ok(info) => info,
-        Err(error) => return Ok(refuse(error.status())),
+        Err(error) => return Ok(refuse(error.status()).map(Either::Left)),
     };
     let body = match Limited::new(body, limits.max_body_bytes).collect().await {
         Ok(collected) => collected.to_bytes(),
-        Err(error) if error.is::<http_body_util::LengthLimitError>() => return Ok(refuse(413)),
-        Err(_) => return Ok(refuse(400)),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+            return Ok(refuse(413).map(Either::Left));
+        }
+        Err(_) => return Ok(refuse(400).map(Either::Left)),
     };
     let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    if let Some(name) = routes::requested_file(parts.method.as_str(), target) {
+        let head_only = parts.method == hyper::Method::HEAD;
+        let close = !info.keep_alive;
+        return Ok(hyper_files::respond(name, head_only, root.as_deref(), close).await);
+    }
     let reply = routes::route(&RouteRequest {
         method: parts.method.as_str(),
         target,
@@ -109,18 +122,18 @@ async fn respond(
         Body::Borrowed(bytes) => body.slice_ref(bytes),
         Body::Owned(bytes) => Bytes::copy_from_slice(bytes),
     };
-    Ok(build(&reply, payload, !info.keep_alive))
+    Ok(build(&reply, payload, !info.keep_alive).map(Either::Left))
 }
 
 /// An error answer that also closes the connection, as the codec does.
-fn refuse(status: u16) -> Response<Full<Bytes>> {
+pub fn refuse(status: u16) -> Response<Full<Bytes>> {
     let reply = plain_error(status);
     build(&reply, Bytes::copy_from_slice(reply.body.as_bytes()), true)
 }
 
 /// The hyper response for a reply: status, Server, Content-Type, Allow; hyper adds Date
 /// and Content-Length.
-fn build(reply: &Reply, payload: Bytes, close: bool) -> Response<Full<Bytes>> {
+pub fn build(reply: &Reply, payload: Bytes, close: bool) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(payload));
     *response.status_mut() = StatusCode::from_u16(reply.status).expect("routes use valid statuses");
     let headers = response.headers_mut();

@@ -6,6 +6,7 @@
 mod cli;
 mod codec_engine;
 mod hyper_engine;
+mod hyper_files;
 mod server;
 
 use server_kit::{Settings, StartupError};
@@ -27,14 +28,21 @@ fn main() {
         builder.worker_threads(threads);
         builder
     };
+    builder.enable_all();
+    // tokio's io_uring file path (the `io-uring-fs` build, see Cargo.toml): `enable_all`
+    // turns it on too in such a build; said here so the contender's one difference shows.
+    #[cfg(all(tokio_unstable, feature = "io-uring-fs"))]
+    builder.enable_io_uring();
     let runtime = builder
-        .enable_all()
         .build()
         .unwrap_or_else(|e| StartupError::from(format!("cannot start the tokio runtime: {e}")).exit());
     runtime.block_on(async {
         let (listener, local) = server::listen(cli.addr).unwrap_or_else(|e| e.exit());
         let engine = cli.engine;
         let mut details = format!("engine={engine}, threads={threads}");
+        if cfg!(all(tokio_unstable, feature = "io-uring-fs")) {
+            details.push_str(", files=tokio io_uring");
+        }
         if engine == Engine::CodecShared {
             details.push_str(", input=one buffer per thread, read on readiness");
         }

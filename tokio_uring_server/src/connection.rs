@@ -11,6 +11,8 @@ use http_core::Output;
 use http_core::output::Segment;
 use server_kit::Settings;
 use server_kit::exchange::{READ_CHUNK, Transport};
+
+use crate::files::UringFiles;
 use tokio_uring::buf::BoundedBuf;
 use tokio_uring::net::TcpStream;
 
@@ -43,6 +45,8 @@ impl Uring<'_> {
 }
 
 impl Transport for Uring<'_> {
+    type Files = UringFiles;
+
     /// tokio-uring takes buffers by value, and reads into its own buffer that `receive`
     /// copies from: an echoed body is copied into the output as before.
     const LENDS_INPUT: bool = false;

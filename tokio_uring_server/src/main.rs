@@ -5,6 +5,7 @@
 //! submission, with a buffer owned by the operation until it completes.
 
 mod connection;
+mod files;
 mod worker;
 
 use std::net::SocketAddr;

@@ -6,6 +6,10 @@
 pub enum Launch {
     /// The binary of the cargo package [`Contender::package`], with [`Contender::args`].
     Cargo,
+    /// The same, built apart with tokio's unstable io_uring file path
+    /// ([`TOKIO_IO_URING_FS_BUILD`]) into its own target directory, so that the
+    /// baselines' builds (and their tokio) stay exactly as they are.
+    CargoTokioIoUringFs,
     /// The system's nginx with the repository's `nginx/nginx.conf` (`nginx.rs`).
     Nginx,
 }
@@ -27,7 +31,43 @@ pub struct Contender {
     pub launch: Launch,
 }
 
+/// How [`Launch::CargoTokioIoUringFs`] binaries are built, from the workspace root:
+/// `RUSTFLAGS="--cfg tokio_unstable" cargo build --release -p tokio_server --features
+/// io-uring-fs --target-dir target/tokio-io-uring`.
+pub const TOKIO_IO_URING_FS_BUILD: TokioIoUringFsBuild = TokioIoUringFsBuild {
+    rustflags: "--cfg tokio_unstable",
+    package: "tokio_server",
+    features: "io-uring-fs",
+    target_dir: "target/tokio-io-uring",
+};
+
+/// The parts of the [`TOKIO_IO_URING_FS_BUILD`] command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokioIoUringFsBuild {
+    pub rustflags: &'static str,
+    pub package: &'static str,
+    pub features: &'static str,
+    /// Relative to the workspace root.
+    pub target_dir: &'static str,
+}
+
+impl Launch {
+    /// Whether the harness builds the binary with cargo.
+    pub fn is_cargo(self) -> bool {
+        matches!(self, Launch::Cargo | Launch::CargoTokioIoUringFs)
+    }
+}
+
 impl Contender {
+    /// The key of its executable among the built binaries: the binary's name, marked for
+    /// a build apart.
+    pub fn binary_key(&self) -> String {
+        match self.launch {
+            Launch::CargoTokioIoUringFs => format!("{} (io-uring-fs)", self.binary),
+            _ => self.binary.to_string(),
+        }
+    }
+
     /// Whether it stands outside the comparison (an [`ANCHORS`] row): measured beside the
     /// contenders, never in a ratio or a verdict.
     pub fn is_anchor(&self) -> bool {
@@ -53,6 +93,29 @@ pub const TOKIO_CODEC: Contender = Contender {
     args: &["--engine", "codec"],
     url_env: Some("BENCH_TOKIO_CODEC_URL"),
     launch: Launch::Cargo,
+};
+
+/// The codec engine with `tokio::fs` on tokio's own io_uring (open and read on a ring; the
+/// stat still on the blocking pool, as tokio 1.54 has it): not in [`CONTENDERS`]; the file
+/// study sets it beside [`TOKIO_CODEC`], whose files go through the blocking pool.
+pub const TOKIO_CODEC_IO_URING_FS: Contender = Contender {
+    id: "tokio_codec_io_uring_fs",
+    label: "tokio_server (codec, tokio io_uring fs)",
+    args: &["--engine", "codec"],
+    url_env: None,
+    launch: Launch::CargoTokioIoUringFs,
+    ..TOKIO_CODEC
+};
+
+/// The hyper engine with `tokio::fs` on tokio's own io_uring, beside [`TOKIO_HYPER`]; not
+/// in [`CONTENDERS`].
+pub const TOKIO_HYPER_IO_URING_FS: Contender = Contender {
+    id: "tokio_hyper_io_uring_fs",
+    label: "tokio_server (hyper, tokio io_uring fs)",
+    args: &["--engine", "hyper"],
+    url_env: None,
+    launch: Launch::CargoTokioIoUringFs,
+    ..TOKIO_HYPER
 };
 
 /// The codec on tokio reading into a buffer per thread, not per connection: not in

@@ -64,10 +64,11 @@ impl Server {
             });
         }
         let (addr, process) = match contender.launch {
-            Launch::Cargo => {
+            Launch::Cargo | Launch::CargoTokioIoUringFs => {
+                let key = contender.binary_key();
                 let binary = binaries
-                    .get(contender.binary)
-                    .ok_or_else(|| format!("no binary {} was built", contender.binary))?;
+                    .get(&key)
+                    .ok_or_else(|| format!("no binary {key} was built"))?;
                 let mut command = pinned_command(binary, cpus);
                 command.args(contender.args);
                 command.args(["--threads", &threads.to_string()]);
@@ -205,7 +206,7 @@ impl Lineup {
 fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
     let external = contenders
         .iter()
-        .all(|c| c.launch != Launch::Cargo || c.url_env.is_some_and(|name| std::env::var(name).is_ok()));
+        .all(|c| !c.launch.is_cargo() || c.url_env.is_some_and(|name| std::env::var(name).is_ok()));
     if external {
         Ok(HashMap::new())
     } else {
@@ -213,20 +214,10 @@ fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<Str
     }
 }
 
-/// Builds the contenders' packages with the bench profile; returns binary name ->
-/// executable.
+/// Builds the contenders' packages with the bench profile, and the
+/// [`Launch::CargoTokioIoUringFs`] ones apart ([`TOKIO_IO_URING_FS_BUILD`]); returns
+/// [`Contender::binary_key`] -> executable.
 fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(workspace)
-        .args([
-            "build",
-            "--profile",
-            "bench",
-            "--message-format=json-render-diagnostics",
-        ])
-        .stderr(Stdio::inherit());
     let mut packages: Vec<&str> = contenders
         .iter()
         .filter(|c| c.launch == Launch::Cargo)
@@ -234,9 +225,45 @@ fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<
         .collect();
     packages.sort_unstable();
     packages.dedup();
-    for package in packages {
-        command.args(["-p", package]);
+    let mut binaries = HashMap::new();
+    if !packages.is_empty() {
+        let mut command = cargo_build(workspace);
+        command.args(["--profile", "bench"]);
+        for package in packages {
+            command.args(["-p", package]);
+        }
+        binaries.extend(built_executables(command)?);
     }
+    if contenders.iter().any(|c| c.launch == Launch::CargoTokioIoUringFs) {
+        let build = TOKIO_IO_URING_FS_BUILD;
+        let mut command = cargo_build(workspace);
+        command
+            .env("RUSTFLAGS", build.rustflags)
+            // It would take precedence over RUSTFLAGS.
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .args(["--release", "-p", build.package, "--features", build.features])
+            .arg("--target-dir")
+            .arg(workspace.join(build.target_dir));
+        for (name, path) in built_executables(command)? {
+            binaries.insert(format!("{name} (io-uring-fs)"), path);
+        }
+    }
+    Ok(binaries)
+}
+
+/// `cargo build` in `workspace`, reporting built executables as JSON on stdout.
+fn cargo_build(workspace: &Path) -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(workspace)
+        .args(["build", "--message-format=json-render-diagnostics"])
+        .stderr(Stdio::inherit());
+    command
+}
+
+/// Runs a [`cargo_build`] command; returns binary name -> executable.
+fn built_executables(mut command: Command) -> Result<HashMap<String, PathBuf>, String> {
     let output = command
         .output()
         .map_err(|e| format!("cannot run cargo build: {e}"))?;
@@ -278,5 +305,23 @@ mod tests {
         assert!(FLOORS.iter().all(|f| f.is_floor() && f.floor().is_none()));
         assert!(!CONTENDERS.iter().any(Contender::is_floor));
         assert_eq!(by_id("bare_uring"), Some(FLOOR_URING));
+    }
+
+    #[test]
+    fn the_io_uring_fs_contenders_are_built_apart_and_stand_on_tokio_floors() {
+        for contender in [TOKIO_CODEC_IO_URING_FS, TOKIO_HYPER_IO_URING_FS] {
+            assert_eq!(contender.launch, Launch::CargoTokioIoUringFs);
+            assert!(contender.launch.is_cargo());
+            assert_eq!(contender.binary_key(), "tokio_server (io-uring-fs)");
+            assert!(
+                !CONTENDERS.contains(&contender),
+                "the file study adds them itself"
+            );
+        }
+        assert_eq!(TOKIO_CODEC_IO_URING_FS.args, TOKIO_CODEC.args);
+        assert_eq!(TOKIO_HYPER_IO_URING_FS.args, TOKIO_HYPER.args);
+        assert_eq!(TOKIO_CODEC_IO_URING_FS.floor(), Some(FLOOR_TOKIO));
+        assert_eq!(TOKIO_HYPER_IO_URING_FS.floor(), Some(FLOOR_HYPER));
+        assert_eq!(TOKIO_CODEC.binary_key(), "tokio_server");
     }
 }

@@ -1,0 +1,40 @@
+//! monoio's files for `/files/{name}` (`server_kit::file_reply`), as its users write them:
+//! `monoio::fs::OpenOptions` with custom flags, `metadata` (statx) and `read_at` on the
+//! ring, each lending its buffer to the runtime until it completes.
+
+use std::io;
+use std::mem;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use monoio::buf::IoBufMut;
+use monoio::fs::{File, OpenOptions};
+use server_kit::file_reply::{FileIo, OPEN_FLAGS};
+
+pub struct MonoioFiles;
+
+impl FileIo for MonoioFiles {
+    type File = File;
+
+    async fn open(path: &Path) -> io::Result<File> {
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(OPEN_FLAGS)
+            .open(path)
+            .await
+    }
+
+    async fn metadata(file: &File) -> io::Result<(bool, u64)> {
+        let metadata = file.metadata().await?;
+        Ok((metadata.is_file(), metadata.len()))
+    }
+
+    async fn read(file: &mut File, offset: u64, buffer: &mut Vec<u8>, len: usize) -> io::Result<usize> {
+        let mut owned = mem::take(buffer);
+        let start = owned.len();
+        owned.reserve(len);
+        let (read, slice) = file.read_at(owned.slice_mut(start..start + len), offset).await;
+        *buffer = slice.into_inner();
+        read
+    }
+}
