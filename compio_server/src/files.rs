@@ -12,7 +12,7 @@ use compio::BufResult;
 use compio::buf::{IntoInner, IoBuf};
 use compio::fs::{File, OpenOptions};
 use compio::io::AsyncReadAt;
-use server_kit::file_reply::{FileIo, OPEN_FLAGS};
+use server_kit::file_reply::{self, FileIo, OPEN_FLAGS};
 
 pub struct CompioFiles;
 
@@ -30,6 +30,10 @@ impl FileIo for CompioFiles {
     async fn metadata(file: &File) -> io::Result<(bool, u64)> {
         let metadata = file.metadata().await?;
         Ok((metadata.is_file(), metadata.len()))
+    }
+
+    fn let_reads_wait(file: &File) -> io::Result<()> {
+        file_reply::clear_nonblocking(file)
     }
 
     async fn read(file: &mut File, offset: u64, buffer: &mut Vec<u8>, len: usize) -> io::Result<usize> {

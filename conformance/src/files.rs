@@ -6,81 +6,43 @@
 
 use std::fs;
 use std::net::SocketAddr;
-use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
-
-use http_core::files::FILE_CHUNK;
-use http_core::routes::pattern_byte;
 
 use crate::ServerProcess;
 use crate::wire::{Conn, Response};
 
-/// The files every check reads, under a root beside a secret that must stay unread.
-struct Tree {
-    dir: PathBuf,
-}
+use crate::file_tree::{SLOW_LEN, SMALL_LEN, STREAMED_LEN, content};
+pub use crate::file_tree::{Tree, io_uring_instances, threads};
 
-/// A file larger than one read, so it is streamed in pieces.
-const STREAMED_LEN: usize = 4 * FILE_CHUNK + 123;
-/// Larger than what loopback socket buffers can hold, so the server is still sending it
-/// when the test removes or truncates it.
-const SLOW_LEN: usize = 48 << 20;
-const SMALL_LEN: usize = 5000;
-
-fn content(len: usize) -> Vec<u8> {
-    (0..len).map(|i| pattern_byte(i * 7 + 3)).collect()
-}
-
-impl Tree {
-    fn create(label: &str) -> Tree {
-        let dir = std::env::temp_dir().join(format!("files-{label}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let root = dir.join("root");
-        fs::create_dir_all(root.join("dir")).expect("create the root");
-        fs::write(dir.join("secret"), b"outside the root").expect("write the secret");
-        fs::write(root.join("small"), content(SMALL_LEN)).expect("write small");
-        fs::write(root.join("empty"), b"").expect("write empty");
-        fs::write(root.join("streamed"), content(STREAMED_LEN)).expect("write streamed");
-        symlink(root.join("small"), root.join("link-in")).expect("symlink in");
-        symlink(dir.join("secret"), root.join("link-out")).expect("symlink out");
-        symlink("/etc/passwd", root.join("passwd")).expect("symlink passwd");
-        let fifo = std::ffi::CString::new(root.join("fifo").into_os_string().into_encoded_bytes()).unwrap();
-        // SAFETY: `fifo` is a NUL-terminated path that outlives the call.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0, "mkfifo");
-        Tree { dir }
-    }
-
-    fn root(&self) -> PathBuf {
-        self.dir.join("root")
-    }
-}
-
-impl Drop for Tree {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.dir);
-    }
+/// Fetches `GET /files/small` (5,000 bytes) and checks it.
+pub fn fetch_small(addr: SocketAddr) -> Result<(), String> {
+    expect_file(
+        &fetch(&mut Conn::connect(addr), "GET", "/files/small")?,
+        &content(SMALL_LEN),
+        false,
+        "small",
+    )
 }
 
 /// Starts `binary args --files-dir <a fresh tree>` and runs every file check; then checks
 /// that without `--files-dir` a file is 404. Panics with the list of failures.
 pub fn check_files(binary: &str, args: &[&str]) {
-    let tree = Tree::create(&binary.rsplit('/').next().unwrap_or("server").replace(' ', "_"));
-    let root = tree
-        .root()
-        .into_os_string()
-        .into_string()
-        .expect("a UTF-8 temp path");
-    let mut with_root = args.to_vec();
-    with_root.extend(["--files-dir", &root]);
-    let server = ServerProcess::start(binary, &with_root);
+    let label = format!(
+        "{}-{}",
+        binary.rsplit('/').next().unwrap_or("server"),
+        args.join("_")
+    );
+    let tree = Tree::create(&label.replace([' ', '/'], "_"));
+    let server = tree.serve(binary, args);
     let addr = server.addr();
     let mut failures = Vec::new();
     type Check = fn(SocketAddr, &Path) -> Result<(), String>;
-    let checks: [(&str, Check); 6] = [
+    let checks: [(&str, Check); 7] = [
         ("bytes", bytes_and_heads),
         ("refusals", refusals),
         ("pipelined", pipelined),
+        ("last", asked_to_be_the_last),
         ("method", method_not_allowed),
         ("removed", removed_while_sent),
         ("truncated", truncated_while_sent),
@@ -249,6 +211,16 @@ fn pipelined(addr: SocketAddr, _: &Path) -> Result<(), String> {
         false,
         "pipelined streamed",
     )
+}
+
+/// A file answer the client asked to be the last (`Connection: close`) is whole, then
+/// the server closes.
+fn asked_to_be_the_last(addr: SocketAddr, _: &Path) -> Result<(), String> {
+    let mut conn = Conn::connect(addr);
+    conn.send(b"GET /files/streamed HTTP/1.1\r\nHost: files\r\nConnection: close\r\n\r\n")
+        .map_err(|e| e.to_string())?;
+    expect_file(&conn.response(false)?, &content(STREAMED_LEN), false, "the last")?;
+    conn.expect_close(Duration::from_secs(5))
 }
 
 fn method_not_allowed(addr: SocketAddr, _: &Path) -> Result<(), String> {

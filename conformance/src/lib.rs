@@ -5,6 +5,7 @@
 pub mod behaviour;
 pub mod cases;
 pub mod churn;
+pub mod file_tree;
 pub mod files;
 pub mod large_bodies;
 pub mod robust;

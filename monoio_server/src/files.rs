@@ -9,7 +9,7 @@ use std::path::Path;
 
 use monoio::buf::IoBufMut;
 use monoio::fs::{File, OpenOptions};
-use server_kit::file_reply::{FileIo, OPEN_FLAGS};
+use server_kit::file_reply::{self, FileIo, OPEN_FLAGS};
 
 pub struct MonoioFiles;
 
@@ -27,6 +27,10 @@ impl FileIo for MonoioFiles {
     async fn metadata(file: &File) -> io::Result<(bool, u64)> {
         let metadata = file.metadata().await?;
         Ok((metadata.is_file(), metadata.len()))
+    }
+
+    fn let_reads_wait(file: &File) -> io::Result<()> {
+        file_reply::clear_nonblocking(file)
     }
 
     async fn read(file: &mut File, offset: u64, buffer: &mut Vec<u8>, len: usize) -> io::Result<usize> {

@@ -1,11 +1,6 @@
-//! `/files/{name}` on monoio_server (the shared checks in server_kit/tests/support).
-
-#[path = "../../server_kit/tests/support/file_serving.rs"]
-mod file_serving;
-
-const BIN: &str = env!("CARGO_BIN_EXE_monoio_server");
+//! `/files/{name}` on monoio_server: the conformance kit's file checks.
 
 #[test]
 fn serves_files() {
-    file_serving::check_files(BIN, &[]);
+    conformance::check_files(env!("CARGO_BIN_EXE_monoio_server"), &[]);
 }

@@ -39,6 +39,10 @@ pub trait FileIo {
     fn open(path: &Path) -> impl Future<Output = io::Result<Self::File>>;
     /// Whether the opened file is a regular file, and its length.
     fn metadata(file: &Self::File) -> impl Future<Output = io::Result<(bool, u64)>>;
+    /// Takes [`OPEN_FLAGS`]' `O_NONBLOCK` off a regular file once it is known to be one
+    /// (with [`clear_nonblocking`] on its descriptor): on io_uring a read of a non-blocking
+    /// file that would wait for the disk may fail with EAGAIN instead of waiting.
+    fn let_reads_wait(file: &Self::File) -> io::Result<()>;
     /// Appends at most `len` bytes of the file, from `offset`, to `buffer`; `Ok(0)` at
     /// its end. Reads follow each other from offset 0, so a runtime whose files have a
     /// position may read from it instead.
@@ -137,9 +141,22 @@ pub async fn open<Io: FileIo>(root: Option<&Path>, name: &FileName) -> Result<(I
     let file = Io::open(&root.join(name.as_str())).await.map_err(errno)?;
     let (regular, len) = Io::metadata(&file).await.map_err(errno)?;
     match FileAnswer::from_metadata(regular, len) {
-        FileAnswer::Found { len } => Ok((file, len)),
+        FileAnswer::Found { len } => {
+            Io::let_reads_wait(&file).map_err(errno)?;
+            Ok((file, len))
+        }
         answer => Err(answer),
     }
+}
+
+/// Clears the file status flags `fcntl(F_SETFL)` may change (`O_NONBLOCK` among them;
+/// files are opened with no other), one syscall that never blocks.
+/// Takes a file, not a descriptor, as some runtimes' files only give their raw one.
+pub fn clear_nonblocking(file: &impl std::os::fd::AsRawFd) -> io::Result<()> {
+    // SAFETY: `file` is borrowed for the whole call, so its descriptor stays open while
+    // the borrowed one is used; no memory is shared with the kernel.
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(file.as_raw_fd()) };
+    Ok(rustix::fs::fcntl_setfl(fd, rustix::fs::OFlags::empty())?)
 }
 
 /// Appends exactly `len` bytes from `offset` to `buffer`; a file that ends first (it was
@@ -180,6 +197,10 @@ mod tests {
 
         async fn metadata(_: &usize) -> io::Result<(bool, u64)> {
             Ok((true, SHRUNK_LEN))
+        }
+
+        fn let_reads_wait(_: &usize) -> io::Result<()> {
+            Ok(())
         }
 
         async fn read(file: &mut usize, offset: u64, buffer: &mut Vec<u8>, len: usize) -> io::Result<usize> {

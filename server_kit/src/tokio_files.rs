@@ -9,7 +9,7 @@ use std::path::Path;
 use tokio::fs::{File, OpenOptions};
 use tokio::io::AsyncReadExt;
 
-use crate::file_reply::{FileIo, OPEN_FLAGS};
+use crate::file_reply::{self, FileIo, OPEN_FLAGS};
 
 /// `tokio::fs`, on the blocking pool or tokio's io_uring as the build says.
 pub struct TokioFiles;
@@ -28,6 +28,10 @@ impl FileIo for TokioFiles {
     async fn metadata(file: &File) -> io::Result<(bool, u64)> {
         let metadata = file.metadata().await?;
         Ok((metadata.is_file(), metadata.len()))
+    }
+
+    fn let_reads_wait(file: &File) -> io::Result<()> {
+        file_reply::clear_nonblocking(file)
     }
 
     /// Reads on from the file's position (reads follow each other from 0).

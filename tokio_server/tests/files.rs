@@ -1,15 +1,12 @@
-//! `/files/{name}` on tokio_server's three engines (the shared checks in
-//! server_kit/tests/support), and which path `tokio::fs` really takes in each build: the
-//! blocking pool in the epoll build, tokio's io_uring in the `io-uring-fs` one.
-
-#[path = "../../server_kit/tests/support/file_serving.rs"]
-mod file_serving;
+//! `/files/{name}` on tokio_server's three engines (the conformance kit's file checks),
+//! and which path `tokio::fs` really takes in each build: the blocking pool in the epoll
+//! build, tokio's io_uring in the `io-uring-fs` one.
 
 use std::path::Path;
 use std::process::Command;
 
-use conformance::wire::Conn;
-use file_serving::{FilesRoot, check_files, exchange, io_uring_descriptors, start_serving, threads};
+use conformance::check_files;
+use conformance::files::{Tree, fetch_small, io_uring_instances, threads};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tokio_server");
 
@@ -31,12 +28,11 @@ fn hyper_serves_files() {
 /// Serves one file with `binary --engine engine` on one thread; returns the process's
 /// threads before and after, and its io_uring instances after.
 fn serve_one_file(binary: &str, engine: &str) -> (usize, usize, usize) {
-    let root = FilesRoot::new(&format!("path-{engine}"));
-    let server = start_serving(binary, &["--engine", engine, "--threads", "1"], &root);
+    let tree = Tree::create(&format!("path-{engine}"));
+    let server = tree.serve(binary, &["--engine", engine, "--threads", "1"]);
     let before = threads(server.pid());
-    let mut conn = Conn::connect(server.addr());
-    assert_eq!(exchange(&mut conn, "GET", "/files/small").status, 200);
-    (before, threads(server.pid()), io_uring_descriptors(server.pid()))
+    fetch_small(server.addr()).unwrap();
+    (before, threads(server.pid()), io_uring_instances(server.pid()))
 }
 
 /// The epoll build (every baseline) opens and reads files on tokio's blocking pool: the

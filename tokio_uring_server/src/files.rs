@@ -7,7 +7,7 @@ use std::mem;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use server_kit::file_reply::{FileIo, OPEN_FLAGS, is_regular_mode};
+use server_kit::file_reply::{self, FileIo, OPEN_FLAGS, is_regular_mode};
 use tokio_uring::buf::BoundedBuf;
 use tokio_uring::fs::{File, OpenOptions};
 
@@ -27,6 +27,10 @@ impl FileIo for UringFiles {
     async fn metadata(file: &File) -> io::Result<(bool, u64)> {
         let statx = file.statx().await?;
         Ok((is_regular_mode(u32::from(statx.stx_mode)), statx.stx_size))
+    }
+
+    fn let_reads_wait(file: &File) -> io::Result<()> {
+        file_reply::clear_nonblocking(file)
     }
 
     async fn read(file: &mut File, offset: u64, buffer: &mut Vec<u8>, len: usize) -> io::Result<usize> {

@@ -13,7 +13,10 @@ use harness::load::Point;
 use harness::machine::Machine;
 use harness::process_watch::Watched;
 pub use harness::rounds::{median, spread};
-use harness::servers::{AA_CONTROL, CONTENDERS, Contender, IO_URING, NGINX, TOKIO_CODEC, TOKIO_HYPER};
+use harness::servers::{
+    AA_CONTROL, CONTENDERS, Contender, IO_URING, NGINX, TOKIO_CODEC, TOKIO_CODEC_IO_URING_FS, TOKIO_HYPER,
+    TOKIO_HYPER_IO_URING_FS,
+};
 use http_core::files::{CORPUS, CorpusSet};
 
 pub use crate::bodies::size_text;
@@ -89,14 +92,12 @@ pub const SUBJECT: Contender = IO_URING;
 /// Its baselines in the verdict cells; the last is the A/A control.
 pub const BASELINES: [Contender; 3] = [TOKIO_CODEC, TOKIO_HYPER, AA_CONTROL];
 
-/// tokio's io_uring fs path beside its epoll twin: `(io-uring-fs contender, twin)`.
-///
-/// TO ADD WHEN MERGED (the lead): the two contenders built with tokio's unstable io_uring
-/// fs support, `harness::servers::TOKIO_CODEC_IO_URING_FS` and
-/// `harness::servers::TOKIO_HYPER_IO_URING_FS`; replace this line with
-/// `pub const FS_TWINS: [(Contender, Contender); 2] = [(TOKIO_CODEC_IO_URING_FS, TOKIO_CODEC), (TOKIO_HYPER_IO_URING_FS, TOKIO_HYPER)];`
-/// and nothing else changes: [`lineup`] adds them and the report compares each with its twin.
-pub const FS_TWINS: [(Contender, Contender); 0] = [];
+/// tokio's io_uring fs path beside its epoll twin: `(io-uring-fs contender, twin)`, the
+/// same engine built with `--cfg tokio_unstable` and tokio's `io-uring` feature.
+pub const FS_TWINS: [(Contender, Contender); 2] = [
+    (TOKIO_CODEC_IO_URING_FS, TOKIO_CODEC),
+    (TOKIO_HYPER_IO_URING_FS, TOKIO_HYPER),
+];
 
 /// The study's servers: every contender, the io-uring-fs contenders ([`FS_TWINS`]) and
 /// the A/A control (nginx joins when installed: `with_anchors`).
