@@ -7,10 +7,12 @@
 use std::time::Duration;
 
 use clap::Parser;
+use harness::corpus;
 use harness::machine::Machine;
 use harness::progress::Progress;
 use harness::servers::{CONTENDERS, Lineup, workspace_root};
 use harness::settings::Pinning;
+use http_core::files::CORPUS;
 use lab::profiles::measure::{self, Dirs};
 use lab::profiles::{KEPT_UP, LOWER_BY, ProfilesReport, RATE_SHARE, RETRIES, WORKLOADS, record};
 
@@ -37,7 +39,17 @@ fn run(cli: Cli) -> Result<(), String> {
     let scratch = workspace_root().join("target").join("profiles");
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     record::check(Pinning::from_env()?.server.as_ref(), &scratch)?;
-    let lineup = Lineup::start(&CONTENDERS)?;
+    // The file workloads serve the file study's corpus, warmed before each.
+    let corpus = corpus::default_dir(&workspace_root());
+    if corpus::ensure(&corpus)? {
+        eprintln!("profiles: corpus written to {}", corpus.display());
+    }
+    let mut lineup = Lineup::prepare(&CONTENDERS, Pinning::from_env()?, None)?;
+    lineup.files_dir = Some(corpus.clone());
+    lineup.servers = CONTENDERS
+        .iter()
+        .map(|&contender| lineup.start_fresh(contender))
+        .collect::<Result<_, _>>()?;
     let results = lineup.workspace.join("results");
     let dirs = Dirs {
         scratch: &scratch,
@@ -70,6 +82,13 @@ fn run(cli: Cli) -> Result<(), String> {
         / (calibrations + profiles).max(1) as f64;
     let mut progress = Progress::start("profiles", calibrations + profiles, Duration::from_secs_f64(step));
     for workload in chosen {
+        if let Some(label) = workload.file_set() {
+            let set = CORPUS
+                .iter()
+                .find(|set| set.label == label)
+                .ok_or("no such corpus set")?;
+            corpus::warm(&corpus, set)?;
+        }
         let mut peaks = Vec::new();
         if workload.is_open_loop() {
             for server in &lineup.servers {

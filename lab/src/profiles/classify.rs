@@ -41,6 +41,10 @@ pub enum Category {
     TcpReceive,
     /// Accepting, closing and tearing down connections (TCP state changes, socket release).
     TcpConnection,
+    /// Opening, stat-ing and reading files: path lookup, the VFS, the page cache, the file
+    /// system and, for cold files, the block layer; and tokio's `fs` with its blocking pool
+    /// (the code that hands file calls to a thread, where no deeper frame says more).
+    Files,
     /// The scheduler, context switches, and waking a waiting task.
     Scheduler,
     /// Copying bytes: between user and kernel memory, memcpy and memmove.
@@ -51,7 +55,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in the order the reports list them.
-    pub const ALL: [Category; 12] = [
+    pub const ALL: [Category; 13] = [
         Category::Http,
         Category::ServerLoop,
         Category::Allocation,
@@ -61,6 +65,7 @@ impl Category {
         Category::TcpSend,
         Category::TcpReceive,
         Category::TcpConnection,
+        Category::Files,
         Category::Scheduler,
         Category::Copies,
         Category::Other,
@@ -78,6 +83,7 @@ impl Category {
             Category::TcpSend => "TCP send",
             Category::TcpReceive => "TCP receive and softirq",
             Category::TcpConnection => "TCP accept and close",
+            Category::Files => "files (open, stat, page cache)",
             Category::Scheduler => "scheduler and wake-ups",
             Category::Copies => "copies",
             Category::Other => "other",
@@ -153,6 +159,14 @@ pub const RULES: &[(Category, &[&str])] = &[
         "tcp_stream_alloc_skb", "ip_output", "ip_finish_output*", "*ip_queue_xmit",
         "*dev_queue_xmit", "dev_hard_start_xmit", "loopback_xmit", "sock_sendmsg*", "__sys_sendto",
         "__sys_sendmsg", "___sys_sendmsg", "sock_write_iter", "tcp_wmem_schedule",
+    ]),
+    (Category::Files, &[
+        "do_sys_openat2", "do_filp_open", "path_openat", "link_path_walk", "walk_component",
+        "lookup_fast", "do_open", "do_dentry_open", "may_open", "alloc_empty_file", "vfs_statx*",
+        "do_statx*", "cp_statx", "vfs_getattr*", "generic_fillattr", "filemap_*",
+        "generic_file_*", "page_cache_*", "*readahead*", "touch_atime", "atime_needs_update",
+        "ext4_*", "xfs_*", "btrfs_*", "shmem_file_read_iter", "submit_bio*", "blk_*",
+        "tokio::fs::*", "tokio::runtime::blocking::*",
     ]),
     (Category::Syscall, &[
         "entry_SYSCALL*", "do_syscall_64", "syscall_exit_to_user_mode*",

@@ -86,6 +86,18 @@ fn the_frame_nearest_the_leaf_with_a_rule_decides() {
     ];
     assert_eq!(classify(&copy), Category::Copies);
     assert_eq!(classify(&["read_tsc"]), Category::Other);
+    assert_eq!(
+        classify(&["io_issue_sqe", "io_read", "filemap_read", "filemap_get_pages"]),
+        Category::Files
+    );
+    assert_eq!(
+        classify(&["io_issue_sqe", "io_read", "filemap_read", "copy_page_to_iter"]),
+        Category::Copies
+    );
+    assert_eq!(
+        classify(&["tokio::runtime::blocking::pool::Inner::run", "futex_wait"]),
+        Category::Files
+    );
     assert_eq!(classify::<&str>(&[]), Category::Other);
 }
 
@@ -94,7 +106,7 @@ fn recorded_stacks_land_in_their_categories() {
     let stacks = record::parse(include_str!("fixtures/servers.folded"));
     assert!(stacks.len() >= 20, "{}", stacks.len());
     let of = |comm: &str| {
-        let mut by = [0u64; 12];
+        let mut by = [0u64; 13];
         for stack in stacks.iter().filter(|s| s.comm == comm) {
             by[classify(&stack.frames).index()] += stack.weight;
         }

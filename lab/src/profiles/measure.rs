@@ -34,6 +34,10 @@ pub fn load_of(workload: &Workload, rate: Option<f64>, duration: Duration, pinni
             churn: Some(closes),
             ..Load::new(LoadKind::Churn, (clients, 1), rate, duration, pinning)
         },
+        Shape::File { set, connections } => Load {
+            ask: Ask::File { set, seed: 1 },
+            ..Load::new(kind, (connections, 1), rate, duration, pinning)
+        },
     }
 }
 

@@ -38,6 +38,9 @@ pub enum Shape {
     /// `GET /` on a new connection each time, closed by whom `closes` says, open loop at a
     /// number of connections per second.
     Churn { closes: Churn, clients: usize },
+    /// `GET /files/{name}`, a random file of the corpus set labelled `set`, its pages
+    /// cached (the file study's hot case), open loop.
+    File { set: &'static str, connections: usize },
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -63,7 +66,7 @@ impl Workload {
     }
 }
 
-pub const WORKLOADS: [Workload; 6] = [
+pub const WORKLOADS: [Workload; 8] = [
     Workload {
         name: "keep-alive, 256 connections",
         slug: "keepalive",
@@ -109,7 +112,33 @@ pub const WORKLOADS: [Workload; 6] = [
             clients: 32,
         },
     },
+    Workload {
+        name: "4 KiB files, hot, 256 connections",
+        slug: "files4k",
+        shape: Shape::File {
+            set: "4k",
+            connections: 256,
+        },
+    },
+    Workload {
+        name: "1 MiB files, hot, 16 connections",
+        slug: "files1m",
+        shape: Shape::File {
+            set: "1m",
+            connections: 16,
+        },
+    },
 ];
+
+impl Workload {
+    /// The corpus set a file workload serves.
+    pub fn file_set(&self) -> Option<&'static str> {
+        match self.shape {
+            Shape::File { set, .. } => Some(set),
+            _ => None,
+        }
+    }
+}
 
 /// The offered rate, as a share of the slowest contender's closed-loop peak.
 pub const RATE_SHARE: f64 = 0.65;
@@ -141,7 +170,7 @@ pub struct Profile {
     pub breakdown: Breakdown,
     /// µs per unit of work by category, in [`Category::ALL`] order: the category's share
     /// of the server's samples × `server_cpu_us`.
-    pub cost_us: [f64; 12],
+    pub cost_us: [f64; 13],
     /// The flame graph, relative to `results/`.
     pub flame_graph: String,
     /// The share of its periods the sampling timer delivered a sample for, on every task
@@ -155,7 +184,7 @@ pub struct Profile {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Breakdown {
     /// Samples of the server process, by category in [`Category::ALL`] order.
-    pub server: [u64; 12],
+    pub server: [u64; 13],
     /// Samples of the idle task.
     pub idle: u64,
     /// Samples of other processes (other builds, perf, kernel threads).
@@ -201,7 +230,7 @@ impl Breakdown {
 
 impl Breakdown {
     /// µs per unit of work by category: each share × `server_cpu_us`.
-    pub fn costs(&self, server_cpu_us: f64) -> [f64; 12] {
+    pub fn costs(&self, server_cpu_us: f64) -> [f64; 13] {
         Category::ALL.map(|category| self.share(category) * server_cpu_us)
     }
 }

@@ -85,7 +85,7 @@ mod tests {
         let (codec, uring) = pair();
         assert!((socket_work(&codec) - 4.0).abs() < 1e-9);
         assert!((event_loop(&uring) - 2.0).abs() < 1e-9);
-        let mut costly = [0u64; 12];
+        let mut costly = [0u64; 13];
         costly[Category::Copies.index()] = 100;
         let hyper = profile("tokio_hyper", "tokio_server (hyper)", 20.0, costly);
         let best = best_case(&[&codec, &uring, &hyper]).unwrap();

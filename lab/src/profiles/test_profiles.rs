@@ -3,7 +3,7 @@
 use crate::profiles::classify::Category;
 use crate::profiles::{Breakdown, Profile, WORKLOADS};
 
-pub fn profile(contender: &str, label: &str, cpu_us: f64, samples: [u64; 12]) -> Profile {
+pub fn profile(contender: &str, label: &str, cpu_us: f64, samples: [u64; 13]) -> Profile {
     let breakdown = Breakdown {
         server: samples,
         idle: 10,
@@ -27,12 +27,12 @@ pub fn profile(contender: &str, label: &str, cpu_us: f64, samples: [u64; 12]) ->
 
 /// Samples by category: syscalls and epoll for tokio, io_uring for io_uring_server.
 pub fn pair() -> (Profile, Profile) {
-    let mut codec = [0u64; 12];
+    let mut codec = [0u64; 13];
     codec[Category::Http.index()] = 10;
     codec[Category::Syscall.index()] = 30;
     codec[Category::Epoll.index()] = 20;
     codec[Category::TcpSend.index()] = 40;
-    let mut uring = [0u64; 12];
+    let mut uring = [0u64; 13];
     uring[Category::Http.index()] = 10;
     uring[Category::Syscall.index()] = 5;
     uring[Category::IoUring.index()] = 15;
