@@ -13,6 +13,7 @@ use io_uring::types::CancelBuilder;
 use io_uring::{opcode, squeue, types};
 
 use crate::conn::Conn;
+use crate::file_ops;
 use crate::op_state::Op;
 use crate::ring::Ring;
 use crate::token::{Kind, Token};
@@ -114,6 +115,18 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }
+        (Op::File(file_op), _) => {
+            file_ops::submit(ring, conn.file_transfer(), file_op, token);
+            return Carried::Submitted;
+        }
+        (Op::CancelFile, _) => opcode::AsyncCancel::new(
+            Token {
+                kind: Kind::File,
+                ..token
+            }
+            .encode(),
+        )
+        .build(),
         (Op::Shutdown, _) => on_file(opcode::Shutdown::new(types::Fd(fd), libc::SHUT_WR).build()),
         (Op::CancelRecv, _) => opcode::AsyncCancel::new(
             Token {
