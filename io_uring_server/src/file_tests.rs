@@ -91,7 +91,7 @@ fn a_large_file_is_read_chunk_by_chunk_at_its_offset() {
     // The output keeps the buffer: no read until it comes back.
     let buffer = transfer.take_buffer();
     assert_eq!(transfer.wants(false), None);
-    assert!(!transfer.is_its_buffer(&vec![0; 10]));
+    assert!(!transfer.is_its_buffer(&[0; 10]));
     assert!(transfer.is_its_buffer(&buffer));
     transfer.keep_buffer(buffer);
     let (_, room, offset) = transfer.read_args();
