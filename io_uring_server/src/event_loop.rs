@@ -253,9 +253,7 @@ impl Worker {
                 self.batcher.on_answered(answered);
             }
             Kind::Send | Kind::Shutdown if result < 0 => conn.fail(),
-            Kind::File => {
-                conn.on_file(result, now);
-            }
+            Kind::File => self.batcher.on_answered(conn.on_file(result, now)),
             Kind::Cancel if result == -libc::EINVAL => ring::fatal(
                 "this kernel cannot cancel by descriptor (IORING_ASYNC_CANCEL_FD); use Linux 6.1 or later",
             ),

@@ -52,7 +52,6 @@ pub enum Progress {
     Broken,
 }
 
-#[derive(Debug)]
 pub struct FileTransfer {
     pub request: FileRequest,
     step: Step,
@@ -67,6 +66,18 @@ pub struct FileTransfer {
     /// output (`lent_at` then says where its bytes are, to know it when it comes back).
     buffer: Option<Vec<u8>>,
     lent_at: usize,
+}
+
+/// Shows the step, the name and the read buffer's size only: the kernel may be writing
+/// the buffer (and the `statx`).
+impl std::fmt::Debug for FileTransfer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileTransfer")
+            .field("step", &self.step)
+            .field("name", &self.path)
+            .field("buffer", &self.buffer.as_ref().map(Vec::len))
+            .finish()
+    }
 }
 
 impl FileTransfer {
@@ -132,6 +143,15 @@ impl FileTransfer {
         }
     }
 
+    /// The operation in flight completed with `result` while the connection ends: the
+    /// transfer goes no further (no read buffer, no next step) and is dropped, closing its
+    /// descriptor, and one an OPENAT has just returned.
+    pub fn abandon(self, result: i32) {
+        if self.step == Step::Open {
+            drop(file_ops::opened(result));
+        }
+    }
+
     /// OPENAT completed; `opened` owns the descriptor it returned, if any.
     fn on_opened(&mut self, result: i32, opened: Option<OwnedFd>) -> Progress {
         match opened {
@@ -154,6 +174,12 @@ impl FileTransfer {
             FileAnswer::Found { len } => {
                 let done = self.request.head_only || len == 0;
                 if !done {
+                    // Opened O_NONBLOCK so that a FIFO could not block the open; a regular
+                    // file's READ must wait for the disk, not end with EAGAIN.
+                    let fd = self.fd.as_ref().expect("a stat follows a successful open");
+                    if let Err(errno) = file_ops::make_blocking(fd) {
+                        return Progress::Error(FileAnswer::from_errno(errno));
+                    }
                     self.step = Step::Stream { len, read: 0 };
                     self.buffer = Some(vec![0; (len as usize).min(FILE_CHUNK)]);
                 }
@@ -168,6 +194,10 @@ impl FileTransfer {
         let Step::Stream { len, read } = self.step else {
             unreachable!("a read completes only while streaming");
         };
+        if result == -libc::EAGAIN {
+            // Not ready yet (a descriptor still non-blocking): the same read again.
+            return Progress::Continue;
+        }
         if result <= 0 {
             return Progress::Broken;
         }
@@ -189,6 +219,7 @@ impl FileTransfer {
     }
 
     pub fn keep_buffer(&mut self, buffer: Vec<u8>) {
+        assert!(self.buffer.is_none(), "the transfer has one read buffer");
         self.buffer = Some(buffer);
     }
 

@@ -1,6 +1,7 @@
 //! The transfer's steps without a kernel: completions are played by hand.
 
 use std::os::fd::IntoRawFd;
+use std::os::unix::fs::OpenOptionsExt;
 
 use super::*;
 use http_core::files::FileName;
@@ -130,4 +131,50 @@ fn a_file_that_ends_early_breaks_the_response() {
     opened(&mut transfer);
     stat(&mut transfer, true, 5000);
     assert_eq!(transfer.completed(-libc::EIO), Progress::Broken);
+}
+
+#[test]
+fn a_read_not_ready_is_submitted_again() {
+    let mut transfer = transfer(false);
+    opened(&mut transfer);
+    stat(&mut transfer, true, 5000);
+    assert_eq!(transfer.completed(-libc::EAGAIN), Progress::Continue);
+    assert_eq!(transfer.wants(false), Some(FileOp::Read), "the same read again");
+    let (_, room, offset) = transfer.read_args();
+    assert_eq!((room.len(), offset), (5000, 0));
+    assert_eq!(transfer.completed(5000), Progress::Chunk { n: 5000, done: true });
+}
+
+#[test]
+fn a_regular_file_is_read_blocking() {
+    use rustix::fs::{OFlags, fcntl_getfl};
+    let file = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open("/dev/null")
+        .unwrap();
+    let mut transfer = transfer(false);
+    assert_eq!(transfer.completed(file.into_raw_fd()), Progress::Continue);
+    let nonblocking = |transfer: &FileTransfer| {
+        let flags = fcntl_getfl(transfer.fd.as_ref().unwrap()).unwrap();
+        flags.contains(OFlags::NONBLOCK)
+    };
+    assert!(
+        nonblocking(&transfer),
+        "opened non-blocking (a FIFO must not block)"
+    );
+    stat(&mut transfer, true, 10);
+    assert!(
+        !nonblocking(&transfer),
+        "a regular file's reads wait for the disk"
+    );
+}
+
+#[test]
+#[should_panic(expected = "one read buffer")]
+fn a_second_read_buffer_is_refused() {
+    let mut transfer = transfer(false);
+    opened(&mut transfer);
+    stat(&mut transfer, true, 10);
+    transfer.keep_buffer(vec![0; 10]);
 }

@@ -132,6 +132,28 @@ fn pipelined_requests_are_answered_in_order() {
 }
 
 #[test]
+fn a_file_with_connection_close_ends_its_connection_with_plain_recvs() {
+    // A plain recv is in flight (lent the input) when the answer completes.
+    let dir = root("close");
+    let server = start(&dir, &["--no-multishot-recv"]);
+    for (name, status, len) in [("small", 200, 5), ("large", 200, LARGE), ("missing", 404, 0)] {
+        let mut stream = TcpStream::connect(server.addr()).unwrap();
+        let request = format!("GET /files/{name} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).expect("the answer, then EOF");
+        let head = format!("HTTP/1.1 {status} ");
+        assert!(answer.starts_with(head.as_bytes()), "{name}");
+        let head_len = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        if status == 200 {
+            assert_eq!(answer.len() - head_len, len, "{name}: the whole file, then EOF");
+        }
+    }
+    probe(server.addr()).expect("the server still serves");
+}
+
+#[test]
 fn without_files_dir_every_file_is_404() {
     let server = ServerProcess::start(BIN, &["--threads", "1"]);
     let mut conn = Conn::connect(server.addr());

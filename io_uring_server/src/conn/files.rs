@@ -7,7 +7,7 @@
 //!
 //! A connection that ends mid-file cancels the file operation in flight
 //! (`Op::CancelFile`) and keeps the transfer, with its memory and its descriptor, until
-//! that operation's completion, like every other (`DESIGN.md`, rules 1 and 7).
+//! that operation's completion, then drops it unread (`DESIGN.md`, rules 1 and 7).
 
 use std::os::fd::RawFd;
 
@@ -62,17 +62,19 @@ impl Conn {
             "a file step reported before its completion"
         );
         self.last_progress = now;
-        let Some(transfer) = self.file.as_mut() else {
-            return 0;
-        };
-        let request = transfer.request;
-        let progress = transfer.completed(result);
         if self.phase != Phase::Open {
-            // Ending: the completion only had to arrive (an opened descriptor is now
-            // owned by the transfer, and closed with it when the slot is freed).
+            // Ending (the operation was cancelled or ran its course): nothing names the
+            // transfer's memory any more, so drop it, closing any descriptor it opened.
+            let transfer = self.file.take().expect("a file operation belongs to a transfer");
+            transfer.abandon(result);
             return 0;
         }
-        match progress {
+        let transfer = self
+            .file
+            .as_mut()
+            .expect("a file operation belongs to a transfer, kept until its completion");
+        let request = transfer.request;
+        match transfer.completed(result) {
             Progress::Continue => 0,
             Progress::Error(answer) => {
                 let close = render_file_error(&request, answer, &mut self.pending);
@@ -149,7 +151,11 @@ impl Conn {
     fn end_after_file(&mut self, close: bool, rest: usize) {
         if close || (self.shutting_down && rest == 0) {
             self.phase = Phase::Draining;
-            self.input.clear();
+            // A plain recv writing the input discards it at its completion instead, as the
+            // connection is no longer open (`Conn::on_recv`).
+            if !self.input.is_lent() {
+                self.input.clear();
+            }
         }
     }
 }

@@ -61,13 +61,17 @@ impl Conn {
     pub fn on_recv(&mut self, result: i32, data: Option<&[u8]>, now: u64) -> usize {
         if self.input.is_lent() {
             self.input.filled(result.max(0) as usize);
+            if self.phase != Phase::Open {
+                // No request is answered any more: what was buffered, and what this recv
+                // wrote, is dropped (what a connection ending while lent left for here).
+                self.input.clear();
+            }
         }
         match (result, data) {
             (1.., Some(data)) => self.on_data(data, now),
             (1.., None) => {
                 self.last_progress = now;
                 if self.phase != Phase::Open {
-                    self.input.clear();
                     return 0;
                 }
                 self.answer_within_cap()
