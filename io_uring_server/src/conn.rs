@@ -13,6 +13,8 @@
 
 use std::os::fd::RawFd;
 
+use crate::file::FileTransfer;
+
 use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output};
 
@@ -22,6 +24,7 @@ use crate::op_state::{Op, OpStates, Stage};
 use crate::token::Kind;
 
 mod closing;
+mod files;
 mod receiving;
 mod sending;
 
@@ -105,6 +108,11 @@ pub struct Conn {
     shutting_down: bool,
     /// Input past which the connection is closed regardless (defensive bound).
     input_cap: usize,
+    /// The directory `/files/{name}` is served from (`--files-dir`); without one every
+    /// file is 404.
+    files_root: Option<RawFd>,
+    /// The file answer in progress: no further request is served until it is complete.
+    file: Option<FileTransfer>,
 }
 
 impl Conn {
@@ -131,6 +139,8 @@ impl Conn {
             last_progress: now,
             shutting_down: false,
             input_cap,
+            files_root: None,
+            file: None,
         }
     }
 
@@ -154,6 +164,9 @@ impl Conn {
     /// The next operation this connection wants submitted, if any. Call until `None`,
     /// reporting each with [`Conn::submitted`].
     pub fn next_op(&self) -> Option<Op> {
+        if let Some(op) = self.next_file_op() {
+            return Some(op);
+        }
         let ops = &self.ops;
         let closing = self.phase == Phase::Closing;
         if ops.cancel.is_idle() {

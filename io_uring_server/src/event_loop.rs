@@ -43,6 +43,8 @@ pub struct WorkerConfig {
     pub max_conns: usize,
     /// Send large static bodies with SEND_ZC (`--zero-copy-send`, where supported).
     pub zero_copy: bool,
+    /// `--files-dir`, opened once by `main` (O_PATH) and open for the process's lifetime.
+    pub files_root: Option<RawFd>,
 }
 
 /// Everything one worker thread owns. `ring` is declared first so it is dropped first,
@@ -134,9 +136,13 @@ impl Worker {
             Kind::Timer => self.on_tick(),
             Kind::Wake => self.begin_shutdown(),
             Kind::Control => {}
-            Kind::Recv | Kind::Send | Kind::Shutdown | Kind::Cancel | Kind::Close => {
-                self.on_conn(token, result, flags)
-            }
+            Kind::Recv
+            | Kind::Send
+            | Kind::Shutdown
+            | Kind::Cancel
+            | Kind::Close
+            | Kind::File
+            | Kind::FileCancel => self.on_conn(token, result, flags),
         }
     }
 
@@ -191,6 +197,9 @@ impl Worker {
         if self.config.zero_copy {
             conn.send_zero_copy();
         }
+        if let Some(root) = self.config.files_root {
+            conn.serve_files_from(root);
+        }
         if self.shutdown_since.is_some() {
             conn.begin_shutdown();
         }
@@ -244,6 +253,7 @@ impl Worker {
                 self.batcher.on_answered(answered);
             }
             Kind::Send | Kind::Shutdown if result < 0 => conn.fail(),
+            Kind::File => self.batcher.on_answered(conn.on_file(result, now)),
             Kind::Cancel if result == -libc::EINVAL => ring::fatal(
                 "this kernel cannot cancel by descriptor (IORING_ASYNC_CANCEL_FD); use Linux 6.1 or later",
             ),

@@ -13,6 +13,8 @@ mod buf_ring;
 mod config;
 mod conn;
 mod event_loop;
+mod file;
+mod file_ops;
 mod gather;
 mod incremental;
 mod input;
@@ -24,6 +26,8 @@ mod slab;
 mod timer;
 mod token;
 mod worker;
+
+use std::os::fd::AsRawFd;
 
 use server_kit::{StartupError, Workers};
 
@@ -37,6 +41,14 @@ fn main() {
         server_kit::log!("internal error: {info}; exiting");
         std::process::exit(70);
     }));
+    // The root of `/files/{name}`, opened once; every worker's OPENATs resolve names in
+    // it. Owned here, so it stays open until the workers are joined.
+    let files_root = cli.common.files_dir.as_deref().map(|dir| {
+        file_ops::open_root(dir).unwrap_or_else(|e| {
+            StartupError::from(format!("cannot open --files-dir {}: {e}", dir.display())).exit()
+        })
+    });
+    let root_fd = files_root.as_ref().map(AsRawFd::as_raw_fd);
     let threads = cli.common.threads();
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());
@@ -47,12 +59,13 @@ fn main() {
         let (wake, waker) = std::io::pipe().unwrap_or_else(|e| StartupError::from(e.to_string()).exit());
         wakers.push(waker);
         let cli = cli.clone();
-        move || worker::run(cli, listener, wake, ready)
+        move || worker::run(cli, root_fd, listener, wake, ready)
     })
     .unwrap_or_else(|e| e.exit());
     let setup = setups.last().map_or("", String::as_str);
     server_kit::ready::announce(local, &describe(&cli, threads, setup));
     workers.serve_until_signal(|| drop(wakers));
+    drop(files_root);
 }
 
 /// The ready line's details: every feature in use, so a run's log says what was measured.

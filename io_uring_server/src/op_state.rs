@@ -4,6 +4,7 @@
 //! from these states, never counted by hand, so a connection's memory is released only
 //! when the kernel has finished with every operation that names it (`DESIGN.md`, rule 1).
 
+use crate::file::FileOp;
 use crate::token::Kind;
 
 /// Where one operation kind of a connection stands. A zero-copy send completes twice:
@@ -47,6 +48,10 @@ pub enum Op {
     CancelAll,
     /// Close the descriptor; the slot is freed on its completion.
     Close,
+    /// The next step of a `/files/{name}` answer (open, stat or read).
+    File(FileOp),
+    /// Cancel the file operation in flight: the connection is ending.
+    CancelFile,
 }
 
 impl Op {
@@ -58,6 +63,8 @@ impl Op {
             Op::Shutdown => Kind::Shutdown,
             Op::CancelRecv | Op::CancelAll => Kind::Cancel,
             Op::Close => Kind::Close,
+            Op::File(_) => Kind::File,
+            Op::CancelFile => Kind::FileCancel,
         }
     }
 }
@@ -70,6 +77,10 @@ pub struct OpStates {
     pub shutdown: Stage,
     pub cancel: Stage,
     pub close: Stage,
+    /// The file operation of a `/files/{name}` answer (one at a time), and its cancel:
+    /// not on the socket, so a cancel-all by descriptor does not reach it.
+    pub file: Stage,
+    pub file_cancel: Stage,
     /// A cancel-all went out since the last tick; another is sent only on a later tick,
     /// should an operation have slipped past it (e.g. one the cancel found running).
     pub cancel_all_sent: bool,
@@ -78,8 +89,8 @@ pub struct OpStates {
 impl OpStates {
     /// Operations submitted whose final completion has not arrived.
     pub fn in_flight(&self) -> usize {
-        [self.recv, self.send, self.shutdown, self.cancel, self.close]
-            .iter()
+        let stages = [self.recv, self.send, self.shutdown, self.cancel, self.close];
+        (stages.iter().chain(&[self.file, self.file_cancel]))
             .filter(|stage| !stage.is_idle())
             .count()
     }
@@ -107,6 +118,11 @@ impl OpStates {
                 self.shutdown = cancelled(self.shutdown);
             }
             Op::Close => self.close = Stage::InFlight,
+            Op::File(_) => self.file = Stage::InFlight,
+            Op::CancelFile => {
+                self.file_cancel = Stage::InFlight;
+                self.file = cancelled(self.file);
+            }
         }
     }
 
@@ -122,6 +138,8 @@ impl OpStates {
             Kind::Shutdown => &mut self.shutdown,
             Kind::Cancel => &mut self.cancel,
             Kind::Close => &mut self.close,
+            Kind::File => &mut self.file,
+            Kind::FileCancel => &mut self.file_cancel,
             Kind::Accept | Kind::Timer | Kind::Wake | Kind::Control => return,
         };
         *stage = Stage::Idle;
@@ -184,5 +202,24 @@ mod tests {
         let mut ops = OpStates::default();
         ops.submitted(Op::CancelRecv);
         assert_eq!((ops.recv, ops.cancel), (Stage::Idle, Stage::InFlight));
+    }
+
+    #[test]
+    fn a_file_operation_counts_in_flight_until_its_completion_even_cancelled() {
+        let mut ops = OpStates::default();
+        ops.submitted(Op::File(FileOp::Read));
+        ops.submitted(Op::CancelAll);
+        assert_eq!(
+            ops.file,
+            Stage::InFlight,
+            "a cancel-all by socket does not reach it"
+        );
+        assert!(!ops.socket_ops_in_flight());
+        ops.submitted(Op::CancelFile);
+        ops.completed(Kind::Cancel, false);
+        ops.completed(Kind::FileCancel, false);
+        assert_eq!((ops.file, ops.in_flight()), (Stage::Cancelling, 1));
+        ops.completed(Kind::File, false);
+        assert_eq!(ops.in_flight(), 0);
     }
 }

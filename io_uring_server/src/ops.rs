@@ -13,6 +13,7 @@ use io_uring::types::CancelBuilder;
 use io_uring::{opcode, squeue, types};
 
 use crate::conn::Conn;
+use crate::file_ops;
 use crate::op_state::Op;
 use crate::ring::Ring;
 use crate::token::{Kind, Token};
@@ -114,15 +115,13 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }
+        (Op::File(file_op), _) => {
+            file_ops::submit(ring, conn.file_transfer(), file_op, token);
+            return Carried::Submitted;
+        }
+        (Op::CancelFile, _) => cancel_of(token, Kind::File),
         (Op::Shutdown, _) => on_file(opcode::Shutdown::new(types::Fd(fd), libc::SHUT_WR).build()),
-        (Op::CancelRecv, _) => opcode::AsyncCancel::new(
-            Token {
-                kind: Kind::Recv,
-                ..token
-            }
-            .encode(),
-        )
-        .build(),
+        (Op::CancelRecv, _) => cancel_of(token, Kind::Recv),
         (Op::CancelAll, _) => {
             let every = if fixed {
                 CancelBuilder::fd(types::Fixed(fd as u32))
@@ -137,6 +136,12 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
     // SAFETY: shutdown, cancel and close name no memory of ours.
     unsafe { ring.push(entry.user_data(user_data)) };
     Carried::Submitted
+}
+
+/// A cancel of the connection's operation of `kind`, found by its token: the same
+/// connection and generation as `token`, the cancel's own.
+fn cancel_of(token: Token, kind: Kind) -> squeue::Entry {
+    opcode::AsyncCancel::new(Token { kind, ..token }.encode()).build()
 }
 
 fn errno() -> i32 {

@@ -24,6 +24,10 @@ pub enum Kind {
     Wake = 8,
     /// A cancel of a global operation (accept, timer); its completion needs no handling.
     Control = 9,
+    /// A step of a `/files/{name}` answer: OPENAT, STATX or READ (one at a time).
+    File = 10,
+    /// A cancel of a connection's file operation.
+    FileCancel = 11,
 }
 
 const GENERATION_BITS: u32 = 24;
@@ -77,6 +81,8 @@ impl Token {
             7 => Kind::Timer,
             8 => Kind::Wake,
             9 => Kind::Control,
+            10 => Kind::File,
+            11 => Kind::FileCancel,
             _ => return None,
         };
         let generation = (user_data >> 32) as u32;
@@ -105,6 +111,8 @@ mod tests {
             Kind::Timer,
             Kind::Wake,
             Kind::Control,
+            Kind::File,
+            Kind::FileCancel,
         ] {
             let token = ConnId::new(u32::MAX, GENERATION_MASK).token(kind);
             assert_eq!(Token::decode(token.encode()), Some(token));

@@ -3,6 +3,7 @@
 
 use std::io::PipeReader;
 use std::net::TcpListener;
+use std::os::fd::RawFd;
 use std::sync::mpsc::Sender;
 
 use crate::buf_ring::BufRing;
@@ -21,8 +22,14 @@ use crate::setup;
 const BUFFER_GROUP: u16 = 0;
 
 /// Runs on the worker thread, since a SINGLE_ISSUER ring belongs to its creating thread.
-pub fn run(cli: Cli, listener: TcpListener, wake: PipeReader, ready: Sender<Result<String, String>>) {
-    let worker = match build(&cli, listener, wake) {
+pub fn run(
+    cli: Cli,
+    files_root: Option<RawFd>,
+    listener: TcpListener,
+    wake: PipeReader,
+    ready: Sender<Result<String, String>>,
+) {
+    let worker = match build(&cli, files_root, listener, wake) {
         Ok(worker) => worker,
         Err(message) => {
             let _ = ready.send(Err(message));
@@ -35,7 +42,12 @@ pub fn run(cli: Cli, listener: TcpListener, wake: PipeReader, ready: Sender<Resu
 }
 
 /// Builds the worker and describes its kernel-dependent setup for the ready line.
-fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, String), String> {
+fn build(
+    cli: &Cli,
+    files_root: Option<RawFd>,
+    listener: TcpListener,
+    wake: PipeReader,
+) -> Result<(Worker, String), String> {
     let built = setup::build_ring(cli.ring_entries, cli.features)?;
     let direct_slots = if cli.features.fixed_files {
         Some(setup::register_direct_table(&built.ring)?)
@@ -83,6 +95,7 @@ fn build(cli: &Cli, listener: TcpListener, wake: PipeReader) -> Result<(Worker, 
         batch_wait_us,
         max_conns: direct_slots.map_or(usize::MAX, |slots| slots as usize),
         zero_copy,
+        files_root,
     };
     let worker = Worker::new(Ring::new(built.ring), buf_ring, listener, wake, config);
     Ok((worker, description))

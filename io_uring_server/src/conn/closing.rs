@@ -16,7 +16,7 @@ impl Conn {
     /// Once the peer has stopped sending, the connection ends when every complete request
     /// it sent is answered (a partial one left at EOF is dropped) and the answers are sent.
     pub(super) fn settle(&mut self) {
-        if self.phase == Phase::Open && self.read_closed && !self.paused() {
+        if self.phase == Phase::Open && self.read_closed && !self.paused() && self.file.is_none() {
             self.input.clear();
             self.phase = Phase::Draining;
         }
@@ -47,7 +47,7 @@ impl Conn {
     /// cancel-all should the last one have left an operation behind.
     pub fn on_tick(&mut self, now: u64, timeouts: Timeouts) {
         let silent = now.saturating_sub(self.last_progress);
-        let busy = !self.input.is_empty() || self.backlog() > 0;
+        let busy = !self.input.is_empty() || self.backlog() > 0 || self.file.is_some();
         let expired = match self.phase {
             Phase::Open if busy => silent >= timeouts.request,
             Phase::Open => silent >= timeouts.idle,
@@ -70,7 +70,7 @@ impl Conn {
     /// Server shutdown: idle connections close now, busy ones after their current request.
     pub fn begin_shutdown(&mut self) {
         self.shutting_down = true;
-        if self.phase == Phase::Open && self.input.is_empty() {
+        if self.phase == Phase::Open && self.input.is_empty() && self.file.is_none() {
             self.phase = if self.backlog() > 0 {
                 Phase::Draining
             } else {

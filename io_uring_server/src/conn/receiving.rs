@@ -61,13 +61,17 @@ impl Conn {
     pub fn on_recv(&mut self, result: i32, data: Option<&[u8]>, now: u64) -> usize {
         if self.input.is_lent() {
             self.input.filled(result.max(0) as usize);
+            if self.phase != Phase::Open {
+                // No request is answered any more: what was buffered, and what this recv
+                // wrote, is dropped (what a connection ending while lent left for here).
+                self.input.clear();
+            }
         }
         match (result, data) {
             (1.., Some(data)) => self.on_data(data, now),
             (1.., None) => {
                 self.last_progress = now;
                 if self.phase != Phase::Open {
-                    self.input.clear();
                     return 0;
                 }
                 self.answer_within_cap()
@@ -119,13 +123,14 @@ impl Conn {
     /// it); returns the responses rendered.
     pub(super) fn answer(&mut self) -> usize {
         let mut responses = 0;
-        let input = &self.input;
-        if !input.is_empty() && input.len() >= self.input_needed && !input.is_lent() {
+        // Again after a request answered at once without reading (a file, without
+        // `--files-dir`), until the codec stops consuming.
+        while !self.input.is_empty() && self.input.len() >= self.input_needed && !self.input.is_lent() {
             // A large echoed body is kept where it was received: it leaves in the same
             // gathered send as its head, so keeping it costs nothing a copy would not.
             let mut input = std::mem::take(&mut self.input);
-            let (consumed, kept_input);
-            (consumed, responses, kept_input) = self.serve(Received::Writable(input.bytes_mut()), true);
+            let (consumed, answered, kept_input) = self.serve(Received::Writable(input.bytes_mut()), true);
+            responses += answered;
             self.input = input;
             if kept_input {
                 // An echo refers to its body where it was received: the output owns that
@@ -142,6 +147,9 @@ impl Conn {
                 // one arrives in the buffer ring, so keep no buffer for it.
                 self.input.free_if_empty();
             }
+            if consumed == 0 {
+                break;
+            }
         }
         self.settle();
         responses
@@ -152,7 +160,7 @@ impl Conn {
     /// response refers to `input` (only when `lend`, for the connection's own input: the
     /// caller must then hand its buffer to `pending`).
     fn serve(&mut self, input: Received, lend: bool) -> (usize, usize, bool) {
-        if self.phase != Phase::Open || self.paused() {
+        if self.phase != Phase::Open || self.paused() || self.file.is_some() {
             return (0, 0, false);
         }
         let room = self.pending.len() + OUTPUT_LIMIT - self.backlog();
@@ -166,7 +174,9 @@ impl Conn {
         // A request this large still unfinished (a body to come, or a chunked one that has
         // grown): let its rest and what follows come straight into the input.
         self.bulk |= self.input_needed >= DIRECT_BODY_MIN;
-        if outcome.close || (self.shutting_down && rest == 0) {
+        if let Some(request) = outcome.file {
+            self.start_file(request, rest);
+        } else if outcome.close || (self.shutting_down && rest == 0) {
             self.phase = Phase::Draining;
         }
         (outcome.consumed, outcome.responses, kept_input)

@@ -120,10 +120,10 @@ impl Conn {
         self.sent += n;
         if self.sent >= self.sending.len() {
             // The buffer of a body echoed from the input comes back as its spare, where the
-            // next large body will be received; once requests come through the buffer
-            // ring again, no buffer is kept.
-            if let Some(buffer) = self.sending.reclaim().filter(|_| self.wants_plain_recv()) {
-                self.input.recycle(buffer);
+            // next large body will be received (once requests come through the buffer
+            // ring again, no buffer is kept); a file's read buffer, for its next chunk.
+            if let Some(buffer) = self.sending.reclaim() {
+                self.reclaimed(buffer);
             }
             self.sent = 0;
         }

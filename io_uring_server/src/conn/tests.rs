@@ -7,6 +7,7 @@ use crate::gather::MAX_SLICES;
 use http_core::Limits;
 
 mod closing;
+mod files;
 mod receiving;
 mod sending;
 

@@ -1,0 +1,184 @@
+//! Answering `/files/{name}`: the transfer's operations in order, the answer in its place
+//! among pipelined ones, and an ending connection waiting for the file operation.
+
+use std::os::fd::IntoRawFd;
+
+use super::*;
+use crate::file::FileOp;
+
+const FILE_THEN_GET: &[u8] = b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n";
+
+/// A descriptor for a played OPENAT result (the transfer owns and closes it).
+fn some_fd() -> i32 {
+    std::fs::File::open("/dev/null").unwrap().into_raw_fd()
+}
+
+fn complete_file(conn: &mut Conn, result: i32) {
+    conn.completed(Kind::File, false);
+    conn.on_file(result, 0);
+}
+
+#[test]
+fn a_file_is_answered_before_the_requests_after_it() {
+    let mut conn = conn();
+    conn.serve_files_from(3);
+    conn.on_data(FILE_THEN_GET, 0);
+    assert_eq!(
+        ops(&mut conn),
+        [Op::File(FileOp::Open), Op::Recv],
+        "nothing to send yet"
+    );
+    complete_file(&mut conn, some_fd());
+    assert_eq!(ops(&mut conn), [Op::File(FileOp::Stat)]);
+    let (_, statx) = conn.file_transfer().stat_args();
+    (statx.stx_mode, statx.stx_size) = (libc::S_IFREG as u16, 3);
+    complete_file(&mut conn, 0);
+    assert_eq!(
+        ops(&mut conn),
+        [Op::File(FileOp::Read), Op::Send],
+        "the head leaves at once"
+    );
+    let (_, room, offset) = conn.file_transfer().read_args();
+    assert_eq!((room.len(), offset), (3, 0));
+    room.copy_from_slice(b"abc");
+    complete_file(&mut conn, 3);
+    assert!(conn.file.is_none(), "the descriptor closes with the transfer");
+    let out = flush(&mut conn);
+    assert_eq!(responses(&out), 2);
+    let first = head_len(&out);
+    assert!(out[..first].ends_with(b"Content-Length: 3\r\n\r\n"));
+    assert_eq!(&out[first..first + 3], b"abc");
+    assert!(
+        out[first + 3..].starts_with(b"HTTP/1.1 200 OK"),
+        "then the pipelined GET"
+    );
+}
+
+#[test]
+fn without_a_root_every_file_is_404_at_once() {
+    let mut conn = conn();
+    conn.on_data(FILE_THEN_GET, 0);
+    let out = flush(&mut conn);
+    assert_eq!(responses(&out), 2);
+    assert!(out.starts_with(b"HTTP/1.1 404 Not Found"));
+    assert!(conn.file.is_none());
+}
+
+#[test]
+fn an_ending_connection_waits_for_its_file_operation_before_closing() {
+    let mut conn = conn();
+    conn.serve_files_from(3);
+    conn.on_data(FILE_THEN_GET, 0);
+    ops(&mut conn);
+    conn.fail();
+    assert_eq!(ops(&mut conn), [Op::CancelFile, Op::CancelAll]);
+    conn.completed(Kind::Cancel, false);
+    conn.completed(Kind::FileCancel, false);
+    cancel_recv(&mut conn, 0);
+    assert_eq!(ops(&mut conn), [], "no close while the open may still write");
+    // The open had already run: its descriptor is owned, to close with the slot.
+    complete_file(&mut conn, some_fd());
+    assert_eq!(ops(&mut conn), [Op::Close]);
+    assert!(
+        conn.file.is_none() && conn.backlog() == 0,
+        "the transfer (and its descriptor) is dropped at the completion, nothing rendered"
+    );
+}
+
+#[test]
+fn a_stat_completing_while_ending_starts_no_read() {
+    let mut conn = conn();
+    conn.serve_files_from(3);
+    conn.on_data(FILE_THEN_GET, 0);
+    ops(&mut conn);
+    complete_file(&mut conn, some_fd());
+    assert_eq!(ops(&mut conn), [Op::File(FileOp::Stat)]);
+    conn.fail();
+    assert_eq!(ops(&mut conn), [Op::CancelFile, Op::CancelAll]);
+    conn.completed(Kind::Cancel, false);
+    conn.completed(Kind::FileCancel, false);
+    cancel_recv(&mut conn, 0);
+    let (_, statx) = conn.file_transfer().stat_args();
+    (statx.stx_mode, statx.stx_size) = (libc::S_IFREG as u16, 10 << 20);
+    complete_file(&mut conn, 0);
+    assert!(conn.file.is_none(), "no read buffer, no streaming");
+    assert_eq!(ops(&mut conn), [Op::Close]);
+    assert_eq!(conn.backlog(), 0, "no head rendered while ending");
+}
+
+/// A connection receiving by plain recvs, `request` received, a plain recv in flight
+/// again (lent the input) while the file is opened.
+fn plain_conn_with(request: &[u8]) -> Conn {
+    let receiving = Receiving::Plain { size: 4096 };
+    let mut conn = Conn::new(7, false, receiving, Codec::new(Limits::default()), 0);
+    conn.serve_files_from(3);
+    assert_eq!(ops(&mut conn), [Op::RecvInto]);
+    receive_plain(&mut conn, request);
+    assert_eq!(ops(&mut conn), [Op::File(FileOp::Open), Op::RecvInto]);
+    assert!(conn.input.is_lent());
+    conn
+}
+
+/// A plain recv completes, having written `bytes` into the room it was lent.
+fn receive_plain(conn: &mut Conn, bytes: &[u8]) {
+    conn.recv_room()[..bytes.len()].copy_from_slice(bytes);
+    conn.completed(Kind::Recv, false);
+    conn.on_recv(bytes.len() as i32, None, 0);
+}
+
+/// The last answer went out while a plain recv wrote the input: that recv's completion
+/// discards what it wrote and what was buffered, and the connection drains and lingers.
+fn ends_after_its_answer(mut conn: Conn, status: &[u8]) {
+    assert_eq!(conn.phase(), Phase::Draining);
+    assert_eq!(ops(&mut conn), [Op::Send]);
+    receive_plain(&mut conn, GET);
+    assert!(conn.input.is_empty(), "input after the last answer is dropped");
+    let out = flush(&mut conn);
+    assert_eq!(responses(&out), 1, "the pipelined GET is not answered");
+    assert!(out.starts_with(status));
+    assert!(matches!(conn.phase(), Phase::Lingering { .. }));
+}
+
+const CLOSING_FILE_THEN_GET: &[u8] =
+    b"GET /files/a HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n";
+
+#[test]
+fn a_file_with_connection_close_ends_while_a_plain_recv_is_in_flight() {
+    let mut conn = plain_conn_with(CLOSING_FILE_THEN_GET);
+    complete_file(&mut conn, some_fd());
+    ops(&mut conn);
+    let (_, statx) = conn.file_transfer().stat_args();
+    (statx.stx_mode, statx.stx_size) = (libc::S_IFREG as u16, 0);
+    complete_file(&mut conn, 0);
+    assert!(conn.file.is_none());
+    ends_after_its_answer(conn, b"HTTP/1.1 200 OK");
+}
+
+#[test]
+fn a_file_failing_with_500_ends_while_a_plain_recv_is_in_flight() {
+    let mut conn = plain_conn_with(FILE_THEN_GET);
+    complete_file(&mut conn, -libc::EACCES);
+    ends_after_its_answer(conn, b"HTTP/1.1 500");
+}
+
+#[test]
+fn a_file_cut_short_ends_the_connection_after_what_was_sent() {
+    let mut conn = conn();
+    conn.serve_files_from(3);
+    conn.on_data(FILE_THEN_GET, 0);
+    ops(&mut conn);
+    complete_file(&mut conn, some_fd());
+    ops(&mut conn);
+    let (_, statx) = conn.file_transfer().stat_args();
+    (statx.stx_mode, statx.stx_size) = (libc::S_IFREG as u16, 10);
+    complete_file(&mut conn, 0);
+    ops(&mut conn);
+    complete_file(&mut conn, 0);
+    assert_eq!(conn.phase(), Phase::Draining, "the pipelined GET is not answered");
+    let out = flush(&mut conn);
+    assert_eq!(responses(&out), 1);
+    assert!(
+        matches!(conn.phase(), Phase::Lingering { .. }),
+        "sent, then shut down"
+    );
+}

@@ -1,0 +1,234 @@
+//! One `/files/{name}` answer in progress: its steps (open, stat, read chunk by chunk)
+//! and the memory the kernel writes during them. No ring types: the connection asks
+//! [`FileTransfer::wants`] for the next operation, `file_ops.rs` pushes it naming this
+//! memory, and the completion comes back through the `on_*` transitions.
+//!
+//! Everything the kernel may write lives on the heap (the NUL-terminated name, the
+//! `statx` buffer, the read buffer), so it stays put while the connection moves, and the
+//! transfer is dropped only when no file operation is in flight (`DESIGN.md`, rule 7).
+//! The opened descriptor is an `OwnedFd`: it is closed (plain `close(2)`) whenever the
+//! transfer ends, however it ends, so a connection that dies mid-file leaks nothing.
+
+use std::ffi::CString;
+use std::os::fd::{OwnedFd, RawFd};
+
+use http_core::files::{FILE_CHUNK, FileAnswer, FileRequest};
+
+use crate::file_ops;
+
+/// Where the transfer stands; each step names the operation it waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Open the name inside the root (IORING_OP_OPENAT).
+    Open,
+    /// Stat the opened descriptor (IORING_OP_STATX).
+    Stat,
+    /// `read` of `len` bytes read (and handed to the output) so far (IORING_OP_READ).
+    Stream { len: u64, read: u64 },
+}
+
+/// What the next file operation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOp {
+    Open,
+    Stat,
+    Read,
+}
+
+/// What a completion means for the response.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Nothing to render yet; ask for the next operation.
+    Continue,
+    /// Render the error answer; the transfer is over.
+    Error(FileAnswer),
+    /// Render the head of a `len`-byte file; the transfer is over when `done`.
+    Head { len: u64, done: bool },
+    /// `n` bytes were read into the buffer: append them; the transfer is over when
+    /// `done`.
+    Chunk { n: usize, done: bool },
+    /// The file ended early or a read failed after the head went out: the response
+    /// cannot be completed, so the connection closes.
+    Broken,
+}
+
+pub struct FileTransfer {
+    pub request: FileRequest,
+    step: Step,
+    root: RawFd,
+    /// The name, NUL-terminated, read by OPENAT until its completion.
+    path: CString,
+    /// Written by STATX until its completion.
+    statx: Box<libc::statx>,
+    /// The opened file; closed on drop.
+    fd: Option<OwnedFd>,
+    /// The read buffer, when it is here: not lent to a read in flight nor kept by the
+    /// output (`lent_at` then says where its bytes are, to know it when it comes back).
+    buffer: Option<Vec<u8>>,
+    lent_at: usize,
+}
+
+/// Shows the step, the name and the read buffer's size only: the kernel may be writing
+/// the buffer (and the `statx`).
+impl std::fmt::Debug for FileTransfer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileTransfer")
+            .field("step", &self.step)
+            .field("name", &self.path)
+            .field("buffer", &self.buffer.as_ref().map(Vec::len))
+            .finish()
+    }
+}
+
+impl FileTransfer {
+    pub fn new(request: FileRequest, root: RawFd, statx: Box<libc::statx>) -> FileTransfer {
+        let path = CString::new(request.name.as_str()).expect("file names hold no NUL");
+        FileTransfer {
+            request,
+            step: Step::Open,
+            root,
+            path,
+            statx,
+            fd: None,
+            buffer: None,
+            lent_at: 0,
+        }
+    }
+
+    #[cfg(test)]
+    pub fn step(&self) -> Step {
+        self.step
+    }
+
+    /// The operation to submit next, if any: a read only once the buffer is back and the
+    /// output has room (`paused` says it has not).
+    pub fn wants(&self, paused: bool) -> Option<FileOp> {
+        match self.step {
+            Step::Open => Some(FileOp::Open),
+            Step::Stat => Some(FileOp::Stat),
+            Step::Stream { .. } if paused || self.buffer.is_none() => None,
+            Step::Stream { .. } => Some(FileOp::Read),
+        }
+    }
+
+    /// OPENAT's operands: the root and the NUL-terminated name.
+    pub fn open_args(&self) -> (RawFd, &CString) {
+        (self.root, &self.path)
+    }
+
+    /// STATX's operands: the opened descriptor and the buffer the kernel fills.
+    pub fn stat_args(&mut self) -> (Option<&OwnedFd>, &mut libc::statx) {
+        (self.fd.as_ref(), &mut self.statx)
+    }
+
+    /// READ's operands: the descriptor, the room to fill and the file offset.
+    pub fn read_args(&mut self) -> (Option<&OwnedFd>, &mut [u8], u64) {
+        let Step::Stream { len, read } = self.step else {
+            unreachable!("a read is asked for only while streaming");
+        };
+        let buffer = self
+            .buffer
+            .as_mut()
+            .expect("a read is asked for with the buffer here");
+        let room = (len - read).min(buffer.len() as u64) as usize;
+        (self.fd.as_ref(), &mut buffer[..room], read)
+    }
+
+    /// The operation in flight completed with `result`.
+    pub fn completed(&mut self, result: i32) -> Progress {
+        match self.step {
+            Step::Open => self.on_opened(result, file_ops::opened(result)),
+            Step::Stat => self.on_stat(result),
+            Step::Stream { .. } => self.on_read(result),
+        }
+    }
+
+    /// The operation in flight completed with `result` while the connection ends: the
+    /// transfer goes no further (no read buffer, no next step) and is dropped, closing its
+    /// descriptor, and one an OPENAT has just returned.
+    pub fn abandon(self, result: i32) {
+        if self.step == Step::Open {
+            drop(file_ops::opened(result));
+        }
+    }
+
+    /// OPENAT completed; `opened` owns the descriptor it returned, if any.
+    fn on_opened(&mut self, result: i32, opened: Option<OwnedFd>) -> Progress {
+        match opened {
+            Some(fd) => {
+                self.fd = Some(fd);
+                self.step = Step::Stat;
+                Progress::Continue
+            }
+            None => Progress::Error(FileAnswer::from_errno(-result)),
+        }
+    }
+
+    /// STATX completed: a regular file's head, else the error answer.
+    fn on_stat(&mut self, result: i32) -> Progress {
+        if result < 0 {
+            return Progress::Error(FileAnswer::from_errno(-result));
+        }
+        let is_regular = u32::from(self.statx.stx_mode) & libc::S_IFMT == libc::S_IFREG;
+        match FileAnswer::from_metadata(is_regular, self.statx.stx_size) {
+            FileAnswer::Found { len } => {
+                let done = self.request.head_only || len == 0;
+                if !done {
+                    // Opened O_NONBLOCK so that a FIFO could not block the open; a regular
+                    // file's READ must wait for the disk, not end with EAGAIN.
+                    let fd = self.fd.as_ref().expect("a stat follows a successful open");
+                    if let Err(errno) = file_ops::make_blocking(fd) {
+                        return Progress::Error(FileAnswer::from_errno(errno));
+                    }
+                    self.step = Step::Stream { len, read: 0 };
+                    self.buffer = Some(vec![0; (len as usize).min(FILE_CHUNK)]);
+                }
+                Progress::Head { len, done }
+            }
+            answer => Progress::Error(answer),
+        }
+    }
+
+    /// READ completed with `result` bytes (or an error).
+    fn on_read(&mut self, result: i32) -> Progress {
+        let Step::Stream { len, read } = self.step else {
+            unreachable!("a read completes only while streaming");
+        };
+        if result == -libc::EAGAIN {
+            // Not ready yet (a descriptor still non-blocking): the same read again.
+            return Progress::Continue;
+        }
+        if result <= 0 {
+            return Progress::Broken;
+        }
+        let read = read + result as u64;
+        self.step = Step::Stream { len, read };
+        Progress::Chunk {
+            n: result as usize,
+            done: read == len,
+        }
+    }
+
+    /// The read buffer, to append the chunk just read from it; give it back with
+    /// [`FileTransfer::keep_buffer`] if the output copied it, or let the output keep it
+    /// (it comes back through [`FileTransfer::is_its_buffer`] once sent).
+    pub fn take_buffer(&mut self) -> Vec<u8> {
+        let buffer = self.buffer.take().expect("the chunk was read into the buffer");
+        self.lent_at = buffer.as_ptr() as usize;
+        buffer
+    }
+
+    pub fn keep_buffer(&mut self, buffer: Vec<u8>) {
+        assert!(self.buffer.is_none(), "the transfer has one read buffer");
+        self.buffer = Some(buffer);
+    }
+
+    /// `buffer`, handed back by the output once sent, is this transfer's read buffer.
+    pub fn is_its_buffer(&self, buffer: &[u8]) -> bool {
+        self.buffer.is_none() && buffer.as_ptr() as usize == self.lent_at
+    }
+}
+
+#[cfg(test)]
+#[path = "file_tests.rs"]
+mod tests;

@@ -1,0 +1,180 @@
+//! The transfer's steps without a kernel: completions are played by hand.
+
+use std::os::fd::IntoRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+
+use super::*;
+use http_core::files::FileName;
+use http_core::response::Persistence;
+
+fn transfer(head_only: bool) -> FileTransfer {
+    let request = FileRequest {
+        name: FileName::from_path("/files/a").unwrap(),
+        head_only,
+        persistence: Persistence::KeepAlive,
+    };
+    FileTransfer::new(request, 3, crate::file_ops::zeroed_statx())
+}
+
+/// Plays a successful OPENAT: the result is a real descriptor, which the transfer owns.
+fn opened(transfer: &mut FileTransfer) {
+    let fd = std::fs::File::open("/dev/null").unwrap().into_raw_fd();
+    assert_eq!(transfer.completed(fd), Progress::Continue);
+    assert_eq!(transfer.step(), Step::Stat);
+}
+
+/// Plays a STATX that found a regular file of `len` bytes (or a directory).
+fn stat(transfer: &mut FileTransfer, regular: bool, len: u64) -> Progress {
+    let (_, statx) = transfer.stat_args();
+    statx.stx_mode = if regular { libc::S_IFREG } else { libc::S_IFDIR } as u16;
+    statx.stx_size = len;
+    transfer.completed(0)
+}
+
+#[test]
+fn open_errors_map_to_their_answer() {
+    let mut transfer = transfer(false);
+    assert_eq!(transfer.open_args().1.as_bytes_with_nul(), b"a\0");
+    assert_eq!(transfer.wants(false), Some(FileOp::Open));
+    let missing = transfer.completed(-libc::ELOOP);
+    assert_eq!(missing, Progress::Error(FileAnswer::Missing));
+    let mut transfer = self::transfer(false);
+    assert_eq!(
+        transfer.completed(-libc::EACCES),
+        Progress::Error(FileAnswer::Failed)
+    );
+}
+
+#[test]
+fn only_a_regular_file_is_found() {
+    let mut transfer = transfer(false);
+    opened(&mut transfer);
+    assert_eq!(
+        stat(&mut transfer, false, 10),
+        Progress::Error(FileAnswer::Missing)
+    );
+}
+
+#[test]
+fn head_only_and_empty_files_end_with_the_head() {
+    let mut transfer = transfer(true);
+    opened(&mut transfer);
+    assert_eq!(
+        stat(&mut transfer, true, 10),
+        Progress::Head { len: 10, done: true }
+    );
+    let mut transfer = self::transfer(false);
+    opened(&mut transfer);
+    assert_eq!(
+        stat(&mut transfer, true, 0),
+        Progress::Head { len: 0, done: true }
+    );
+}
+
+#[test]
+fn a_large_file_is_read_chunk_by_chunk_at_its_offset() {
+    let len = FILE_CHUNK as u64 * 2 + 100;
+    let mut transfer = transfer(false);
+    opened(&mut transfer);
+    assert_eq!(
+        stat(&mut transfer, true, len),
+        Progress::Head { len, done: false }
+    );
+    assert_eq!(
+        transfer.wants(true),
+        None,
+        "no read while the output is backed up"
+    );
+    assert_eq!(transfer.wants(false), Some(FileOp::Read));
+    let (_, room, offset) = transfer.read_args();
+    assert_eq!((room.len(), offset), (FILE_CHUNK, 0));
+    assert_eq!(transfer.completed(1000), Progress::Chunk { n: 1000, done: false });
+    // The output keeps the buffer: no read until it comes back.
+    let buffer = transfer.take_buffer();
+    assert_eq!(transfer.wants(false), None);
+    assert!(!transfer.is_its_buffer(&[0; 10]));
+    assert!(transfer.is_its_buffer(&buffer));
+    transfer.keep_buffer(buffer);
+    let (_, room, offset) = transfer.read_args();
+    assert_eq!(
+        (room.len(), offset),
+        (FILE_CHUNK, 1000),
+        "a short read resumes after it"
+    );
+    let chunk = Progress::Chunk {
+        n: FILE_CHUNK,
+        done: false,
+    };
+    assert_eq!(transfer.completed(FILE_CHUNK as i32), chunk);
+    let (_, room, offset) = transfer.read_args();
+    let last = FILE_CHUNK - 900;
+    assert_eq!(
+        (room.len(), offset),
+        (last, 1000 + FILE_CHUNK as u64),
+        "never past the length"
+    );
+    assert_eq!(
+        transfer.completed(last as i32),
+        Progress::Chunk { n: last, done: true }
+    );
+}
+
+#[test]
+fn a_file_that_ends_early_breaks_the_response() {
+    let mut transfer = transfer(false);
+    opened(&mut transfer);
+    stat(&mut transfer, true, 5000);
+    let (_, room, _) = transfer.read_args();
+    assert_eq!(room.len(), 5000, "a small file gets a buffer of its size");
+    assert_eq!(transfer.completed(0), Progress::Broken);
+    let mut transfer = self::transfer(false);
+    opened(&mut transfer);
+    stat(&mut transfer, true, 5000);
+    assert_eq!(transfer.completed(-libc::EIO), Progress::Broken);
+}
+
+#[test]
+fn a_read_not_ready_is_submitted_again() {
+    let mut transfer = transfer(false);
+    opened(&mut transfer);
+    stat(&mut transfer, true, 5000);
+    assert_eq!(transfer.completed(-libc::EAGAIN), Progress::Continue);
+    assert_eq!(transfer.wants(false), Some(FileOp::Read), "the same read again");
+    let (_, room, offset) = transfer.read_args();
+    assert_eq!((room.len(), offset), (5000, 0));
+    assert_eq!(transfer.completed(5000), Progress::Chunk { n: 5000, done: true });
+}
+
+#[test]
+fn a_regular_file_is_read_blocking() {
+    use rustix::fs::{OFlags, fcntl_getfl};
+    let file = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open("/dev/null")
+        .unwrap();
+    let mut transfer = transfer(false);
+    assert_eq!(transfer.completed(file.into_raw_fd()), Progress::Continue);
+    let nonblocking = |transfer: &FileTransfer| {
+        let flags = fcntl_getfl(transfer.fd.as_ref().unwrap()).unwrap();
+        flags.contains(OFlags::NONBLOCK)
+    };
+    assert!(
+        nonblocking(&transfer),
+        "opened non-blocking (a FIFO must not block)"
+    );
+    stat(&mut transfer, true, 10);
+    assert!(
+        !nonblocking(&transfer),
+        "a regular file's reads wait for the disk"
+    );
+}
+
+#[test]
+#[should_panic(expected = "one read buffer")]
+fn a_second_read_buffer_is_refused() {
+    let mut transfer = transfer(false);
+    opened(&mut transfer);
+    stat(&mut transfer, true, 10);
+    transfer.keep_buffer(vec![0; 10]);
+}

@@ -1,0 +1,205 @@
+//! `GET|HEAD /files/{name}` against the binary started with `--files-dir` on a
+//! temporary directory: small and streamed (larger than `FILE_CHUNK`) files, HEAD, what is
+//! not a regular file, pipelining, and a file truncated while it is streamed.
+
+mod flags;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use conformance::ServerProcess;
+use conformance::stress::fd_count;
+use conformance::wire::{Conn, Response, probe};
+use http_core::files::FILE_CHUNK;
+
+const BIN: &str = env!("CARGO_BIN_EXE_io_uring_server");
+
+/// Larger than two chunks and not a multiple of one.
+const LARGE: usize = 4 * FILE_CHUNK + 12_345;
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("uring-files-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 7 % 251) as u8).collect()
+}
+
+/// A root with `small` (5 bytes), `large` ([`LARGE`]), `empty`, a symlink to `small`,
+/// a directory and a FIFO.
+fn root(tag: &str) -> TempDir {
+    let dir = TempDir::new(tag);
+    std::fs::write(dir.0.join("small"), b"hello").unwrap();
+    std::fs::write(dir.0.join("large"), pattern(LARGE)).unwrap();
+    std::fs::write(dir.0.join("empty"), b"").unwrap();
+    std::os::unix::fs::symlink("small", dir.0.join("link")).unwrap();
+    std::fs::create_dir(dir.0.join("dir")).unwrap();
+    let fifo = std::ffi::CString::new(dir.0.join("fifo").into_os_string().into_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path; mkfifo touches no other memory of ours.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    dir
+}
+
+fn start(dir: &TempDir, args: &[&str]) -> ServerProcess {
+    let mut all = vec!["--threads", "1", "--files-dir", dir.0.to_str().unwrap()];
+    all.extend_from_slice(args);
+    ServerProcess::start(BIN, &all)
+}
+
+fn request(conn: &mut Conn, method: &str, name: &str) -> Response {
+    let request = format!("{method} /files/{name} HTTP/1.1\r\nHost: t\r\n\r\n");
+    conn.send(request.as_bytes()).unwrap();
+    conn.response(method == "HEAD").unwrap()
+}
+
+fn length(response: &Response) -> usize {
+    let value = response.header("content-length").expect("a Content-Length");
+    std::str::from_utf8(value).unwrap().parse().unwrap()
+}
+
+/// Every kind of answer, on one keep-alive connection.
+fn serves_files(args: &[&str], tag: &str) {
+    let dir = root(tag);
+    let server = start(&dir, args);
+    let mut conn = Conn::connect(server.addr());
+    let small = request(&mut conn, "GET", "small");
+    assert_eq!((small.status, small.body.as_slice()), (200, &b"hello"[..]));
+    assert_eq!(
+        small.header("content-type"),
+        Some(&b"application/octet-stream"[..])
+    );
+    let large = request(&mut conn, "GET", "large");
+    assert_eq!((large.status, large.body.len()), (200, LARGE));
+    assert!(
+        large.body == pattern(LARGE),
+        "the streamed bytes are the file's, in order"
+    );
+    let head = request(&mut conn, "HEAD", "large");
+    assert_eq!((head.status, length(&head), head.body.len()), (200, LARGE, 0));
+    let empty = request(&mut conn, "GET", "empty");
+    assert_eq!((empty.status, length(&empty)), (200, 0));
+    for name in ["missing", "link", "dir", "fifo"] {
+        assert_eq!(request(&mut conn, "GET", name).status, 404, "{name}");
+        assert_eq!(request(&mut conn, "HEAD", name).status, 404, "HEAD {name}");
+    }
+    assert_eq!(request(&mut conn, "GET", "small").status, 200, "still serving");
+}
+
+#[test]
+fn files_are_served_with_default_features() {
+    serves_files(&[], "default");
+}
+
+#[test]
+fn files_are_served_with_every_feature_off() {
+    serves_files(&flags::EVERY_FEATURE_OFF, "off");
+}
+
+#[test]
+fn files_are_served_with_direct_descriptors_and_zero_copy() {
+    serves_files(&["--fixed-files", "--zero-copy-send"], "fixed");
+}
+
+#[test]
+fn pipelined_requests_are_answered_in_order() {
+    let dir = root("pipelined");
+    let server = start(&dir, &[]);
+    let mut conn = Conn::connect(server.addr());
+    let batch = "GET /files/large HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n\
+                 GET /files/missing HTTP/1.1\r\nHost: t\r\n\r\nGET /files/small HTTP/1.1\r\nHost: t\r\n\r\n";
+    conn.send(batch.as_bytes()).unwrap();
+    let answers: Vec<Response> = (0..4).map(|_| conn.response(false).unwrap()).collect();
+    assert_eq!(answers[0].body.len(), LARGE);
+    assert_eq!(answers[1].body, http_core::routes::HELLO);
+    assert_eq!(answers[2].status, 404);
+    assert_eq!(answers[3].body, b"hello");
+}
+
+#[test]
+fn a_file_with_connection_close_ends_its_connection_with_plain_recvs() {
+    // A plain recv is in flight (lent the input) when the answer completes.
+    let dir = root("close");
+    let server = start(&dir, &["--no-multishot-recv"]);
+    for (name, status, len) in [("small", 200, 5), ("large", 200, LARGE), ("missing", 404, 0)] {
+        let mut stream = TcpStream::connect(server.addr()).unwrap();
+        let request = format!("GET /files/{name} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).expect("the answer, then EOF");
+        let head = format!("HTTP/1.1 {status} ");
+        assert!(answer.starts_with(head.as_bytes()), "{name}");
+        let head_len = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        if status == 200 {
+            assert_eq!(answer.len() - head_len, len, "{name}: the whole file, then EOF");
+        }
+    }
+    probe(server.addr()).expect("the server still serves");
+}
+
+#[test]
+fn without_files_dir_every_file_is_404() {
+    let server = ServerProcess::start(BIN, &["--threads", "1"]);
+    let mut conn = Conn::connect(server.addr());
+    assert_eq!(request(&mut conn, "GET", "small").status, 404);
+    assert_eq!(request(&mut conn, "HEAD", "small").status, 404);
+}
+
+#[test]
+fn a_file_truncated_while_streamed_closes_its_connection_only() {
+    let dir = TempDir::new("truncated");
+    let len = 32 << 20;
+    let path = dir.0.join("big");
+    std::fs::write(&path, pattern(len)).unwrap();
+    let server = start(&dir, &[]);
+    let before = fd_count(server.pid()).unwrap();
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    stream
+        .write_all(b"GET /files/big HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    // Read the head (and some bytes), then cut the file while most is still to be read:
+    // the client reads nothing more until then, so the server is held by backpressure.
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut received = vec![0; 64 << 10];
+    let first = stream.read(&mut received).unwrap();
+    assert!(received[..first].starts_with(b"HTTP/1.1 200 OK"));
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let mut total = first;
+    loop {
+        match stream.read(&mut received) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) => panic!("the connection did not end: {e} after {total} bytes"),
+        }
+    }
+    assert!(total < len, "the response was cut short ({total} bytes)");
+    probe(server.addr()).unwrap();
+    // The file's descriptor and the connection's are gone once it has lingered.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while fd_count(server.pid()).unwrap() > before && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(fd_count(server.pid()).unwrap() <= before, "no descriptor leaked");
+}
