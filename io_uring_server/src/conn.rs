@@ -174,7 +174,9 @@ impl Conn {
                 return Some(Op::CancelAll);
             }
             let wrong_kind = self.input.is_lent() != self.wants_plain_recv();
-            let unwanted = self.paused() || wrong_kind;
+            // A plain recv holds the input, so what it already holds could not be answered.
+            let holds_requests = self.input.is_lent() && self.has_unanswered_input();
+            let unwanted = self.paused() || wrong_kind || holds_requests;
             if !closing && ops.recv == Stage::InFlight && unwanted {
                 return Some(Op::CancelRecv);
             }
@@ -191,7 +193,8 @@ impl Conn {
             return Some(Op::Shutdown);
         }
         let reading = matches!(self.phase, Phase::Open | Phase::Lingering { .. });
-        if ops.recv.is_idle() && reading && !self.read_closed && !self.paused() {
+        let plain_would_block = self.wants_plain_recv() && self.has_unanswered_input();
+        if ops.recv.is_idle() && reading && !self.read_closed && !self.paused() && !plain_would_block {
             return Some(if self.wants_plain_recv() {
                 Op::RecvInto
             } else {
@@ -229,6 +232,15 @@ impl Conn {
 
     fn paused(&self) -> bool {
         self.backlog() >= OUTPUT_LIMIT
+    }
+
+    /// The input holds bytes the codec should see now: what followed a file request,
+    /// once its answer is done (answered as soon as no recv is writing the input).
+    fn has_unanswered_input(&self) -> bool {
+        self.phase == Phase::Open
+            && self.file.is_none()
+            && !self.input.is_empty()
+            && self.input.len() >= self.input_needed
     }
 }
 

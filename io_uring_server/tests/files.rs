@@ -1,6 +1,6 @@
-//! `GET|HEAD /files/{name}` against the binary started with `--files-dir` on a
-//! temporary directory: small and streamed (larger than `FILE_CHUNK`) files, HEAD, what is
-//! not a regular file, pipelining, and a file truncated while it is streamed.
+//! `GET|HEAD /files/{name}`: the conformance kit's file checks with several feature sets,
+//! then what is particular to this server: a file answer that ends its connection while
+//! a plain recv holds the input, and a truncated file's descriptors all released.
 
 mod flags;
 
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use conformance::ServerProcess;
 use conformance::stress::fd_count;
-use conformance::wire::{Conn, Response, probe};
+use conformance::wire::probe;
 use http_core::files::FILE_CHUNK;
 
 const BIN: &str = env!("CARGO_BIN_EXE_io_uring_server");
@@ -62,73 +62,23 @@ fn start(dir: &TempDir, args: &[&str]) -> ServerProcess {
     ServerProcess::start(BIN, &all)
 }
 
-fn request(conn: &mut Conn, method: &str, name: &str) -> Response {
-    let request = format!("{method} /files/{name} HTTP/1.1\r\nHost: t\r\n\r\n");
-    conn.send(request.as_bytes()).unwrap();
-    conn.response(method == "HEAD").unwrap()
-}
-
-fn length(response: &Response) -> usize {
-    let value = response.header("content-length").expect("a Content-Length");
-    std::str::from_utf8(value).unwrap().parse().unwrap()
-}
-
-/// Every kind of answer, on one keep-alive connection.
-fn serves_files(args: &[&str], tag: &str) {
-    let dir = root(tag);
-    let server = start(&dir, args);
-    let mut conn = Conn::connect(server.addr());
-    let small = request(&mut conn, "GET", "small");
-    assert_eq!((small.status, small.body.as_slice()), (200, &b"hello"[..]));
-    assert_eq!(
-        small.header("content-type"),
-        Some(&b"application/octet-stream"[..])
-    );
-    let large = request(&mut conn, "GET", "large");
-    assert_eq!((large.status, large.body.len()), (200, LARGE));
-    assert!(
-        large.body == pattern(LARGE),
-        "the streamed bytes are the file's, in order"
-    );
-    let head = request(&mut conn, "HEAD", "large");
-    assert_eq!((head.status, length(&head), head.body.len()), (200, LARGE, 0));
-    let empty = request(&mut conn, "GET", "empty");
-    assert_eq!((empty.status, length(&empty)), (200, 0));
-    for name in ["missing", "link", "dir", "fifo"] {
-        assert_eq!(request(&mut conn, "GET", name).status, 404, "{name}");
-        assert_eq!(request(&mut conn, "HEAD", name).status, 404, "HEAD {name}");
-    }
-    assert_eq!(request(&mut conn, "GET", "small").status, 200, "still serving");
+/// The conformance kit's file checks (bytes, HEAD, every way out of the root,
+/// pipelining, a file removed or truncated mid-response, no `--files-dir`), with the
+/// default features and with the switches that change how a response leaves or input
+/// arrives.
+#[test]
+fn files_conform_with_default_features() {
+    conformance::check_files(BIN, &[]);
 }
 
 #[test]
-fn files_are_served_with_default_features() {
-    serves_files(&[], "default");
+fn files_conform_with_every_feature_off() {
+    conformance::check_files(BIN, &flags::EVERY_FEATURE_OFF);
 }
 
 #[test]
-fn files_are_served_with_every_feature_off() {
-    serves_files(&flags::EVERY_FEATURE_OFF, "off");
-}
-
-#[test]
-fn files_are_served_with_direct_descriptors_and_zero_copy() {
-    serves_files(&["--fixed-files", "--zero-copy-send"], "fixed");
-}
-
-#[test]
-fn pipelined_requests_are_answered_in_order() {
-    let dir = root("pipelined");
-    let server = start(&dir, &[]);
-    let mut conn = Conn::connect(server.addr());
-    let batch = "GET /files/large HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n\
-                 GET /files/missing HTTP/1.1\r\nHost: t\r\n\r\nGET /files/small HTTP/1.1\r\nHost: t\r\n\r\n";
-    conn.send(batch.as_bytes()).unwrap();
-    let answers: Vec<Response> = (0..4).map(|_| conn.response(false).unwrap()).collect();
-    assert_eq!(answers[0].body.len(), LARGE);
-    assert_eq!(answers[1].body, http_core::routes::HELLO);
-    assert_eq!(answers[2].status, 404);
-    assert_eq!(answers[3].body, b"hello");
+fn files_conform_with_direct_descriptors_and_zero_copy() {
+    conformance::check_files(BIN, &["--fixed-files", "--zero-copy-send"]);
 }
 
 #[test]
@@ -151,14 +101,6 @@ fn a_file_with_connection_close_ends_its_connection_with_plain_recvs() {
         }
     }
     probe(server.addr()).expect("the server still serves");
-}
-
-#[test]
-fn without_files_dir_every_file_is_404() {
-    let server = ServerProcess::start(BIN, &["--threads", "1"]);
-    let mut conn = Conn::connect(server.addr());
-    assert_eq!(request(&mut conn, "GET", "small").status, 404);
-    assert_eq!(request(&mut conn, "HEAD", "small").status, 404);
 }
 
 #[test]

@@ -182,3 +182,25 @@ fn a_file_cut_short_ends_the_connection_after_what_was_sent() {
         "sent, then shut down"
     );
 }
+
+#[test]
+fn requests_after_a_file_are_answered_though_a_plain_recv_held_the_input() {
+    let mut conn = plain_conn_with(FILE_THEN_GET);
+    complete_file(&mut conn, some_fd());
+    ops(&mut conn);
+    let (_, statx) = conn.file_transfer().stat_args();
+    (statx.stx_mode, statx.stx_size) = (libc::S_IFREG as u16, 0);
+    complete_file(&mut conn, 0);
+    assert!(conn.file.is_none() && conn.input.is_lent());
+    assert_eq!(
+        ops(&mut conn),
+        [Op::CancelRecv, Op::Send],
+        "the recv holding the pipelined GET is cancelled"
+    );
+    conn.completed(Kind::Cancel, false);
+    conn.completed(Kind::Recv, false);
+    assert_eq!(conn.on_recv(-libc::ECANCELED, None, 0), 1, "the GET answered");
+    let out = flush(&mut conn);
+    assert_eq!(responses(&out), 2, "the file's answer, then the pipelined GET's");
+    assert!(conn.input.is_lent(), "then a plain recv reads again");
+}
