@@ -8,6 +8,7 @@ pub mod chunked;
 pub mod codec;
 pub mod date;
 pub mod error;
+pub mod file_name;
 pub mod files;
 pub mod headers;
 pub mod limits;

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use crate::files::FileName;
+use crate::file_name::FileName;
 use crate::limits::MAX_BODY_BYTES;
 
 /// The body of `GET /`.

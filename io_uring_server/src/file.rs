@@ -14,7 +14,7 @@ use std::os::fd::{OwnedFd, RawFd};
 
 use http_core::files::{FILE_CHUNK, FileAnswer, FileRequest};
 
-use crate::file_ops;
+use crate::file_fd;
 
 /// Where the transfer stands; each step names the operation it waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +137,7 @@ impl FileTransfer {
     /// The operation in flight completed with `result`.
     pub fn completed(&mut self, result: i32) -> Progress {
         match self.step {
-            Step::Open => self.on_opened(result, file_ops::opened(result)),
+            Step::Open => self.on_opened(result, file_fd::opened(result)),
             Step::Stat => self.on_stat(result),
             Step::Stream { .. } => self.on_read(result),
         }
@@ -148,7 +148,7 @@ impl FileTransfer {
     /// descriptor, and one an OPENAT has just returned.
     pub fn abandon(self, result: i32) {
         if self.step == Step::Open {
-            drop(file_ops::opened(result));
+            drop(file_fd::opened(result));
         }
     }
 
@@ -177,7 +177,7 @@ impl FileTransfer {
                     // Opened O_NONBLOCK so that a FIFO could not block the open; a regular
                     // file's READ must wait for the disk, not end with EAGAIN.
                     let fd = self.fd.as_ref().expect("a stat follows a successful open");
-                    if let Err(errno) = file_ops::make_blocking(fd) {
+                    if let Err(errno) = file_fd::make_blocking(fd) {
                         return Progress::Error(FileAnswer::from_errno(errno));
                     }
                     self.step = Step::Stream { len, read: 0 };

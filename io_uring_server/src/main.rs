@@ -14,6 +14,7 @@ mod config;
 mod conn;
 mod event_loop;
 mod file;
+mod file_fd;
 mod file_ops;
 mod gather;
 mod incremental;
@@ -44,7 +45,7 @@ fn main() {
     // The root of `/files/{name}`, opened once; every worker's OPENATs resolve names in
     // it. Owned here, so it stays open until the workers are joined.
     let files_root = cli.common.files_dir.as_deref().map(|dir| {
-        file_ops::open_root(dir).unwrap_or_else(|e| {
+        file_fd::open_root(dir).unwrap_or_else(|e| {
             StartupError::from(format!("cannot open --files-dir {}: {e}", dir.display())).exit()
         })
     });

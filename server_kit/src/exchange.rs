@@ -8,7 +8,6 @@
 //! A file request (`/files/{name}`) is answered through [`crate::file_reply`] with the
 //! transport's own file I/O ([`Transport::Files`]).
 
-use std::future::Future;
 use std::io::{self, IoSlice};
 use std::time::Duration;
 
@@ -16,8 +15,9 @@ use http_core::{Codec, Output, Received};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::file_reply::{self, FileIo};
+use crate::file_reply;
 use crate::tokio_files::TokioFiles;
+pub use crate::transport::Transport;
 use crate::{Activity, Settings};
 
 /// Bytes reserved for each read. Default is 16 KiB.
@@ -27,29 +27,6 @@ pub const READ_CHUNK: usize = 16 * 1024;
 /// the client still sends for at most this long, so the client sees the response and a
 /// FIN rather than a reset (RFC 9112 section 9.6). Default is 1 second.
 pub const LINGER: Duration = Duration::from_secs(1);
-
-/// A connected socket's I/O as the loop needs it. A future dropped before it completes
-/// (shutdown, timeout) is never followed by another call on the same transport.
-pub trait Transport {
-    /// The runtime's own file I/O, for `/files/{name}`.
-    type Files: FileIo;
-    /// `send_all` writes an echoed body from the input buffer it was read into, which the
-    /// output adopts for the write ([`http_core::Lending`]); otherwise it is copied.
-    const LENDS_INPUT: bool = true;
-    /// Appends what the peer sent next to `input`; `Ok(0)` at end of stream.
-    fn receive(&mut self, input: &mut Vec<u8>) -> impl Future<Output = io::Result<usize>>;
-    /// Writes all of `output`, and leaves it as it was given.
-    fn send_all(&mut self, output: &mut Output) -> impl Future<Output = io::Result<()>>;
-    /// Sends FIN.
-    fn finish(&mut self) -> impl Future<Output = io::Result<()>>;
-    /// Reads and throws away what the peer sent next; `Ok(0)` at end of stream.
-    fn discard(&mut self) -> impl Future<Output = io::Result<usize>>;
-    /// Sleeps `duration` on the transport's runtime timer; tokio's by default, which a
-    /// transport on another runtime must override (tokio's timer panics outside tokio).
-    fn sleep(duration: Duration) -> impl Future<Output = ()> {
-        tokio::time::sleep(duration)
-    }
-}
 
 /// Serves one connection until either side closes, the codec says to close, the server
 /// shuts down between requests, or the connection times out.

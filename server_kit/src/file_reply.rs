@@ -12,7 +12,6 @@
 //! cannot be completed and the connection just closes. The file is closed (dropped) when
 //! its answer is done either way.
 
-use std::future::Future;
 use std::io;
 use std::path::Path;
 
@@ -20,7 +19,8 @@ use http_core::Output;
 use http_core::files::{FILE_CHUNK, FileAnswer, FileName, FileRequest, render_file_error, render_file_head};
 
 use crate::Activity;
-use crate::exchange::Transport;
+pub use crate::transport::FileIo;
+use crate::transport::Transport;
 
 /// The flags every runtime opens a requested file with (besides read-only): a symlink
 /// anywhere is refused (ELOOP), a FIFO does not block, and no child inherits it.
@@ -29,29 +29,6 @@ pub const OPEN_FLAGS: i32 = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXE
 /// Whether a `st_mode`/`stx_mode` is a regular file's.
 pub fn is_regular_mode(mode: u32) -> bool {
     mode & libc::S_IFMT == libc::S_IFREG
-}
-
-/// A runtime's own file I/O. A future dropped before it completes (shutdown, timeout) is
-/// never followed by another call on the same file.
-pub trait FileIo {
-    type File;
-    /// Opens `path` read-only with [`OPEN_FLAGS`].
-    fn open(path: &Path) -> impl Future<Output = io::Result<Self::File>>;
-    /// Whether the opened file is a regular file, and its length.
-    fn metadata(file: &Self::File) -> impl Future<Output = io::Result<(bool, u64)>>;
-    /// Takes [`OPEN_FLAGS`]' `O_NONBLOCK` off a regular file once it is known to be one
-    /// (with [`clear_nonblocking`] on its descriptor): on io_uring a read of a non-blocking
-    /// file that would wait for the disk may fail with EAGAIN instead of waiting.
-    fn let_reads_wait(file: &Self::File) -> io::Result<()>;
-    /// Appends at most `len` bytes of the file, from `offset`, to `buffer`; `Ok(0)` at
-    /// its end. Reads follow each other from offset 0, so a runtime whose files have a
-    /// position may read from it instead.
-    fn read(
-        file: &mut Self::File,
-        offset: u64,
-        buffer: &mut Vec<u8>,
-        len: usize,
-    ) -> impl Future<Output = io::Result<usize>>;
 }
 
 /// An answer appended to the output: whether the connection closes after it, and what is
@@ -178,151 +155,5 @@ async fn read_exactly<Io: FileIo>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tokio_files::TokioFiles;
-    use http_core::response::Persistence;
-
-    /// Files that claim [`SHRUNK_LEN`] bytes but hold as many as their name says (the
-    /// `File` is that number): truncated while served.
-    struct Shrunk;
-    const SHRUNK_LEN: u64 = 2 * FILE_CHUNK as u64;
-
-    impl FileIo for Shrunk {
-        type File = usize;
-
-        async fn open(path: &Path) -> io::Result<usize> {
-            Ok(path.file_name().unwrap().to_str().unwrap().parse().unwrap())
-        }
-
-        async fn metadata(_: &usize) -> io::Result<(bool, u64)> {
-            Ok((true, SHRUNK_LEN))
-        }
-
-        fn let_reads_wait(_: &usize) -> io::Result<()> {
-            Ok(())
-        }
-
-        async fn read(file: &mut usize, offset: u64, buffer: &mut Vec<u8>, len: usize) -> io::Result<usize> {
-            let n = len.min(file.saturating_sub(offset as usize));
-            buffer.resize(buffer.len() + n, 7);
-            Ok(n)
-        }
-    }
-
-    /// A socket that takes everything.
-    #[derive(Default)]
-    struct Sink {
-        sent: usize,
-    }
-
-    impl Transport for Sink {
-        type Files = Shrunk;
-
-        async fn receive(&mut self, _: &mut Vec<u8>) -> io::Result<usize> {
-            Ok(0)
-        }
-
-        async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
-            self.sent += output.len();
-            Ok(())
-        }
-
-        async fn finish(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-
-        async fn discard(&mut self) -> io::Result<usize> {
-            Ok(0)
-        }
-    }
-
-    #[tokio::test]
-    async fn a_file_that_ends_early_after_its_head_fails_the_stream() {
-        let name = (FILE_CHUNK + 10).to_string();
-        let mut output = Output::default();
-        let begun = begin::<Shrunk>(Some(Path::new("/")), &request(&name, false), &mut output).await;
-        let rest = begun.rest.expect("the first chunk was there");
-        let mut sink = Sink::default();
-        let streamed = stream(&mut sink, rest, &mut Output::default(), &Activity::new()).await;
-        assert_eq!(streamed.unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
-        assert_eq!(sink.sent, 0, "no part of a chunk the file did not fill is sent");
-    }
-
-    #[tokio::test]
-    async fn a_file_that_ends_before_its_head_went_out_is_a_500() {
-        let mut output = Output::default();
-        http_core::output::Sink::push(&mut output, b"EARLIER");
-        let begun = begin::<Shrunk>(Some(Path::new("/")), &request("5", false), &mut output).await;
-        assert!(begun.close && begun.rest.is_none());
-        let text = String::from_utf8(output.to_vec()).unwrap();
-        assert!(text.starts_with("EARLIERHTTP/1.1 500 "), "{text}");
-        assert!(!text.contains(" 200 "), "{text}");
-    }
-
-    fn request(name: &str, head_only: bool) -> FileRequest {
-        FileRequest {
-            name: http_core::files::FileName::from_path(&format!("/files/{name}")).unwrap(),
-            head_only,
-            persistence: Persistence::KeepAlive,
-        }
-    }
-
-    fn root_with(files: &[(&str, usize)]) -> std::path::PathBuf {
-        let root = std::env::temp_dir().join(format!("file-reply-{}-{}", std::process::id(), files.len()));
-        std::fs::create_dir_all(&root).unwrap();
-        for (name, len) in files {
-            let bytes: Vec<u8> = (0..*len).map(|i| (i % 251) as u8).collect();
-            std::fs::write(root.join(name), bytes).unwrap();
-        }
-        root
-    }
-
-    #[tokio::test]
-    async fn appends_head_and_first_chunk_after_earlier_responses() {
-        let root = root_with(&[("small", 1000), ("large", FILE_CHUNK + 10)]);
-        let mut output = Output::default();
-        http_core::output::Sink::push(&mut output, b"EARLIER");
-        let begun = begin::<TokioFiles>(Some(&root), &request("small", false), &mut output).await;
-        assert!(!begun.close && begun.rest.is_none());
-        let bytes = output.to_vec();
-        assert!(bytes.starts_with(b"EARLIERHTTP/1.1 200 OK\r\n"));
-        assert!(bytes.ends_with(&[(999 % 251) as u8]));
-        assert_eq!(
-            bytes.len() - bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap() - 4,
-            1000
-        );
-
-        let mut output = Output::default();
-        let begun = begin::<TokioFiles>(Some(&root), &request("large", false), &mut output).await;
-        let rest = begun.rest.expect("a file over one chunk is streamed");
-        assert_eq!((rest.offset, rest.left), (FILE_CHUNK as u64, 10));
-
-        let mut output = Output::default();
-        let begun = begin::<TokioFiles>(Some(&root), &request("large", true), &mut output).await;
-        assert!(begun.rest.is_none(), "HEAD reads nothing");
-        assert!(
-            output
-                .to_vec()
-                .ends_with(format!("Content-Length: {}\r\n\r\n", FILE_CHUNK + 10).as_bytes())
-        );
-        std::fs::remove_dir_all(root).unwrap();
-    }
-
-    #[tokio::test]
-    async fn missing_files_directories_and_no_root_are_404() {
-        let root = root_with(&[]);
-        std::fs::create_dir_all(root.join("dir")).unwrap();
-        for (root, name) in [
-            (Some(root.as_path()), "absent"),
-            (Some(&root), "dir"),
-            (None, "absent"),
-        ] {
-            let mut output = Output::default();
-            let begun = begin::<TokioFiles>(root, &request(name, false), &mut output).await;
-            assert!(!begun.close && begun.rest.is_none());
-            assert!(output.to_vec().starts_with(b"HTTP/1.1 404 "), "{name}");
-        }
-        std::fs::remove_dir_all(root).unwrap();
-    }
-}
+#[path = "file_reply_tests.rs"]
+mod tests;

@@ -33,6 +33,8 @@ pub mod settings;
 pub mod shared_buffer;
 #[cfg(feature = "tokio")]
 pub mod tokio_files;
+#[cfg(feature = "tokio")]
+pub mod transport;
 
 pub use args::CommonArgs;
 pub use process::ServerProcess;

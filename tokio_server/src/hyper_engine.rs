@@ -11,21 +11,20 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Either, Full, Limited};
+use http_body_util::{BodyExt, Either, Limited};
 use http_core::headers;
-use http_core::response::SERVER_NAME;
-use http_core::routes::{self, Body, Reply, RouteRequest, plain_error};
+use http_core::routes::{self, Body, RouteRequest};
 use hyper::body::Incoming;
-use hyper::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderValue, SERVER};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{Request, Response, StatusCode, Version};
+use hyper::{Request, Response, Version};
 use hyper_util::rt::TokioIo;
 use server_kit::{Activity, Settings};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::hyper_files::{self, AnswerBody};
+use crate::hyper_reply::{build, refuse};
 
 /// hyper parses up to this many headers in a stack array; a larger `max_headers` moves
 /// them to the heap for every request, so below it our service enforces the limit.
@@ -123,31 +122,6 @@ async fn respond(
         Body::Owned(bytes) => Bytes::copy_from_slice(bytes),
     };
     Ok(build(&reply, payload, !info.keep_alive).map(Either::Left))
-}
-
-/// An error answer that also closes the connection, as the codec does.
-pub fn refuse(status: u16) -> Response<Full<Bytes>> {
-    let reply = plain_error(status);
-    build(&reply, Bytes::copy_from_slice(reply.body.as_bytes()), true)
-}
-
-/// The hyper response for a reply: status, Server, Content-Type, Allow; hyper adds Date
-/// and Content-Length.
-pub fn build(reply: &Reply, payload: Bytes, close: bool) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(payload));
-    *response.status_mut() = StatusCode::from_u16(reply.status).expect("routes use valid statuses");
-    let headers = response.headers_mut();
-    headers.insert(SERVER, HeaderValue::from_static(SERVER_NAME));
-    let content_type =
-        HeaderValue::from_bytes(reply.content_type).expect("content types are valid header values");
-    headers.insert(CONTENT_TYPE, content_type);
-    if let Some(allow) = reply.allow {
-        headers.insert(ALLOW, HeaderValue::from_static(allow));
-    }
-    if close {
-        headers.insert(CONNECTION, HeaderValue::from_static("close"));
-    }
-    response
 }
 
 /// The TCP stream, recording progress for the timeout watchdog: a read means a request

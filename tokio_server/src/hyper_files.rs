@@ -23,7 +23,7 @@ use server_kit::tokio_files::TokioFiles;
 use tokio::fs::File;
 use tokio::io::AsyncReadExt;
 
-use crate::hyper_engine::{build, refuse};
+use crate::hyper_reply::{build, refuse};
 
 /// A response body: bytes in memory, or a file streamed.
 pub type AnswerBody = Either<Full<Bytes>, FileBody>;

@@ -7,6 +7,7 @@ mod cli;
 mod codec_engine;
 mod hyper_engine;
 mod hyper_files;
+mod hyper_reply;
 mod server;
 
 use server_kit::{Settings, StartupError};

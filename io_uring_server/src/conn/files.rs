@@ -15,7 +15,7 @@ use http_core::files::{FileAnswer, FileRequest, render_file_error, render_file_h
 
 use super::{Conn, Phase};
 use crate::file::{FileTransfer, Progress};
-use crate::file_ops;
+use crate::file_fd;
 use crate::op_state::{Op, Stage};
 
 impl Conn {
@@ -35,7 +35,7 @@ impl Conn {
     /// transfer, or without a root answer 404 at once.
     pub(super) fn start_file(&mut self, request: FileRequest, rest: usize) {
         match self.files_root {
-            Some(root) => self.file = Some(FileTransfer::new(request, root, file_ops::zeroed_statx())),
+            Some(root) => self.file = Some(FileTransfer::new(request, root, file_fd::zeroed_statx())),
             None => {
                 let close = render_file_error(&request, FileAnswer::Missing, &mut self.pending);
                 self.end_after_file(close, rest);

@@ -9,6 +9,7 @@ use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::rounds;
 use harness::servers::{AA_CONTROL, NGINX, TOKIO_CODEC};
 
+use crate::files::tables::{compared, cpu_text};
 use crate::files::{BASELINES, FilesReport, SUBJECT, spread};
 
 pub const BEGIN: &str = "<!-- BEGIN FILES: scripts/files.sh rewrites this section -->";
@@ -106,17 +107,6 @@ pub fn render(report: &FilesReport) -> String {
         super::tables::details(&mut out, report, &workload);
     }
     out
-}
-
-/// The contenders in a comparison: neither the anchor nor the A/A control.
-pub(super) fn compared(report: &FilesReport) -> Vec<(String, String)> {
-    let mut all = report.contenders();
-    all.retain(|(id, _)| id != NGINX.id && id != AA_CONTROL.id);
-    all
-}
-
-pub(super) fn cpu_text(value: Option<f64>) -> String {
-    value.map_or("n/a".into(), |v| format!("{v:.1}"))
 }
 
 fn least_cpu(out: &mut String, report: &FilesReport) {

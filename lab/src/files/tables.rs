@@ -4,10 +4,9 @@
 use std::fmt::Write as _;
 
 use harness::judge;
-use harness::servers::NGINX;
 use harness::servers::nginx::ANCHOR_NOTE;
+use harness::servers::{AA_CONTROL, NGINX};
 
-use crate::files::report::{compared, cpu_text};
 use crate::files::{FilesReport, median, spread};
 
 pub(super) fn twins(out: &mut String, report: &FilesReport) {
@@ -128,4 +127,15 @@ pub(super) fn details(out: &mut String, report: &FilesReport, workload: &str) {
         );
     }
     out.push('\n');
+}
+
+/// The contenders in a comparison: neither the anchor nor the A/A control.
+pub(super) fn compared(report: &FilesReport) -> Vec<(String, String)> {
+    let mut all = report.contenders();
+    all.retain(|(id, _)| id != NGINX.id && id != AA_CONTROL.id);
+    all
+}
+
+pub(super) fn cpu_text(value: Option<f64>) -> String {
+    value.map_or("n/a".into(), |v| format!("{v:.1}"))
 }
