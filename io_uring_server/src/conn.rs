@@ -13,7 +13,7 @@
 
 use std::os::fd::RawFd;
 
-use crate::file::FileTransfer;
+use crate::file::{FileSpare, FileTransfer};
 
 use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output};
@@ -113,6 +113,9 @@ pub struct Conn {
     files_root: Option<RawFd>,
     /// The file answer in progress: no further request is served until it is complete.
     file: Option<FileTransfer>,
+    /// The last file's read buffer, kept for the next file (as the runtimes keep their
+    /// output's), or where it is while the output still sends from it.
+    file_spare: FileSpare,
 }
 
 impl Conn {
@@ -141,6 +144,7 @@ impl Conn {
             input_cap,
             files_root: None,
             file: None,
+            file_spare: FileSpare::default(),
         }
     }
 

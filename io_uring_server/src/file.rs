@@ -80,8 +80,45 @@ impl std::fmt::Debug for FileTransfer {
     }
 }
 
+/// A connection's read buffer between two files: here to be reused (its capacity kept, no
+/// allocation and no page faults per file), or lent to the output, which sends from it,
+/// known by its address when it comes back.
+#[derive(Debug, Default)]
+pub enum FileSpare {
+    #[default]
+    None,
+    Here(Vec<u8>),
+    Lent(usize),
+}
+
+impl FileSpare {
+    /// The buffer, if here, for the next transfer.
+    pub fn take(&mut self) -> Vec<u8> {
+        match std::mem::take(self) {
+            FileSpare::Here(buffer) => buffer,
+            other => {
+                *self = other;
+                Vec::new()
+            }
+        }
+    }
+
+    /// `buffer`, sent and handed back by the output, if it is the lent spare: kept.
+    /// Returns it otherwise.
+    pub fn reclaim(&mut self, buffer: Vec<u8>) -> Option<Vec<u8>> {
+        match self {
+            FileSpare::Lent(at) if *at == buffer.as_ptr() as usize => {
+                *self = FileSpare::Here(buffer);
+                None
+            }
+            _ => Some(buffer),
+        }
+    }
+}
+
 impl FileTransfer {
-    pub fn new(request: FileRequest, root: RawFd, statx: Box<libc::statx>) -> FileTransfer {
+    /// A transfer reading into `spare` (grown as the file needs, up to [`FILE_CHUNK`]).
+    pub fn new(request: FileRequest, root: RawFd, statx: Box<libc::statx>, spare: Vec<u8>) -> FileTransfer {
         let path = CString::new(request.name.as_str()).expect("file names hold no NUL");
         FileTransfer {
             request,
@@ -90,8 +127,16 @@ impl FileTransfer {
             path,
             statx,
             fd: None,
-            buffer: None,
+            buffer: Some(spare),
             lent_at: 0,
+        }
+    }
+
+    /// The transfer is over (no operation in flight): where its read buffer is.
+    pub fn into_spare(mut self) -> FileSpare {
+        match self.buffer.take() {
+            Some(buffer) => FileSpare::Here(buffer),
+            None => FileSpare::Lent(self.lent_at),
         }
     }
 
@@ -181,7 +226,9 @@ impl FileTransfer {
                         return Progress::Error(FileAnswer::from_errno(errno));
                     }
                     self.step = Step::Stream { len, read: 0 };
-                    self.buffer = Some(vec![0; (len as usize).min(FILE_CHUNK)]);
+                    // Grown (zeroed) only past what an earlier file left in it.
+                    let buffer = self.buffer.get_or_insert_with(Vec::new);
+                    buffer.resize((len as usize).min(FILE_CHUNK), 0);
                 }
                 Progress::Head { len, done }
             }

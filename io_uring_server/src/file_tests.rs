@@ -13,7 +13,7 @@ fn transfer(head_only: bool) -> FileTransfer {
         head_only,
         persistence: Persistence::KeepAlive,
     };
-    FileTransfer::new(request, 3, crate::file_fd::zeroed_statx())
+    FileTransfer::new(request, 3, crate::file_fd::zeroed_statx(), Vec::new())
 }
 
 /// Plays a successful OPENAT: the result is a real descriptor, which the transfer owns.

@@ -35,7 +35,10 @@ impl Conn {
     /// transfer, or without a root answer 404 at once.
     pub(super) fn start_file(&mut self, request: FileRequest, rest: usize) {
         match self.files_root {
-            Some(root) => self.file = Some(FileTransfer::new(request, root, file_fd::zeroed_statx())),
+            Some(root) => {
+                let spare = self.file_spare.take();
+                self.file = Some(FileTransfer::new(request, root, file_fd::zeroed_statx(), spare));
+            }
             None => {
                 let close = render_file_error(&request, FileAnswer::Missing, &mut self.pending);
                 self.end_after_file(close, rest);
@@ -99,7 +102,7 @@ impl Conn {
             Progress::Broken => {
                 // The head promised more bytes than there are: send what went before and
                 // end the connection, so the client sees the answer cut short.
-                self.file = None;
+                self.end_transfer();
                 self.end_after_file(true, 0);
                 self.answer()
             }
@@ -133,15 +136,25 @@ impl Conn {
             .is_some_and(|transfer| transfer.is_its_buffer(&buffer));
         if to_file {
             self.file_transfer().keep_buffer(buffer);
-        } else if self.wants_plain_recv() {
+        } else if let Some(buffer) = self.file_spare.reclaim(buffer)
+            && self.wants_plain_recv()
+        {
             self.input.recycle(buffer);
+        }
+    }
+
+    /// The transfer is over: its descriptor closes (a plain close(2)) and its read buffer
+    /// is kept for the next file.
+    fn end_transfer(&mut self) {
+        if let Some(transfer) = self.file.take() {
+            self.file_spare = transfer.into_spare();
         }
     }
 
     /// The file's answer is complete: its descriptor closes with the transfer (a plain
     /// close(2)); then serve the input after it, unless the connection ends here.
     fn finish_file(&mut self, close: bool) -> usize {
-        self.file = None;
+        self.end_transfer();
         self.end_after_file(close, self.input.len());
         self.answer()
     }

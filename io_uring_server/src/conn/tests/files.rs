@@ -4,7 +4,7 @@
 use std::os::fd::IntoRawFd;
 
 use super::*;
-use crate::file::FileOp;
+use crate::file::{FileOp, FileSpare};
 
 const FILE_THEN_GET: &[u8] = b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
@@ -203,4 +203,36 @@ fn requests_after_a_file_are_answered_though_a_plain_recv_held_the_input() {
     let out = flush(&mut conn);
     assert_eq!(responses(&out), 2, "the file's answer, then the pipelined GET's");
     assert!(conn.input.is_lent(), "then a plain recv reads again");
+}
+
+/// Serves `GET /files/a` of `len` bytes, read whole, and sends the answer.
+fn serve_file_of(conn: &mut Conn, len: usize) -> Vec<u8> {
+    conn.on_data(b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\n", 0);
+    ops(conn);
+    complete_file(conn, some_fd());
+    ops(conn);
+    let (_, statx) = conn.file_transfer().stat_args();
+    (statx.stx_mode, statx.stx_size) = (libc::S_IFREG as u16, len as u64);
+    complete_file(conn, 0);
+    ops(conn);
+    let (_, room, _) = conn.file_transfer().read_args();
+    room.fill(b'x');
+    let at = room.as_ptr() as usize;
+    complete_file(conn, len as i32);
+    assert!(conn.file.is_none());
+    let out = flush(conn);
+    assert_eq!(out.len(), head_len(&out) + len);
+    assert!(matches!(&conn.file_spare, FileSpare::Here(b) if b.as_ptr() as usize == at));
+    out
+}
+
+#[test]
+fn the_read_buffer_is_kept_for_the_next_file() {
+    let mut conn = conn();
+    conn.serve_files_from(3);
+    // Sent from the buffer it was read into (lent to the output, then handed back), and
+    // copied (too small to lend): either way the next file reads into the same buffer.
+    serve_file_of(&mut conn, 40_000);
+    serve_file_of(&mut conn, 30_000);
+    serve_file_of(&mut conn, 100);
 }
