@@ -3,11 +3,11 @@
 # at the commit checked out, one study after another, each with the defaults its
 # committed results were made with: cargo bench, the workloads study, its runtime and
 # feature passes, the churn study, the large-body study, the file study, the profiles (when perf is
-# installed), the sweep, the concurrency scan and the ablation. About 3 hours 15 minutes on
-# 2 CPUs with six contenders (measured here at 916096b-4f84727: cargo bench 8, workloads
-# 33, runtimes 21, profiles 5, churn 25, scan 21, sweep 12, bodies 10; at 60129ea
-# with four: features 10, ablation 28; files 22 estimated, not yet timed); nothing else
-# should run on the machine meanwhile.
+# installed), the sweep, the concurrency scan and the ablation. About 3 hours 10 minutes on
+# 2 CPUs with six contenders (measured here at 916096b-4f84727: workloads 33, runtimes 21,
+# churn 25, scan 21, sweep 12, bodies 10; at e537fbb-7bde094: files 18-21, profiles 6,
+# cargo bench 7.5; at 60129ea with four: features 10, ablation 28); nothing else should
+# run on the machine meanwhile.
 #   scripts/reproduce.sh           # everything
 #   scripts/reproduce.sh --list    # the steps, without running them
 # Each study's header names the commit (with "uncommitted changes" if the tree was dirty),
@@ -33,7 +33,7 @@ steps=(
   "scripts/ablation.sh"
 )
 # Minutes each step took here (2 CPUs, already built): the estimate of what is left.
-minutes=(8 33 21 25 10 22 10 5 12 21 28)
+minutes=(8 33 21 25 10 20 10 6 12 21 28)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${steps[@]}"
   exit 0
