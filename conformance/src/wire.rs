@@ -147,21 +147,13 @@ impl Conn {
 
     /// Expects the server to close: EOF (or a reset) within `limit`, with no more data.
     pub fn expect_close(&mut self, limit: Duration) -> Result<(), String> {
-        let deadline = Instant::now() + limit;
-        loop {
-            match self.fill(deadline) {
-                Ok(0) => break,
-                Ok(_) => continue,
-                Err(e) if e.contains("reset") => break,
-                Err(e) => return Err(e),
-            }
-        }
-        if self.pending.is_empty() {
+        let rest = self.drain_for(limit)?;
+        if rest.is_empty() {
             Ok(())
         } else {
             Err(format!(
                 "unexpected bytes before close: {:?}",
-                String::from_utf8_lossy(&self.pending)
+                String::from_utf8_lossy(&rest)
             ))
         }
     }
