@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # The workloads study: for which workload is io_uring worth it? Every server runs every
-# workload (keep-alive, pipelined, one connection, 4 and 16 connections, 64 KiB echo, large responses, churn,
-# idle connections; keep-alive, the echo and churn also at 25/50/75% of capacity, offered
-# open-loop) over interleaved rounds. Writes results/workloads.md, .json, an SVG per
-# workload and the verdict at the top of BENCHMARKS.md.
-#   scripts/workloads.sh                           # 8 rounds of 2 s per point, up to 16 where undecided, each point in 4 slices (as committed; about 31 minutes)
+# workload (keep-alive, pipelined, one connection, 4 and 16 connections, 64 KiB echo,
+# large responses, churn, idle connections; keep-alive, the echo and churn also at 25/50/75%
+# of capacity, offered open-loop) over interleaved rounds. The same rounds hold the ready
+# io_uring runtimes (tokio-uring, monoio, compio) and io_uring_server's feature rows, so
+# the verdict, the runtime table and the feature table read one results file. Writes
+# results/workloads.{md,json}, an SVG per workload, results/runtimes.md,
+# results/features.md and their sections of BENCHMARKS.md (the verdict at the top).
+#   scripts/workloads.sh                           # 6 rounds of 2 s per point, up to 8 where undecided, 4 slices (about 35 minutes)
 #   scripts/workloads.sh --rounds 2 --seconds 1    # a quicker look
 #   scripts/workloads.sh --only churn              # one family of workloads
-#   scripts/workloads.sh --max-rounds 20           # and up to 20 rounds for a workload the rule has not decided
-#   scripts/workloads.sh --render                  # no measuring: the report written again from results/workloads.json
-#   scripts/workloads.sh --features --seconds 2    # io_uring features where each is meant to pay (about 10 minutes)
-#                                                  # (results/features.md and its BENCHMARKS.md section)
-#   scripts/workloads.sh --runtimes                # which io_uring runtime: io_uring_server, tokio-uring, monoio, compio
-#                                                  # ÷ the tokio codec, 6 rounds (results/runtimes.md; about 25 minutes)
+#   scripts/workloads.sh --max-rounds 12           # and up to 12 rounds for a workload the rule has not decided
+#   scripts/workloads.sh --render                  # no measuring: every view written again from results/workloads.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec cargo run --release -q -p lab --bin workloads -- "$@"

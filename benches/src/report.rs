@@ -195,8 +195,8 @@ pub fn terminal_summary(report: &Report) -> String {
     out.push_str(
         "\n\nreport: results/latest.md (the verdict above, then the criterion tables), \
          results/latest.json; every workload over more rounds with an A/A control: the verdict at \
-         the top of BENCHMARKS.md (scripts/workloads.sh); every connection count: results/scan.md \
-         (scripts/scan.sh)\n",
+         the top of BENCHMARKS.md (scripts/workloads.sh); every connection count: results/sweep.md \
+         (scripts/sweep.sh)\n",
     );
     out
 }

@@ -148,7 +148,7 @@ fn the_terminal_ends_with_cpu_per_request_and_where_to_read_on() {
         "an external server has no CPU: {throughput}"
     );
     assert!(
-        text.trim_end().ends_with("results/scan.md (scripts/scan.sh)"),
+        text.trim_end().ends_with("results/sweep.md (scripts/sweep.sh)"),
         "{text}"
     );
     assert!(text.contains("io_uring_server") && text.contains("tokio_server (hyper)"));

@@ -74,7 +74,7 @@ pub struct Features {
     /// Wait up to this many microseconds for a batch of completions per io_uring_enter
     /// while requests arrive on their own (not as round trips to answers just sent) fast
     /// enough to fill one (needs Linux 6.12 min-wait). Off (0) by default: where it was
-    /// measured, it never paid for its timer (results/scan.md).
+    /// measured (the concurrency scan, since merged into the sweep), it never paid for its timer.
     #[arg(long, default_value_t = 0, value_name = "US")]
     pub batch_wait_us: u32,
 

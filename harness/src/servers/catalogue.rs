@@ -239,7 +239,7 @@ pub fn by_id(id: &str) -> Option<Contender> {
 }
 
 /// The contenders of `cargo bench`, the sweep and the large-body study, in report order.
-/// The ablation's rows are contenders too (io_uring_server with flags, see `ablation`).
+/// The feature rows are contenders too (io_uring_server with flags, see `io_uring_with`).
 pub const CONTENDERS: [Contender; 6] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING, MONOIO, COMPIO];
 
 /// nginx, one worker (`nginx/nginx.conf`): where a widely used epoll server lands on this

@@ -1,8 +1,10 @@
-//! The feature ablation where each feature is meant to pay (`scripts/workloads.sh
-//! --features`): io_uring_server with one feature switched on or off against its default
-//! flags, at the workloads that feature exists for: accept features where connections
-//! churn, the provided-buffer ring where connections idle, zero-copy send where responses
-//! are large. Measured like the workloads, rounds interleaved; `report` renders it.
+//! The feature ablation where each feature is meant to pay (measured in the one run of
+//! `scripts/workloads.sh`): io_uring_server with one feature switched on or off against
+//! its default flags, at the workloads that feature exists for: the receive path and the
+//! task-run mode at the verdict's fixed-rate keep-alive row, accept features where
+//! connections churn, the provided-buffer ring where connections idle, zero-copy send
+//! where responses are large. Measured like the workloads, rounds interleaved; `report`
+//! renders it.
 
 use std::fmt::Write as _;
 
@@ -23,7 +25,31 @@ const ZERO_COPY: Contender = io_uring_with("with zero-copy send", &["--zero-copy
 const ZERO_COPY_MECHANISM: &str =
     "the body sent with SEND_ZC from its shared buffer, plus a notification completion per send";
 
-pub const VARIANTS: [Variant; 5] = [
+/// Where small requests on kept-alive connections cost what the verdict judges: at its
+/// fixed offered rate.
+const KEEP_ALIVE: &str = "keep-alive, small requests at 50% load";
+
+pub const VARIANTS: [Variant; 9] = [
+    Variant {
+        at: KEEP_ALIVE,
+        contender: io_uring_with("without the buffer ring (plain recv)", &["--no-multishot-recv"]),
+        mechanism: "one recv SQE per request into the connection's own buffer instead of one multishot recv for its life into shared provided buffers",
+    },
+    Variant {
+        at: KEEP_ALIVE,
+        contender: io_uring_with("without incremental buffers", &["--no-incremental-buffers"]),
+        mechanism: "1024 x 8 KiB provided buffers, one per completion, instead of 16 x 256 KiB consumed a completion's bytes at a time",
+    },
+    Variant {
+        at: KEEP_ALIVE,
+        contender: io_uring_with("without DEFER_TASKRUN", &["--no-defer-taskrun"]),
+        mechanism: "completion work run as task work whenever the thread enters the kernel (COOP_TASKRUN) instead of deferred until it waits, in batches",
+    },
+    Variant {
+        at: KEEP_ALIVE,
+        contender: io_uring_with("with batched waits (100 µs)", &["--batch-wait-us", "100"]),
+        mechanism: "each io_uring_enter waits up to 100 µs for a batch of completions while requests arrive on their own (min-wait), trading a bounded delay for fewer wake-ups",
+    },
     Variant {
         at: "churn",
         contender: io_uring_with("without multishot accept", &["--no-multishot-accept"]),
@@ -51,19 +77,29 @@ pub const VARIANTS: [Variant; 5] = [
     },
 ];
 
+/// The feature rows meant for `workload`: those naming it, or a part of the names of the
+/// saturated loads they are meant for (an offered workload only by its whole name).
+pub fn variants_at(workload: &Workload) -> Vec<Contender> {
+    let offered = matches!(workload.shape, Shape::Offered { .. });
+    let mut variants: Vec<Contender> = Vec::new();
+    for variant in VARIANTS
+        .iter()
+        .filter(|v| workload.name.contains(v.at) && (!offered || workload.name == v.at))
+    {
+        if !variants.contains(&variant.contender) {
+            variants.push(variant.contender);
+        }
+    }
+    variants
+}
+
 /// The workloads with feature rows, each with its contenders: the default first, the A/A
 /// control (the default again, in a second process) last.
 pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
     WORKLOADS
         .into_iter()
-        // The features are judged at the saturated loads they were measured at so far.
-        .filter(|workload| !matches!(workload.shape, Shape::Offered { .. }))
         .filter_map(|workload| {
-            let variants: Vec<Contender> = VARIANTS
-                .iter()
-                .filter(|v| workload.name.contains(v.at))
-                .map(|v| v.contender)
-                .collect();
+            let variants = variants_at(&workload);
             (!variants.is_empty()).then(|| (workload, [vec![IO_URING], variants, vec![AA_CONTROL]].concat()))
         })
         .collect()
@@ -82,7 +118,7 @@ pub fn contenders() -> Vec<Contender> {
 
 const AA_MECHANISM: &str = "nothing: the A/A control, whose word says how far to trust the others";
 
-pub const BEGIN: &str = "<!-- BEGIN FEATURES: scripts/workloads.sh --features rewrites this section -->";
+pub const BEGIN: &str = "<!-- BEGIN FEATURES: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END FEATURES -->";
 
 /// The table: per workload and feature row, the row ÷ the default, round by round.
@@ -92,7 +128,7 @@ pub fn render(report: &WorkloadsReport) -> String {
         out,
         "{} Each cell is the feature row's figure ÷ io_uring_server with default flags (lower is \
          better), judged by the verdict's rule: {}\n",
-        report.provenance("scripts/workloads.sh --features"),
+        report.provenance("scripts/workloads.sh"),
         judge::METHOD,
     );
     let _ = writeln!(
@@ -147,7 +183,7 @@ mod tests {
         );
         assert_eq!(
             contenders().len(),
-            6,
+            10,
             "zero-copy send is one contender at two workloads"
         );
     }

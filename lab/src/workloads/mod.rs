@@ -4,11 +4,11 @@
 //! who-closes patterns, idle connections) over interleaved rounds; the verdict at the top
 //! of BENCHMARKS.md is generated from these rounds. This module names the workloads and
 //! who runs them; the harness's `workload` measures them and decides the verdict,
-//! `report` renders the study's tables and plots.
+//! `report` renders the study's tables and plots. One run measures everyone: the verdict's
+//! contenders, the ready io_uring runtimes (the runtime table, [`runtimes`]) and
+//! io_uring_server's feature rows ([`features`]), so every view reads the same rounds.
 
-use harness::servers::{
-    AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC, TOKIO_CODEC_SHARED, TOKIO_HYPER, TOKIO_URING,
-};
+use harness::servers::{AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC_SHARED, TOKIO_URING};
 pub use harness::workload::catalogue::{WORKLOADS, response_sizes};
 use harness::workload::offered::{VERDICT_PERCENT, base};
 pub use harness::workload::samples::{Sample, WorkloadsReport};
@@ -96,12 +96,78 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
     }
 }
 
+/// Who runs `workload` every round in the one run: the verdict's contenders
+/// ([`judged_contenders`]), the ready runtimes wherever the verdict judges, and the
+/// feature rows meant for it (with the default and the A/A control they are divided by).
+pub fn every_round(workload: &Workload) -> Vec<Contender> {
+    let mut contenders = judged_contenders(workload);
+    if !contenders.is_empty() {
+        contenders.extend(runtimes::READY);
+    }
+    let variants = features::variants_at(workload);
+    if !variants.is_empty() {
+        contenders.extend([IO_URING, AA_CONTROL]);
+        contenders.extend(variants);
+    }
+    dedup(contenders)
+}
+
+/// Who runs `workload` in the first rounds only: [`detail_contenders`] less those that
+/// run every round.
+pub fn detail_only(workload: &Workload) -> Vec<Contender> {
+    let every = every_round(workload);
+    dedup(detail_contenders(workload))
+        .into_iter()
+        .filter(|c| !every.contains(c))
+        .collect()
+}
+
+fn dedup(contenders: Vec<Contender>) -> Vec<Contender> {
+    let mut once: Vec<Contender> = Vec::new();
+    for contender in contenders {
+        if !once.contains(&contender) {
+            once.push(contender);
+        }
+    }
+    once
+}
+
 /// Every contender some workload measures.
-pub const EVERYONE: [Contender; 6] = [
-    TOKIO_HYPER,
-    TOKIO_CODEC,
-    TOKIO_CODEC_SHARED,
-    IO_URING,
-    AA_CONTROL,
-    TOKIO_URING,
-];
+pub fn everyone() -> Vec<Contender> {
+    dedup(
+        WORKLOADS
+            .iter()
+            .flat_map(|w| [every_round(w), detail_contenders(w)].concat())
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_run_holds_the_verdict_the_runtimes_and_the_features() {
+        for workload in WORKLOADS {
+            let every = every_round(&workload);
+            for judged in judged_contenders(&workload) {
+                assert!(every.contains(&judged), "{}", workload.name);
+            }
+            if !judged_contenders(&workload).is_empty() {
+                for runtime in runtimes::READY {
+                    assert!(every.contains(&runtime), "{}", workload.name);
+                }
+            }
+            for variant in features::variants_at(&workload) {
+                assert!(
+                    every.contains(&variant) && every.contains(&IO_URING),
+                    "{}",
+                    workload.name
+                );
+            }
+            let detail = detail_only(&workload);
+            assert!(detail.iter().all(|c| !every.contains(c)), "{}", workload.name);
+        }
+        assert!(everyone().contains(&harness::servers::TOKIO_HYPER) && everyone().contains(&TOKIO_URING));
+    }
+}

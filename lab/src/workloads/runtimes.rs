@@ -1,4 +1,4 @@
-//! Which io_uring runtime (`scripts/workloads.sh --runtimes`): the hand-rolled loop
+//! Which io_uring runtime (measured in the one run of `scripts/workloads.sh`): the hand-rolled loop
 //! (io_uring_server) beside the ready io_uring runtimes a user would pick instead
 //! (tokio-uring, monoio, compio), each running the same codec, each ÷ tokio_server's codec
 //! engine at every workload the verdict judges. Measured like the workloads (interleaved
@@ -18,7 +18,7 @@ pub const RUNTIMES: [Contender; 4] = [IO_URING, TOKIO_URING, MONOIO, COMPIO];
 /// What every runtime is divided by: tokio's epoll engine running the same codec.
 pub const BASELINE: Contender = TOKIO_CODEC;
 
-pub const BEGIN: &str = "<!-- BEGIN RUNTIMES: scripts/workloads.sh --runtimes rewrites this section -->";
+pub const BEGIN: &str = "<!-- BEGIN RUNTIMES: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END RUNTIMES -->";
 
 /// Who runs: the baseline, the runtimes and the A/A control (io_uring_server again):
@@ -51,7 +51,7 @@ pub fn render(report: &WorkloadsReport) -> String {
          better (for requests/s the baseline's ÷ the runtime's, so below 1 favours the runtime \
          there too). The last column is the A/A control (a second io_uring_server process ÷ \
          the first): it must read *ties*. {}\n",
-        report.provenance("scripts/workloads.sh --runtimes"),
+        report.provenance("scripts/workloads.sh"),
         BASELINE.label,
         judge::METHOD,
     );
