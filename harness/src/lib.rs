@@ -9,12 +9,14 @@
 
 pub mod affinity;
 pub mod chart;
+pub mod commits;
 pub mod corpus;
 pub mod cpu;
 pub mod format;
 pub mod hiccup;
 pub mod io_workers;
 pub mod judge;
+pub mod links;
 pub mod load;
 pub mod machine;
 pub mod machine_cpu;

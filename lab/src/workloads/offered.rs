@@ -47,7 +47,7 @@ pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
          capacity; each cell is the median over the rounds in which the server kept up \
          (served 99% of the rate or more), {unit}, then the whole machine's. Rounds in which \
          it fell behind are named and left out.\n\n| server |",
-        file_name(base)
+        super::plot::link(&file_name(base))
     );
     for (workload, rate) in &rates {
         let _ = write!(out, " {} ({} req/s) |", share(workload), group_thousands(*rate));
@@ -158,6 +158,10 @@ mod tests {
         let report = WorkloadsReport::over(samples);
         let text = table(&report, "keep-alive, small requests").unwrap();
         assert!(text.contains("| server | 50% (40,000 req/s) |"), "{text}");
+        assert!(
+            text.contains("(workloads/keep_alive_small_requests_offered.svg)"),
+            "the plot is linked inside results/workloads/, where it is written: {text}"
+        );
         assert!(
             text.contains("| io_uring | 8.00 (0.0); fell behind in 1 of 2 rounds (served 38,000 req/s) |"),
             "{text}"

@@ -9,6 +9,15 @@ use crate::workloads::{WORKLOADS, WorkloadsReport};
 use harness::format::group_thousands;
 use harness::rounds::median;
 
+/// The folder of `results/` the plots are written to, and their links in
+/// `results/workloads.md` start with.
+pub const FOLDER: &str = "workloads";
+
+/// How `results/workloads.md` links plot `file`: relative to itself, inside [`FOLDER`].
+pub fn link(file: &str) -> String {
+    format!("{FOLDER}/{file}")
+}
+
 /// `64 KiB echo` -> `64_kib_echo.svg`.
 pub fn file_name(workload: &str) -> String {
     let slug: String = workload

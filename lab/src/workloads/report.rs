@@ -21,7 +21,7 @@ pub const END: &str = "<!-- END VERDICT -->";
 /// its JSON: what `--render` rewrites.
 pub fn write_rendered(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
     let results = workspace.join("results");
-    let plots = results.join("workloads");
+    let plots = results.join(plot::FOLDER);
     std::fs::create_dir_all(&plots).map_err(|e| e.to_string())?;
     for workload in report.workloads() {
         if !sectioned(report, &workload) {
@@ -154,8 +154,8 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     }
     let _ = writeln!(
         out,
-        "![{workload}](workloads/{})\n",
-        super::plot::file_name(workload)
+        "![{workload}]({})\n",
+        super::plot::link(&super::plot::file_name(workload))
     );
     let _ = writeln!(
         out,
