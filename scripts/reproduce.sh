@@ -6,8 +6,7 @@
 # the profiles (when perf is installed) and the sweep. About 91 minutes on 2 CPUs,
 # estimated from earlier runs of each study (8 + 35 + 12 + 5 + 15 + 6 + 10); the first
 # full run's results/reproduce.md gives the measured times. Nothing else should run on the
-# machine meanwhile. (The concurrency scan and the ablation are no longer part of it:
-# scripts/scan.sh, scripts/ablation.sh.)
+# machine meanwhile.
 #   scripts/reproduce.sh            # everything
 #   scripts/reproduce.sh --list     # the steps, without running them
 #   scripts/reproduce.sh --from 4   # resume at step 4 (the steps before it are not run)
