@@ -3,7 +3,8 @@
 # workload (keep-alive, pipelined, one connection, 4 and 16 connections, 64 KiB echo, large responses, churn,
 # idle connections; keep-alive, the echo and churn also at 25/50/75% of capacity, offered
 # open-loop) over interleaved rounds. Writes results/workloads.md, .json, an SVG per
-# workload and the verdict at the top of BENCHMARKS.md.
+# workload, the verdict at the top of BENCHMARKS.md, its forest plot (results/verdict.svg)
+# and the answer block at the top of README.md and BENCHMARKS.md.
 #   scripts/workloads.sh                           # 8 rounds of 2 s per point, up to 16 where undecided, each point in 4 slices (as committed; about 31 minutes)
 #   scripts/workloads.sh --rounds 2 --seconds 1    # a quicker look
 #   scripts/workloads.sh --only churn              # one family of workloads
