@@ -40,15 +40,21 @@ pub fn contender_lines(points_of: impl Fn(&Contender) -> Vec<(f64, f64)>) -> Vec
     CONTENDERS
         .iter()
         .chain(&ANCHORS)
-        .zip(COLOURS.iter().cycle())
-        .map(|(c, &colour)| Line {
+        .map(|c| Line {
             name: c.label.to_string(),
-            colour,
+            colour: colour_of(c.id),
             points: points_of(c),
             dots_only: false,
         })
         .filter(|line| !line.points.is_empty())
         .collect()
+}
+
+/// `contender`'s colour in every plot: its place among the contenders, then the
+/// anchors, in [`COLOURS`]; any other (the A/A control, a control engine) the last colour.
+pub fn colour_of(contender: &str) -> RGBColor {
+    let place = CONTENDERS.iter().chain(&ANCHORS).position(|c| c.id == contender);
+    place.map_or(COLOURS[COLOURS.len() - 1], |i| COLOURS[i % COLOURS.len()])
 }
 
 /// An axis: its coordinate, title and tick label.

@@ -14,7 +14,10 @@ use harness::workload::offered::{VERDICT_PERCENT, base};
 pub use harness::workload::samples::{Sample, WorkloadsReport};
 pub use harness::workload::{BASELINES, SUBJECT, Shape, Unit, Workload};
 
+pub mod answer;
 pub mod features;
+pub mod forest;
+pub mod judged;
 pub mod offered;
 pub mod plot;
 pub mod report;

@@ -1,12 +1,14 @@
 //! `results/workloads.md`, `results/workloads.json`, one SVG per workload under
-//! `results/workloads/`, and the verdict at the top of BENCHMARKS.md: the workloads study
-//! as tables, generated from its samples.
+//! `results/workloads/`, the verdict at the top of BENCHMARKS.md, its picture
+//! (`results/verdict.svg`, [`forest`]) and the answer block opening README.md and
+//! BENCHMARKS.md ([`answer`]): the workloads study as tables, generated from its samples.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::workloads::{
-    SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, bound_by, features, offered, plot, runtimes,
+    SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, answer, bound_by, features, forest, offered, plot,
+    runtimes,
 };
 use harness::output::rewrite_benchmarks_section;
 use harness::rounds::median;
@@ -33,6 +35,8 @@ pub fn write_rendered(workspace: &Path, report: &WorkloadsReport) -> Result<(), 
         }
     }
     std::fs::write(results.join("workloads.md"), render(report)).map_err(|e| e.to_string())?;
+    forest::draw(&results.join(forest::FILE), report)?;
+    answer::write_blocks(workspace, report)?;
     rewrite_benchmarks_section(workspace, (BEGIN, END), &verdict(report, "results/"))
 }
 

@@ -1,0 +1,108 @@
+//! The verdict's rows as data, for the views drawn beside its table (the answer block,
+//! the forest plot): per row its workload, what it measures, the per-round ratios of
+//! io_uring_server ÷ each baseline and of the A/A control, and how to read any other
+//! pair of contenders (a ready runtime ÷ the codec engine) or one contender's figures on
+//! the same measure. The rows and ratios are [`WorkloadsReport::verdict_rows`]' and the
+//! idle fit's, in the table's order, so every view reads the table's numbers.
+
+use crate::workloads::{BASELINES, Shape, Unit, WORKLOADS, Workload, WorkloadsReport};
+use harness::rounds;
+
+/// Where a row's figures come from.
+#[derive(Debug, Clone, Copy)]
+pub enum Source {
+    /// The workload's own figure, in its unit.
+    Values(Workload),
+    /// Server CPU per request (one connection's second row).
+    Cpu(Workload),
+    /// The slope of the idle connections' fit, bytes per idle connection.
+    IdleFit,
+}
+
+/// One row of the verdict table.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The workload's name ("idle connections" for the fit).
+    pub workload: String,
+    pub unit: Unit,
+    pub source: Source,
+    /// io_uring_server ÷ each of the [`BASELINES`], per round.
+    pub against: Vec<Vec<f64>>,
+    /// The A/A control ÷ io_uring_server, per round (empty where it did not run).
+    pub aa: Vec<f64>,
+}
+
+impl Row {
+    /// The shape of load the row measures (`None` for the idle fit).
+    pub fn shape(&self) -> Option<Shape> {
+        match self.source {
+            Source::Values(w) | Source::Cpu(w) => Some(w.shape),
+            Source::IdleFit => None,
+        }
+    }
+
+    /// `subject` ÷ `baseline` on this row's measure, per round (baseline ÷ subject for
+    /// requests/s, as the table).
+    pub fn ratios(&self, report: &WorkloadsReport, (subject, baseline): (&str, &str)) -> Vec<f64> {
+        match self.source {
+            Source::Values(w) => report.ratios_of(&w, (subject, baseline)),
+            Source::Cpu(w) => report.cpu_ratios_of(&w, (subject, baseline)),
+            Source::IdleFit => rounds::ratios(&report.idle_slopes(subject), &report.idle_slopes(baseline)),
+        }
+    }
+
+    /// `contender`'s figures on this row's measure, one per round it has one.
+    pub fn figures(&self, report: &WorkloadsReport, contender: &str) -> Vec<f64> {
+        match self.source {
+            Source::Values(w) => report.values(w.name, contender).into_iter().flatten().collect(),
+            Source::Cpu(w) => report
+                .of(w.name, contender)
+                .filter_map(|s| s.server_cpu_us)
+                .collect(),
+            Source::IdleFit => report.idle_slopes(contender).into_iter().flatten().collect(),
+        }
+    }
+
+    /// A short name for the row's measure: "server CPU", "round trip", ...
+    pub fn short_measure(&self) -> &'static str {
+        match self.unit {
+            Unit::CpuPerRequest => "server CPU",
+            Unit::CpuPerConnection => "server CPU per connection",
+            Unit::LatencyP50 => "round trip",
+            Unit::BytesPerIdleConnection => "memory per idle connection",
+            Unit::RequestsPerSec => "requests/s",
+        }
+    }
+}
+
+/// Every row of the verdict, in the table's order: each judged workload's rows, then
+/// the idle fit's where the report has one.
+pub fn rows(report: &WorkloadsReport) -> Vec<Row> {
+    let measured = report.workloads();
+    let mut rows = Vec::new();
+    for workload in WORKLOADS.iter().filter(|w| measured.iter().any(|m| m == w.name)) {
+        for (unit, (against, aa)) in report.verdict_rows(workload) {
+            let source = match unit == workload.unit() {
+                true => Source::Values(*workload),
+                false => Source::Cpu(*workload),
+            };
+            rows.push(Row {
+                workload: workload.name.into(),
+                unit,
+                source,
+                against,
+                aa,
+            });
+        }
+    }
+    if report.idle_fit().is_some() {
+        rows.push(Row {
+            workload: "idle connections".into(),
+            unit: Unit::BytesPerIdleConnection,
+            source: Source::IdleFit,
+            against: BASELINES.iter().map(|b| report.idle_fit_ratios(b.id)).collect(),
+            aa: report.idle_fit_aa_ratios(),
+        });
+    }
+    rows
+}
