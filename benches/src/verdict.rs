@@ -1,5 +1,7 @@
 //! The short verdict `cargo bench` ends with: a few key workloads of the workloads study
-//! (kept-alive connections, one connection, a 64 KiB echo, churn, idle memory), each
+//! (kept-alive connections, a 64 KiB echo and churn at a fixed rate, 50% of the smallest
+//! contender capacity, calibrated as the full study does
+//! ([`harness::workload::calibrate::calibrate_plan`]); one connection; idle memory), each
 //! contender started afresh for every point, over a few rounds in a balanced order, decided
 //! by the same rule as the full verdict in BENCHMARKS.md. A few minutes; the full study
 //! (`scripts/workloads.sh`) runs every workload over more rounds, with an A/A control.
@@ -7,17 +9,20 @@
 use harness::machine::Machine;
 use harness::servers::Lineup;
 use harness::settings::Timing;
+use harness::workload::calibrate::calibrate_plan;
 use harness::workload::catalogue::{WORKLOADS, by_name};
 use harness::workload::run::{Entry, Rounds, measure_rounds};
 use harness::workload::samples::WorkloadsReport;
 use harness::workload::{BASELINES, SUBJECT, Workload, verdict};
 
-/// The workloads of the short verdict, by their names in the workloads study.
+/// The workloads of the short verdict, by their names in the workloads study: CPU per
+/// request (or connection) at a fixed offered rate, never on a saturated closed loop (a
+/// capacity figure, not a cost).
 pub const KEY_WORKLOADS: [&str; 5] = [
-    "keep-alive, small requests",
+    "keep-alive, small requests at 50% load",
     "one connection",
-    "64 KiB echo",
-    "churn, server closes",
+    "64 KiB echo at 50% load",
+    "churn, server closes at 50% load",
     "5k idle connections",
 ];
 
@@ -49,8 +54,8 @@ pub fn key_workloads() -> Vec<Workload> {
         .collect()
 }
 
-/// Measures the key workloads on fresh servers of `lineup` (which must have been built
-/// for the subject and the baselines).
+/// Calibrates the offered key workloads' rate, then measures the key workloads on fresh
+/// servers of `lineup` (which must have been built for the subject and the baselines).
 pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, String> {
     let mut contenders = vec![SUBJECT];
     contenders.extend(BASELINES);
@@ -63,6 +68,7 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
             offered: None,
         })
         .collect();
+    let (plan, calibrations) = calibrate_plan(lineup, plan)?;
     let samples = measure_rounds(lineup, &plan, rounds, "verdict")?;
     Ok(WorkloadsReport {
         machine: Machine::detect(),
@@ -73,12 +79,13 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
         seconds_per_point: rounds.seconds,
         slices: rounds.slices,
         judged: None,
-        calibrations: Vec::new(),
+        calibrations,
         samples,
     })
 }
 
-/// The verdict section at the top of `results/latest.md`.
+/// The verdict section at the top of `results/latest.md`: the table, and under it how the
+/// offered rates were set ([`verdict::table`]).
 pub fn render(report: &WorkloadsReport) -> String {
     format!(
         "## Verdict: is io_uring_server worth it here?\n\n{} {} The full verdict, every \
@@ -94,9 +101,38 @@ pub fn render(report: &WorkloadsReport) -> String {
 mod tests {
     use super::*;
 
+    use harness::workload::Shape;
+
     #[test]
     fn every_key_workload_is_one_of_the_study() {
         assert_eq!(key_workloads().len(), KEY_WORKLOADS.len());
         assert_eq!(rounds(Timing::QUICK).rounds, 6);
+    }
+
+    #[test]
+    fn no_key_workload_judges_cpu_on_a_saturated_closed_loop() {
+        for workload in key_workloads() {
+            assert!(
+                !workload.measure().contains("saturated"),
+                "{}: {}",
+                workload.name,
+                workload.measure()
+            );
+        }
+        let offered: Vec<_> = key_workloads()
+            .into_iter()
+            .filter_map(|w| match w.shape {
+                Shape::Offered { of, percent } => Some((of, percent)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            offered,
+            [
+                ("keep-alive, small requests", 50),
+                ("64 KiB echo", 50),
+                ("churn, server closes", 50)
+            ]
+        );
     }
 }

@@ -15,8 +15,8 @@ const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 15_000];
 
 /// The closed loop run beside the idle connections.
 ///
-/// The offered workloads (keep-alive, the echo and churn at 25, 50 and 75% of the slowest
-/// contender's capacity, [`super::offered`]) follow the churn ones: the verdict's CPU rows
+/// The offered workloads (keep-alive, the echo and churn at 25, 50 and 75% of the smallest
+/// contender capacity, [`super::offered`]) follow the churn ones: the verdict's CPU rows
 /// for those loads are the 50% ones.
 const IDLE_ACTIVE: usize = 64;
 

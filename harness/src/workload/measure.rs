@@ -233,6 +233,7 @@ fn sample(
         p99_us: point.latency_us.p99,
         syscalls_per_request: syscalls,
         bottleneck: point.bottleneck,
+        client_busy: Some(point.client_busy),
         offered_per_sec: None,
         rss_bytes_per_idle: None,
         kernel_included: None,

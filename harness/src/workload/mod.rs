@@ -1,8 +1,10 @@
 //! A workload and what it measures: the shapes of load the studies and `cargo bench`'s
 //! verdict run ([`Shape`]), the unit each is judged in ([`Unit`]), one point of one
 //! contender measured into a [`samples::Sample`] on a freshly started server
-//! ([`measure`]), rounds of them in a balanced order ([`run`]), and the verdict table the
-//! one rule ([`crate::judge`]) decides from their per-round ratios ([`verdict`]).
+//! ([`measure`]), the offered rates set from each contender's capacity ([`calibrate`],
+//! [`offered`], [`rates`]), rounds of them in a balanced order ([`run`]), and the verdict
+//! table the one rule ([`crate::judge`]) decides from their per-round ratios ([`verdict`]),
+//! but for requests/s cells the client bound ([`client_bound`]).
 
 use loadgen::churn::Churn;
 use serde::Serialize;
@@ -11,9 +13,12 @@ use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod calibrate;
 pub mod catalogue;
+pub mod client_bound;
 pub mod idle_fit;
 pub mod measure;
 pub mod offered;
+pub mod provenance;
+pub mod rates;
 pub mod run;
 pub mod samples;
 pub mod verdict;
@@ -41,9 +46,10 @@ pub enum Shape {
     /// freshly started server while `active` connections run a closed loop of `GET /`.
     Idle { count: usize, active: usize },
     /// The load of the workload named `of` (keep-alive, echo or churn) as an open loop at
-    /// `percent`% of the slowest contender's capacity for it ([`offered`]): every
-    /// contender serves the same requests per second, so CPU per request compares servers
-    /// rather than how fast the client drove each one.
+    /// `percent`% of the smallest contender capacity for it (10^6 ÷ its server CPU µs per
+    /// request flat out, [`offered`]): every contender serves the same requests per
+    /// second, so CPU per request compares servers rather than how fast the client drove
+    /// each one.
     Offered { of: &'static str, percent: u32 },
 }
 

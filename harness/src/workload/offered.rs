@@ -1,9 +1,11 @@
 //! CPU at fixed offered rates: a saturated closed loop's CPU per request is the server's
 //! busy share divided by a throughput the client sets, so it moves with the client as
 //! much as with the server. An [`super::Shape::Offered`] workload instead offers every
-//! contender the same open-loop rate, a share of the slowest contender's capacity
-//! ([`super::calibrate`]), and a point whose server served less than [`KEEP_UP`] of it is
-//! rejected ([`keeps_up`]): a backlog is not a cost per request.
+//! contender the same open-loop rate, a share of the smallest contender's capacity (10^6
+//! ÷ its server CPU µs per request flat out: what one core of it can serve,
+//! [`super::calibrate`]), capped where the client could not drive it ([`CLIENT_REACH`]);
+//! a point whose server served less than [`KEEP_UP`] of it is rejected ([`keeps_up`]): a
+//! backlog is not a cost per request.
 
 use std::time::Duration;
 
@@ -22,6 +24,13 @@ pub const VERDICT_PERCENT: u32 = 50;
 /// How long each contender runs flat out to calibrate.
 pub const CALIBRATION: Duration = Duration::from_millis(1500);
 
+/// What the client can drive, as a share of the slowest requests/s it reached flat out.
+/// Where the smallest capacity is above it (on 2 CPUs, one client core cannot keep one
+/// server core busy), the shares are taken of the client's reach instead, so every
+/// offered rate stays one the client can hold and 25/50/75% stay distinct loads; the
+/// report then gives each rate as a share of every server's capacity.
+pub const CLIENT_REACH: f64 = 1.0;
+
 /// Whether a point that served `achieved` requests/s kept up with `offered`.
 pub fn keeps_up(offered: f64, achieved: f64) -> bool {
     achieved >= KEEP_UP * offered
@@ -32,23 +41,98 @@ pub fn base(name: &str) -> Workload {
     by_name(name).unwrap_or_else(|| panic!("{name}: an offered workload's base is not in the catalogue"))
 }
 
-/// What each contender served of a workload flat out, and the slowest of them: the
-/// capacity the offered rates are shares of.
+/// One contender flat out in a calibration run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FlatOut {
+    pub label: String,
+    /// What it served, requests/s (the client set this as much as the server).
+    pub requests_per_sec: f64,
+    /// Its server CPU µs per request; `None` where its CPU could not be read (an external
+    /// server), so its capacity is unknown.
+    pub server_cpu_us: Option<f64>,
+    /// The client's CPU over the run's wall time and its CPUs (1.0: saturated).
+    pub client_busy: f64,
+}
+
+impl FlatOut {
+    /// What one core of the server can serve, requests/s: 10^6 ÷ its CPU µs per request.
+    pub fn capacity(&self) -> Option<f64> {
+        self.server_cpu_us.filter(|us| *us > 0.0).map(|us| 1e6 / us)
+    }
+}
+
+/// What each contender did flat out at a workload: the capacities the offered rates are
+/// shares of.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Calibration {
     pub workload: String,
     /// (label, requests/s) per contender, in the order run.
     pub served: Vec<(String, f64)>,
+    /// The least of `served`: what the client reached with every server.
     pub slowest: f64,
+    /// Each contender's run in full, in the order run; empty in reports from before
+    /// capacities, whose rates were shares of `slowest`.
+    #[serde(default)]
+    pub flat_out: Vec<FlatOut>,
 }
 
 impl Calibration {
-    /// The rate `percent`% of capacity stands for, in requests/s.
-    pub fn rate(&self, percent: u32) -> f64 {
-        (self.slowest * f64::from(percent) / 100.0).round()
+    /// The calibration of `workload` over `flat_out` (at least one run).
+    pub fn new(workload: &str, flat_out: Vec<FlatOut>) -> Calibration {
+        let served: Vec<(String, f64)> = flat_out
+            .iter()
+            .map(|f| (f.label.clone(), f.requests_per_sec))
+            .collect();
+        let slowest = served.iter().map(|(_, rps)| *rps).fold(f64::INFINITY, f64::min);
+        Calibration {
+            workload: workload.into(),
+            served,
+            slowest,
+            flat_out,
+        }
     }
 
-    /// Whose capacity the rates are shares of.
+    /// The smallest capacity and whose it is; `None` where no capacity is known (a
+    /// report from before them, or external servers only).
+    pub fn smallest_capacity(&self) -> Option<(&str, f64)> {
+        self.flat_out
+            .iter()
+            .filter_map(|f| Some((f.label.as_str(), f.capacity()?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// The most the client could drive: [`CLIENT_REACH`] of `slowest`.
+    pub fn client_reach(&self) -> f64 {
+        (self.slowest * CLIENT_REACH).round()
+    }
+
+    /// `percent`% of the smallest capacity, before any cap (in reports from before
+    /// capacities, `percent`% of `slowest`).
+    fn uncapped(&self, percent: u32) -> f64 {
+        let base = self
+            .smallest_capacity()
+            .map_or(self.slowest, |(_, capacity)| capacity);
+        (base * f64::from(percent) / 100.0).round()
+    }
+
+    /// Whether the smallest capacity is more than the client could drive, so the shares
+    /// are taken of [`Self::client_reach`] instead.
+    pub fn capped(&self, percent: u32) -> bool {
+        !self.flat_out.is_empty() && self.uncapped(percent) > self.client_reach() * f64::from(percent) / 100.0
+    }
+
+    /// The rate `percent`% of capacity stands for, in requests/s: the same for every
+    /// server, `percent`% of the smallest capacity or of the client's reach, whichever is
+    /// smaller, so at most `percent`% of any one server's capacity.
+    pub fn rate(&self, percent: u32) -> f64 {
+        if self.capped(percent) {
+            (self.client_reach() * f64::from(percent) / 100.0).round()
+        } else {
+            self.uncapped(percent)
+        }
+    }
+
+    /// Whose flat-out figure `slowest` is.
     pub fn slowest_label(&self) -> &str {
         self.served
             .iter()
@@ -61,6 +145,15 @@ impl Calibration {
 mod tests {
     use super::*;
 
+    fn flat(label: &str, rps: f64, cpu_us: Option<f64>) -> FlatOut {
+        FlatOut {
+            label: label.into(),
+            requests_per_sec: rps,
+            server_cpu_us: cpu_us,
+            client_busy: 0.99,
+        }
+    }
+
     #[test]
     fn a_point_that_falls_behind_is_rejected() {
         assert!(keeps_up(50_000.0, 49_600.0));
@@ -69,15 +162,59 @@ mod tests {
     }
 
     #[test]
-    fn rates_are_shares_of_the_slowest() {
-        let calibration = Calibration {
-            workload: "w".into(),
-            served: vec![("a".into(), 120_000.0), ("b".into(), 100_000.0)],
-            slowest: 100_000.0,
-        };
+    fn rates_are_shares_of_the_smallest_capacity() {
+        // a: 10 µs per request, 100k/s per core; b: 20 µs, 50k/s: the smallest.
+        let calibration = Calibration::new(
+            "w",
+            vec![flat("a", 90_000.0, Some(10.0)), flat("b", 50_000.0, Some(20.0))],
+        );
+        assert_eq!(calibration.smallest_capacity(), Some(("b", 50_000.0)));
+        assert_eq!(calibration.rate(50), 25_000.0);
+        assert_eq!(calibration.rate(25), 12_500.0);
+        assert!(!calibration.capped(50));
+        assert_eq!(calibration.slowest, 50_000.0);
+        assert_eq!(calibration.slowest_label(), "b");
+    }
+
+    #[test]
+    fn a_rate_beyond_the_clients_reach_is_capped() {
+        // Capacities 200k and 100k/s, but the client reached 60k/s with b.
+        let calibration = Calibration::new(
+            "w",
+            vec![flat("a", 80_000.0, Some(5.0)), flat("b", 60_000.0, Some(10.0))],
+        );
+        assert_eq!(calibration.client_reach(), 60_000.0);
+        assert!(
+            calibration.capped(50),
+            "100k of capacity is beyond the 60k reached"
+        );
+        assert_eq!(calibration.rate(50), 30_000.0);
+        assert_eq!(calibration.rate(75), 45_000.0, "the shares stay distinct loads");
+    }
+
+    #[test]
+    fn a_server_without_a_cpu_figure_has_no_capacity() {
+        let calibration = Calibration::new(
+            "w",
+            vec![flat("ext", 10_000.0, None), flat("a", 90_000.0, Some(10.0))],
+        );
+        assert_eq!(calibration.smallest_capacity(), Some(("a", 100_000.0)));
+        assert!(
+            calibration.capped(50),
+            "100k of capacity is beyond the 10k reached"
+        );
+        assert_eq!(calibration.rate(50), 5_000.0);
+    }
+
+    #[test]
+    fn old_reports_keep_their_rates() {
+        let json = r#"{"workload":"w","served":[["a",120000.0],["b",100000.0]],"slowest":100000.0}"#;
+        let calibration: Calibration = serde_json::from_str(json).unwrap();
+        assert!(calibration.flat_out.is_empty());
+        assert_eq!(calibration.smallest_capacity(), None);
+        assert!(!calibration.capped(75));
         assert_eq!(calibration.rate(50), 50_000.0);
         assert_eq!(calibration.slowest_label(), "b");
-        assert_eq!(calibration.rate(25), 25_000.0);
     }
 
     #[test]

@@ -38,6 +38,11 @@ pub struct Sample {
     pub p99_us: u64,
     pub syscalls_per_request: Option<f64>,
     pub bottleneck: String,
+    /// The client's CPU over the point's wall time and its CPUs (1.0: saturated); `None`
+    /// in reports from before it was kept. A requests/s cell is client-bound where it
+    /// reached [`crate::usage::CLIENT_SATURATED`] ([`super::client_bound`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_busy: Option<f64>,
     /// An offered workload's rate, requests/s ([`super::offered`]); its `value` is `None`
     /// where the server served less than [`super::offered::KEEP_UP`] of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,7 +61,8 @@ pub struct Sample {
 
 impl Sample {
     /// A sample for reports' tests: `value` as the figure and the server CPU, 1000
-    /// requests/s, p99 50 µs, the client the bottleneck, syscalls counted in round 0.
+    /// requests/s, p99 50 µs, the client the bottleneck (no busy share), syscalls counted
+    /// in round 0.
     pub fn example(workload: &str, contender: &str, round: usize, value: f64) -> Sample {
         Sample {
             workload: workload.into(),
@@ -72,6 +78,7 @@ impl Sample {
             p99_us: 50,
             syscalls_per_request: (round == 0).then_some(0.5),
             bottleneck: "client".into(),
+            client_busy: None,
             offered_per_sec: None,
             rss_bytes_per_idle: None,
             kernel_included: None,
@@ -227,18 +234,21 @@ impl WorkloadsReport {
     }
 
     /// Whether any cell of `workload`'s verdict rows (the A/A control's included, where it
-    /// ran) is still *inconclusive*: more rounds could decide it.
+    /// ran) is still *inconclusive*: more rounds could decide it (a client-bound one
+    /// cannot: [`super::client_bound`]).
     pub fn undecided(&self, workload: &Workload) -> bool {
         if self.judged_on_fit(workload) {
             // Every count runs on while any cell of the fit is undecided.
             return self.idle_fit_undecided();
         }
-        self.verdict_rows(workload).iter().any(|(_, (baselines, aa))| {
+        let pairs = BASELINES.iter().map(|b| (SUBJECT.id, b.id));
+        let pairs: Vec<_> = pairs.chain([(AA_CONTROL.id, SUBJECT.id)]).collect();
+        self.verdict_rows(workload).iter().any(|(unit, (baselines, aa))| {
             let aa = (!aa.is_empty()).then_some(aa);
-            baselines
-                .iter()
-                .chain(aa)
-                .any(|ratios| Word::judge(ratios) == Word::Inconclusive)
+            baselines.iter().chain(aa).zip(&pairs).any(|(ratios, pair)| {
+                Word::judge(ratios) == Word::Inconclusive
+                    && self.client_bound(workload.name, *unit, *pair).is_none()
+            })
         })
     }
 
@@ -252,45 +262,6 @@ impl WorkloadsReport {
     pub fn cpu_ratios_of(&self, workload: &Workload, (subject, baseline): (&str, &str)) -> Vec<f64> {
         let cpu = |contender: &str| self.by_round(workload.name, contender, |s| s.server_cpu_us);
         rounds::ratios(&cpu(subject), &cpu(baseline))
-    }
-
-    /// Where the figures come from, for the head of a table ([`rounds::provenance`]).
-    pub fn provenance(&self, tool: &str) -> String {
-        let detail = match self.detail_rounds {
-            0 => String::new(),
-            n => format!(
-                " tokio_uring_server and nginx, shown in the details only, ran in the first {n} \
-                 rounds, and so did every server at the loads shown in the details only (the \
-                 saturated closed loops of the loads judged at a fixed rate, and their 25% and \
-                 75% rates); the shared-buffer codec ran every round at the idle workloads and \
-                 the first {n} elsewhere."
-            ),
-        };
-        let (planned, extended) = match self.base_rounds {
-            Some(base) if base < self.rounds => (
-                base,
-                format!(
-                    " A workload with a cell still *inconclusive* after them ran more rounds, \
-                     up to {} in all, until the rule decided every cell of it (the A/A \
-                     control's included); each cell says how many rounds it took. Looking \
-                     again after each round gives noise more chances to pass for a \
-                     difference: the A/A column shows how often that happened here.",
-                    self.rounds
-                ),
-            ),
-            _ => (self.rounds, String::new()),
-        };
-        format!(
-            "{} Every server is started afresh for every point, so rounds also sample \
-             process start (memory layout, ASLR).{}{extended}{detail}",
-            rounds::provenance(
-                tool,
-                &self.machine,
-                &self.pinning,
-                (planned, self.seconds_per_point),
-            ),
-            crate::slices::describe(self.slices),
-        )
     }
 
     /// The workloads measured, in the order first measured.

@@ -1,16 +1,17 @@
 //! The verdict table: per workload, [`SUBJECT`] ÷ each of the [`BASELINES`] and, where a
 //! run measured it, the A/A control ÷ the subject, each cell decided by the one rule
-//! ([`crate::judge`]); then how many cells the rule decided and how often the A/A control
-//! tied. The workloads study and `cargo bench` both print it; each says above it where its
+//! ([`crate::judge`]) but a requests/s cell the client bound ([`client_bound`]); then how
+//! many cells the rule decided and how often the A/A control tied. The workloads study and `cargo bench` both print it; each says above it where its
 //! rounds came from.
 
 use std::fmt::Write as _;
 
-use super::offered::{self, VERDICT_PERCENT};
 use super::samples::WorkloadsReport;
-use super::{BASELINES, SUBJECT, Unit, Workload};
+use super::{BASELINES, SUBJECT, Unit, Workload, client_bound};
 use crate::judge::{self, Word};
 use crate::servers::{AA_CONTROL, TOKIO_CODEC_SHARED};
+
+pub use super::rates::offered_rates;
 
 /// What a cell compares, for the paragraph above a table.
 pub fn what_a_cell_is() -> String {
@@ -47,9 +48,14 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
             } else {
                 unit.describe().to_string()
             };
-            let cells: Vec<String> = baselines.iter().map(|r| tally.cell(r)).collect();
+            let bound = |pair| report.client_bound(workload.name, unit, pair);
+            let cells: Vec<String> = baselines
+                .iter()
+                .zip(BASELINES)
+                .map(|(r, b)| tally.cell(r, bound((SUBJECT.id, b.id))))
+                .collect();
             let aa = if control {
-                format!(" {} |", tally.aa_cell(&aa))
+                format!(" {} |", tally.aa_cell(&aa, bound((AA_CONTROL.id, SUBJECT.id))))
             } else {
                 String::new()
             };
@@ -64,10 +70,10 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
     if let Some(idle) = report.idle_fit() {
         let cells: Vec<String> = BASELINES
             .iter()
-            .map(|b| tally.cell(&report.idle_fit_ratios(b.id)))
+            .map(|b| tally.cell(&report.idle_fit_ratios(b.id), None))
             .collect();
         let aa = if control {
-            format!(" {} |", tally.aa_cell(&report.idle_fit_aa_ratios()))
+            format!(" {} |", tally.aa_cell(&report.idle_fit_aa_ratios(), None))
         } else {
             String::new()
         };
@@ -96,7 +102,16 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
             tally.aa_ties, tally.aa_cells
         );
     }
-    out.push_str(".\n");
+    out.push('.');
+    if tally.client_bound > 0 {
+        let _ = write!(
+            out,
+            " Left out: {} client-bound cells. {}",
+            tally.client_bound,
+            client_bound::explain()
+        );
+    }
+    out.push('\n');
     out.push_str(&idle_control(report));
     out.push_str(&offered_rates(report));
     out
@@ -119,51 +134,24 @@ fn idle_control(report: &WorkloadsReport) -> String {
     )
 }
 
-/// How the offered workloads' rates were set, where the report has any.
-pub fn offered_rates(report: &WorkloadsReport) -> String {
-    if report.calibrations.is_empty() {
-        return String::new();
-    }
-    let rates: Vec<String> = report
-        .calibrations
-        .iter()
-        .map(|c| {
-            format!(
-                "{}: {} req/s ({}'s capacity {})",
-                c.workload,
-                crate::format::group_thousands(c.rate(VERDICT_PERCENT)),
-                c.slowest_label(),
-                crate::format::group_thousands(c.slowest),
-            )
-        })
-        .collect();
-    format!(
-        "\nRows \"at {VERDICT_PERCENT}% load\" offered every server the same open-loop rate, \
-         {VERDICT_PERCENT}% of the slowest contender's capacity (what it served flat out in a \
-         {:.1} s calibration run at the start; every contender measured at that load counts, \
-         those shown in the details only too, so that all of them can keep up): {}. A round in which a server served less than \
-         {:.0}% of the offered rate (the answers that arrived within its scheduled window, over that window) \
-         counts for nothing: a backlog is not a cost per request. \
-         Rows \"saturated closed loop\" drive every server as fast as the client can: their CPU \
-         per request is the server's busy share divided by a rate the client sets, a capacity \
-         figure rather than a cost.\n",
-        offered::CALIBRATION.as_secs_f64(),
-        rates.join("; "),
-        offered::KEEP_UP * 100.0,
-    )
-}
-
-/// How many cells and A/A cells a table holds, and how many the rule decided.
+/// How many cells and A/A cells a table holds, how many the rule decided, and how many
+/// were client-bound (left out of both).
 #[derive(Default)]
 struct Tally {
     cells: usize,
     decided: usize,
     aa_cells: usize,
     aa_ties: usize,
+    client_bound: usize,
 }
 
 impl Tally {
-    fn cell(&mut self, ratios: &[f64]) -> String {
+    /// A cell, *client-bound* where `bound` holds the client's busiest share.
+    fn cell(&mut self, ratios: &[f64], bound: Option<f64>) -> String {
+        if let Some(busy) = bound {
+            self.client_bound += 1;
+            return client_bound::cell(ratios, busy);
+        }
         self.cells += 1;
         if matches!(Word::judge(ratios), Word::Wins | Word::Loses | Word::Ties) {
             self.decided += 1;
@@ -171,14 +159,80 @@ impl Tally {
         judge::cell(ratios)
     }
 
-    fn aa_cell(&mut self, ratios: &[f64]) -> String {
+    fn aa_cell(&mut self, ratios: &[f64], bound: Option<f64>) -> String {
         if ratios.is_empty() {
             return "not measured".into();
+        }
+        if let Some(busy) = bound {
+            self.client_bound += 1;
+            return client_bound::cell(ratios, busy);
         }
         self.aa_cells += 1;
         if Word::judge(ratios) == Word::Ties {
             self.aa_ties += 1;
         }
         judge::cell(ratios)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::samples::Sample;
+
+    /// Three rounds of "4 connections" (requests/s), io_uring_server 20% ahead of the codec
+    /// every round and too noisy a ratio to hyper to decide, the client `busy` in the
+    /// second round with hyper.
+    fn report(busy: f64) -> WorkloadsReport {
+        let mut samples = Vec::new();
+        for round in 0..3 {
+            let hyper = [900.0, 1300.0, 1000.0][round];
+            for (contender, rps) in [
+                (SUBJECT.id, 1200.0),
+                (BASELINES[0].id, 1000.0),
+                (BASELINES[1].id, hyper),
+            ] {
+                let mut sample = Sample::example("4 connections", contender, round, rps);
+                sample.client_busy = Some(if round == 1 && contender == BASELINES[1].id {
+                    busy
+                } else {
+                    0.5
+                });
+                samples.push(sample);
+            }
+        }
+        WorkloadsReport::over(samples)
+    }
+
+    fn four_connections() -> Vec<Workload> {
+        vec![super::super::catalogue::by_name("4 connections").unwrap()]
+    }
+
+    #[test]
+    fn a_client_bound_cell_is_left_out_of_the_tally() {
+        let table = table(&report(0.95), &four_connections());
+        assert!(table.contains("*client-bound* (client 95% busy)"), "{table}");
+        assert!(
+            table.contains("**wins**"),
+            "the codec's cell is the rule's: {table}"
+        );
+        assert!(table.contains("The rule decided 1 of 1 cells"), "{table}");
+        assert!(table.contains("Left out: 1 client-bound cells."), "{table}");
+        assert!(
+            !report(0.95).undecided(&four_connections()[0]),
+            "more rounds cannot decide a client-bound cell"
+        );
+    }
+
+    #[test]
+    fn a_client_with_cpu_to_spare_leaves_every_cell_to_the_rule() {
+        let table = table(&report(0.85), &four_connections());
+        assert!(!table.contains("client-bound"), "{table}");
+        assert!(table.contains("The rule decided 1 of 2 cells"), "{table}");
+        assert!(table.contains("**inconclusive**"), "{table}");
+        assert!(
+            report(0.85).undecided(&four_connections()[0]),
+            "more rounds could decide it"
+        );
     }
 }

@@ -14,9 +14,7 @@ use harness::output::write_json;
 use harness::servers::Lineup;
 use harness::servers::nginx::with_anchors;
 use harness::settings::Pinning;
-use harness::workload::Shape;
-use harness::workload::calibrate;
-use harness::workload::offered::{self, Calibration};
+use harness::workload::calibrate::calibrate_plan;
 use harness::workload::run::{Entry, Rounds, measure_rounds};
 use lab::workloads::{
     WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report,
@@ -109,7 +107,7 @@ fn run(cli: Cli) -> Result<(), String> {
         max_rounds: cli.max_rounds,
         slices: cli.slices,
     };
-    let (plan, calibrations) = calibrate(&lineup, plan)?;
+    let (plan, calibrations) = calibrate_plan(&lineup, plan)?;
     let judged = plan
         .iter()
         .filter(|e| !judged_contenders(&e.workload).is_empty())
@@ -141,35 +139,6 @@ fn run(cli: Cli) -> Result<(), String> {
          results/runtimes.md, results/features.md, BENCHMARKS.md"
     );
     Ok(())
-}
-
-/// The rate of every offered workload in `plan`: each base workload run flat out by every
-/// contender any of its offered workloads has, the slowest figure its capacity.
-fn calibrate(lineup: &Lineup, mut plan: Vec<Entry>) -> Result<(Vec<Entry>, Vec<Calibration>), String> {
-    let mut calibrations: Vec<Calibration> = Vec::new();
-    for index in 0..plan.len() {
-        let Shape::Offered { of, percent } = plan[index].workload.shape else {
-            continue;
-        };
-        if !calibrations.iter().any(|c| c.workload == of) {
-            let mut contenders = Vec::new();
-            for e in plan
-                .iter()
-                .filter(|e| matches!(e.workload.shape, Shape::Offered { of: o, .. } if o == of))
-            {
-                for c in e.every_round.iter().chain(&e.detail) {
-                    if !contenders.contains(c) {
-                        contenders.push(*c);
-                    }
-                }
-            }
-            println!("calibrating {of}: {} contenders flat out", contenders.len());
-            calibrations.push(calibrate::calibrate(lineup, &offered::base(of), &contenders)?);
-        }
-        let calibration = calibrations.iter().find(|c| c.workload == of);
-        plan[index].offered = calibration.map(|c| c.rate(percent));
-    }
-    Ok((plan, calibrations))
 }
 
 /// Writes every view again from the committed `results/workloads.json`, leaving the

@@ -1,5 +1,5 @@
 //! A saturated workload's CPU per request at fixed offered rates (25, 50 and 75% of the
-//! slowest contender's capacity, [`harness::workload::offered`]): a table and a curve per
+//! smallest contender capacity, [`harness::workload::offered`]): a table and a curve per
 //! contender, shown in the saturated workload's section, so its capacity figure and its
 //! cost at a given load sit side by side.
 
@@ -43,8 +43,9 @@ pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
     let unit = rates[0].0.unit().describe();
     let mut out = format!(
         "### At fixed offered rates\n\n![{base} at fixed rates]({})\n\n\
-         The same open-loop rate offered to every server, a share of the slowest contender's \
-         capacity; each cell is the median over the rounds in which the server kept up \
+         The same open-loop rate offered to every server, a share of the smallest contender \
+         capacity (10^6 ÷ its server CPU µs per request flat out; the verdict's line under its \
+         table gives each server's); each cell is the median over the rounds in which the server kept up \
          (served 99% of the rate or more), {unit}, then the whole machine's. Rounds in which \
          it fell behind are named and left out.\n\n| server |",
         super::plot::link(&file_name(base))
