@@ -1,5 +1,6 @@
-//! `scripts/profiles.sh`: why the numbers differ. Every contender serves the same offered
-//! load of each workload while perf samples the server CPUs; writes `results/profiles.md`,
+//! `scripts/profiles.sh`: why the numbers differ. Every contender serves the load of each
+//! workload, a verdict row's at that row's rate, while perf samples the server CPUs; sets
+//! each total beside the verdict's (read from `results/workloads.json`); writes `results/profiles.md`,
 //! `results/profiles.json`, a flame graph per workload and contender under
 //! `results/profiles/`, and the "Why the numbers differ" section of BENCHMARKS.md. Without
 //! perf, or without readable kernel symbols, it says so in one line and exits 1.
@@ -10,11 +11,13 @@ use clap::Parser;
 use harness::corpus;
 use harness::machine::Machine;
 use harness::progress::Progress;
+use harness::rounds::first_seen;
 use harness::servers::{CONTENDERS, Lineup, workspace_root};
 use harness::settings::Pinning;
+use harness::workload::samples::WorkloadsReport;
 use http_core::files::CORPUS;
 use lab::profiles::measure::{self, Dirs};
-use lab::profiles::{KEPT_UP, LOWER_BY, ProfilesReport, RATE_SHARE, RETRIES, WORKLOADS, record};
+use lab::profiles::{KEPT_UP, LOWER_BY, ProfilesReport, RATE_SHARE, RETRIES, WORKLOADS, rate, record};
 
 /// CPU profiles of every contender at the same offered load, by category.
 #[derive(Parser, Debug)]
@@ -23,7 +26,8 @@ struct Cli {
     /// Seconds each profile records.
     #[arg(long, default_value_t = 3.0)]
     seconds: f64,
-    /// Seconds of the flat-out run that calibrates each contender's peak.
+    /// Seconds of the flat-out run that calibrates each contender's peak at a file workload
+    /// (a verdict row's calibration runs as long as the verdict's).
     #[arg(long, default_value_t = 2.0)]
     calibration_seconds: f64,
     /// Only the workloads whose name contains this (e.g. "churn").
@@ -44,7 +48,9 @@ fn run(cli: Cli) -> Result<(), String> {
     if corpus::ensure(&corpus)? {
         eprintln!("profiles: corpus written to {}", corpus.display());
     }
-    let mut lineup = Lineup::prepare(&CONTENDERS, Pinning::from_env()?, None)?;
+    // The verdict rows' rates are calibrated on the verdict's contenders, as there.
+    let everyone = first_seen(CONTENDERS.into_iter().chain(rate::everyone_calibrated()));
+    let mut lineup = Lineup::prepare(&everyone, Pinning::from_env()?, None)?;
     lineup.files_dir = Some(corpus.clone());
     lineup.servers = CONTENDERS
         .iter()
@@ -65,6 +71,7 @@ fn run(cli: Cli) -> Result<(), String> {
         seconds_per_profile: cli.seconds,
         calibration: Vec::new(),
         profiles: Vec::new(),
+        verdict: None,
     };
     let chosen: Vec<_> = WORKLOADS
         .iter()
@@ -75,7 +82,10 @@ fn run(cli: Cli) -> Result<(), String> {
         })
         .collect();
     let servers = lineup.servers.len();
-    let calibrations = chosen.iter().filter(|w| w.is_open_loop()).count() * servers;
+    // A file workload calibrates each server; a verdict row's calibration (the verdict's
+    // contenders, each flat out) is one step.
+    let calibrations = chosen.iter().filter(|w| w.file_set().is_some()).count() * servers
+        + chosen.iter().filter(|w| rate::offered_base(w).is_some()).count();
     let profiles = chosen.len() * servers;
     // A profile also waits for perf to start and write its samples.
     let step = (calibrations as f64 * cli.calibration_seconds + profiles as f64 * (cli.seconds + 2.0))
@@ -89,19 +99,29 @@ fn run(cli: Cli) -> Result<(), String> {
                 .ok_or("no such corpus set")?;
             corpus::warm(&corpus, set)?;
         }
-        let mut peaks = Vec::new();
-        if workload.is_open_loop() {
-            for server in &lineup.servers {
-                progress.step(&format!(
-                    "{}: calibrating {}",
-                    workload.name, server.contender.label
-                ));
-                let peak = measure::calibrate(server, workload, calibration, &lineup.pinning)?;
-                peaks.push((server.contender.id.to_string(), peak));
-            }
+        if let Some((of, _)) = rate::offered_base(workload) {
+            progress.step(&format!(
+                "{}: calibrating {of} on the verdict's contenders",
+                workload.name
+            ));
         }
-        let slowest = peaks.iter().map(|p| p.1).reduce(f64::min);
-        let mut rate = slowest.map(|peak| (peak * RATE_SHARE).max(1.0));
+        let (mut rate, peaks) = match rate::of_row(&lineup, workload)? {
+            Some((rate, calibration)) => (Some(rate), calibration.served),
+            None if workload.is_open_loop() => {
+                let mut peaks = Vec::new();
+                for server in &lineup.servers {
+                    progress.step(&format!(
+                        "{}: calibrating {}",
+                        workload.name, server.contender.label
+                    ));
+                    let peak = measure::calibrate(server, workload, calibration, &lineup.pinning)?;
+                    peaks.push((server.contender.id.to_string(), peak));
+                }
+                let slowest = peaks.iter().map(|p| p.1).reduce(f64::min);
+                (slowest.map(|peak| (peak * RATE_SHARE).max(1.0)), peaks)
+            }
+            None => (None, Vec::new()),
+        };
         for retry in 0..=RETRIES {
             let mut profiles = Vec::new();
             for server in &lineup.servers {
@@ -146,9 +166,29 @@ fn run(cli: Cli) -> Result<(), String> {
     }
     progress.finish();
     drop(lineup.servers);
+    report.verdict = verdict_run(&results);
     lab::profiles::report::write_all(&lineup.workspace, &report)?;
     println!(
         "profiles written: results/profiles.md, results/profiles.json, results/profiles/*.svg, BENCHMARKS.md"
     );
     Ok(())
+}
+
+/// The verdict's rounds, `results/workloads.json`, whose rows the profiles are set beside;
+/// `None` (and a line saying why) where there is none to read.
+fn verdict_run(results: &std::path::Path) -> Option<WorkloadsReport> {
+    let path = results.join("workloads.json");
+    let read = std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|json| serde_json::from_str(&json).map_err(|e| e.to_string()));
+    match read {
+        Ok(report) => Some(report),
+        Err(error) => {
+            eprintln!(
+                "profiles: {}: {error}; the verdict column reads \"n/a (no verdict run)\"",
+                path.display()
+            );
+            None
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! Runs one workload against one server: flat out to calibrate the offered rate, then at
-//! that rate under `perf record`, turning the samples and /proc's CPU accounting into a
+//! Runs one workload against one server (a file workload flat out to calibrate its rate),
+//! at its rate under `perf record`, turning the samples and /proc's CPU accounting into a
 //! [`Profile`] and a flame graph.
 
 use std::path::Path;
@@ -7,49 +7,57 @@ use std::time::Duration;
 
 use crate::profiles::record::{self, PERIOD_NS, Recording};
 use crate::profiles::{Breakdown, Profile, Shape, Workload, flame};
-use harness::load::{self, Ask, Load, LoadKind, Post};
+use harness::load::{self, Ask, Load, LoadKind, Point};
 use harness::servers::Server;
 use harness::settings::Pinning;
 
-/// The loadgen load of `workload`: at `rate` per second, or flat out when `None`.
-pub fn load_of(workload: &Workload, rate: Option<f64>, duration: Duration, pinning: &Pinning) -> Load {
+/// The loadgen load of a file workload (`set`, `connections`): at `rate` per second, or
+/// flat out when `None`. A verdict row's load is the harness's ([`point`]).
+pub fn file_load(
+    (set, connections): (&'static str, usize),
+    rate: Option<f64>,
+    duration: Duration,
+    pinning: &Pinning,
+) -> Load {
     let kind = match rate {
         Some(_) => LoadKind::Open,
         None => LoadKind::Closed,
     };
-    match workload.shape {
-        Shape::KeepAlive { connections } => Load::new(kind, (connections, 1), rate, duration, pinning),
-        Shape::Pipelined { connections, depth } => {
-            Load::new(LoadKind::Pipelined, (connections, depth), None, duration, pinning)
-        }
-        Shape::Echo { bytes, connections } => Load {
-            ask: Ask::Echo(Post { bytes, chunk: None }),
-            ..Load::new(kind, (connections, 1), rate, duration, pinning)
-        },
-        Shape::Response { bytes, connections } => Load {
-            ask: Ask::Bytes(bytes),
-            ..Load::new(kind, (connections, 1), rate, duration, pinning)
-        },
-        Shape::Churn { closes, clients } => Load {
-            churn: Some(closes),
-            ..Load::new(LoadKind::Churn, (clients, 1), rate, duration, pinning)
-        },
-        Shape::File { set, connections } => Load {
-            ask: Ask::File { set, seed: 1 },
-            ..Load::new(kind, (connections, 1), rate, duration, pinning)
-        },
+    Load {
+        ask: Ask::File { set, seed: 1 },
+        ..Load::new(kind, (connections, 1), rate, duration, pinning)
     }
 }
 
-/// What `server` sustains of `workload` flat out over `duration`, per second.
+/// One run of `workload` on `server` at `rate` (closed loop when `None`): a verdict row's
+/// exactly as the workloads study measures it ([`harness::workload::measure::point`]).
+pub fn point(
+    server: &Server,
+    workload: &Workload,
+    rate: Option<f64>,
+    duration: Duration,
+    pinning: &Pinning,
+) -> Result<Point, String> {
+    match workload.shape {
+        Shape::Row { .. } => {
+            let row = workload.row().expect("a row workload has a row");
+            harness::workload::measure::point(server, &row, duration, rate, pinning)
+        }
+        Shape::File { set, connections } => {
+            load::run_point(server, file_load((set, connections), rate, duration, pinning))
+        }
+    }
+}
+
+/// What `server` sustains of a file workload flat out over `duration`, per second (a
+/// verdict row's rate comes from [`crate::profiles::rate`] instead).
 pub fn calibrate(
     server: &Server,
     workload: &Workload,
     duration: Duration,
     pinning: &Pinning,
 ) -> Result<f64, String> {
-    let point = load::run_point(server, load_of(workload, None, duration, pinning))?;
-    Ok(point.requests_per_sec)
+    Ok(point(server, workload, None, duration, pinning)?.requests_per_sec)
 }
 
 /// Where a profile's files go: perf data and folded stacks in `scratch`, the flame graph
@@ -75,7 +83,7 @@ pub fn profile(
     let name = format!("{}_{}", workload.slug, server.contender.id);
     let data = dirs.scratch.join(format!("{name}.data"));
     let recording = Recording::start(pinning.server.as_ref(), &data)?;
-    let point = load::run_point(server, load_of(workload, rate, duration, pinning));
+    let point = point(server, workload, rate, duration, pinning);
     let recorded = recording.stop()?;
     let point = point?;
     let (folded, span) = record::fold(&recorded.data)?;

@@ -1,19 +1,25 @@
 //! The profiling study (`scripts/profiles.sh`): why the numbers differ. Every contender
-//! serves the same offered load of each workload while perf samples the server CPUs; each
+//! serves the load of each workload while perf samples the server CPUs: a workload that
+//! explains a verdict row runs that row's load at that row's rate ([`Shape::Row`], rates
+//! from [`rate`]), and its totals are set beside the row's ([`against_verdict`]). Each
 //! sample of the server is put in one [`classify::Category`], and a category's share of
 //! the samples times the server CPU per request measured in the same run (from /proc)
 //! gives what that category costs per request. This module names the workloads and holds
 //! the figures; `record` runs perf and folds its stacks, `classify` is the category table,
 //! `measure` runs one profile, `flame` draws it and `report` writes the tables.
 
-use loadgen::churn::Churn;
 use serde::Serialize;
 
 use harness::machine::Machine;
+use harness::workload::catalogue::by_name;
+use harness::workload::samples::WorkloadsReport;
+use harness::workload::{Shape as RowShape, Unit};
 
+pub mod against_verdict;
 pub mod classify;
 pub mod flame;
 pub mod measure;
+pub mod rate;
 pub mod reach;
 pub mod record;
 pub mod report;
@@ -26,20 +32,15 @@ use record::Stack;
 /// How a workload loads a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Shape {
-    /// `GET /` on kept-alive connections, open loop.
-    KeepAlive { connections: usize },
-    /// `GET /`, `depth` requests in flight per connection: a closed loop (the open loop
-    /// sends one request at a time), so each contender serves as many as it can.
-    Pipelined { connections: usize, depth: usize },
-    /// `POST /payload` of `bytes`, echoed, open loop.
-    Echo { bytes: usize, connections: usize },
-    /// `GET /bytes/{bytes}`, open loop.
-    Response { bytes: usize, connections: usize },
-    /// `GET /` on a new connection each time, closed by whom `closes` says, open loop at a
-    /// number of connections per second.
-    Churn { closes: Churn, clients: usize },
+    /// The load of the verdict row `explains` names (a workload of
+    /// [`harness::workload::catalogue`]) at that row's rate: an offered row's open loop at
+    /// its share of the capacity [`harness::workload::calibrate`] measures, a saturated
+    /// row's closed loop (pipelining, the large responses), so each contender serves what
+    /// it can and only the per-request figures compare.
+    Row { explains: &'static str },
     /// `GET /files/{name}`, a random file of the corpus set labelled `set`, its pages
-    /// cached (the file study's hot case), open loop.
+    /// cached (the file study's hot case), open loop at [`RATE_SHARE`] of the slowest
+    /// contender's peak: no verdict row.
     File { set: &'static str, connections: usize },
 }
 
@@ -52,66 +53,60 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// The verdict row it explains, by its catalogue name; `None`: it has none.
+    pub fn explains(&self) -> Option<&'static str> {
+        match self.shape {
+            Shape::Row { explains } => Some(explains),
+            Shape::File { .. } => None,
+        }
+    }
+
+    /// The catalogue workload of the verdict row it explains, whose load it runs.
+    pub fn row(&self) -> Option<harness::workload::Workload> {
+        self.explains().map(|name| {
+            by_name(name).unwrap_or_else(|| panic!("{name}: a profile explains no verdict row of that name"))
+        })
+    }
+
     /// Whether every contender gets the same offered rate (else each runs flat out).
     pub fn is_open_loop(&self) -> bool {
-        !matches!(self.shape, Shape::Pipelined { .. })
+        self.row()
+            .is_none_or(|row| matches!(row.shape, RowShape::Offered { .. }))
     }
 
     /// What one unit of work is, for the tables.
     pub fn unit(&self) -> &'static str {
-        match self.shape {
-            Shape::Churn { .. } => "connection",
+        match self.row().map(|row| row.unit()) {
+            Some(Unit::CpuPerConnection) => "connection",
             _ => "request",
+        }
+    }
+
+    /// The corpus set a file workload serves.
+    pub fn file_set(&self) -> Option<&'static str> {
+        match self.shape {
+            Shape::File { set, .. } => Some(set),
+            Shape::Row { .. } => None,
         }
     }
 }
 
+/// A profile of the verdict row `explains`, named after it.
+const fn row(explains: &'static str, slug: &'static str) -> Workload {
+    Workload {
+        name: explains,
+        slug,
+        shape: Shape::Row { explains },
+    }
+}
+
 pub const WORKLOADS: [Workload; 8] = [
-    Workload {
-        name: "keep-alive, 256 connections",
-        slug: "keepalive",
-        shape: Shape::KeepAlive { connections: 256 },
-    },
-    Workload {
-        name: "pipelined 16 deep",
-        slug: "pipelined",
-        shape: Shape::Pipelined {
-            connections: 64,
-            depth: 16,
-        },
-    },
-    Workload {
-        name: "64 KiB echo",
-        slug: "echo64k",
-        shape: Shape::Echo {
-            bytes: 64 << 10,
-            connections: 16,
-        },
-    },
-    Workload {
-        name: "256 KiB responses",
-        slug: "response256k",
-        shape: Shape::Response {
-            bytes: 256 << 10,
-            connections: 16,
-        },
-    },
-    Workload {
-        name: "churn, server closes",
-        slug: "churn_server_closes",
-        shape: Shape::Churn {
-            closes: Churn::ServerCloses,
-            clients: 32,
-        },
-    },
-    Workload {
-        name: "churn, client closes",
-        slug: "churn_client_closes",
-        shape: Shape::Churn {
-            closes: Churn::ClientCloses,
-            clients: 32,
-        },
-    },
+    row("keep-alive, small requests at 50% load", "keepalive"),
+    row("pipelined 16 deep", "pipelined"),
+    row("64 KiB echo at 50% load", "echo64k"),
+    row("256 KiB responses", "response256k"),
+    row("churn, server closes at 50% load", "churn_server_closes"),
+    row("churn, client closes at 50% load", "churn_client_closes"),
     Workload {
         name: "4 KiB files, hot, 256 connections",
         slug: "files4k",
@@ -130,17 +125,8 @@ pub const WORKLOADS: [Workload; 8] = [
     },
 ];
 
-impl Workload {
-    /// The corpus set a file workload serves.
-    pub fn file_set(&self) -> Option<&'static str> {
-        match self.shape {
-            Shape::File { set, .. } => Some(set),
-            _ => None,
-        }
-    }
-}
-
-/// The offered rate, as a share of the slowest contender's closed-loop peak.
+/// A file workload's offered rate (they have no verdict row), as a share of the slowest
+/// contender's closed-loop peak; a verdict row's profile takes that row's rate instead.
 pub const RATE_SHARE: f64 = 0.65;
 
 /// A profile counts only where its contender served at least this share of the offered
@@ -261,9 +247,14 @@ pub struct ProfilesReport {
     pub machine: Machine,
     pub pinning: String,
     pub seconds_per_profile: f64,
-    /// Per workload, what each contender sustained flat out in the calibration run.
+    /// Per open-loop workload, what each contender sustained flat out in the calibration
+    /// run its rate was taken from.
     pub calibration: Vec<(String, Vec<(String, f64)>)>,
     pub profiles: Vec<Profile>,
+    /// The verdict's rounds (`results/workloads.json`) whose rows the profiles explain,
+    /// read when the report is written; `None`: no verdict run to set them beside.
+    #[serde(skip)]
+    pub verdict: Option<WorkloadsReport>,
 }
 
 impl ProfilesReport {

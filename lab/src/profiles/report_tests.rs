@@ -51,6 +51,7 @@ fn the_table_has_a_row_per_category_a_total_and_links() {
         seconds_per_profile: 3.0,
         calibration: Vec::new(),
         profiles: vec![codec, uring],
+        verdict: None,
     };
     let text = tables(&report, "results/", "###");
     assert!(
@@ -72,7 +73,8 @@ fn the_table_has_a_row_per_category_a_total_and_links() {
     assert!(restored.contains("| 90%: "), "{restored}");
     assert_eq!(
         text.matches("\n| ").count(),
-        Category::ALL.len() + 6 + 1,
+        // And the table beside the verdict row: a head and two rows.
+        Category::ALL.len() + 6 + 1 + 3,
         "{text}"
     );
 }

@@ -1,0 +1,207 @@
+//! A profile's totals beside the verdict row it explains: per contender, the server CPU
+//! per request (or connection) this profile measured and the verdict's median over its
+//! rounds (`results/workloads.json`), and io_uring_server ÷ tokio codec from both. One run
+//! of a profile can land outside the verdict's 95% interval; where it does, a sentence
+//! says the two disagree and that the verdict's rounds decide.
+
+use std::fmt::Write as _;
+
+use harness::judge::{self, Estimate};
+use harness::rounds::median;
+use harness::servers::{IO_URING, TOKIO_CODEC};
+use harness::workload::samples::WorkloadsReport;
+
+use crate::profiles::{Profile, RATE_SHARE, Workload};
+
+/// What a verdict cell reads where no verdict run was found.
+pub const NO_RUN: &str = "n/a (no verdict run)";
+
+/// The lines under `workload`'s table setting it beside its verdict row in `verdict`
+/// (`None`: no verdict run was found), or saying it has none.
+pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&WorkloadsReport>) -> String {
+    let Some(row) = workload.row() else {
+        return format!(
+            "No verdict row: the verdict does not judge this load; its rate here is {:.0}% of \
+             the slowest contender's peak.\n\n",
+            RATE_SHARE * 100.0
+        );
+    };
+    let mut out = format!("Beside the verdict row *{}*", row.name);
+    if let Some(rate) = verdict.and_then(|v| offered_rate(v, row.name)) {
+        let _ = write!(out, " (offered {rate:.0}/s there)");
+    }
+    out.push_str(":\n\n");
+    let labels: Vec<&str> = profiles.iter().map(|p| p.label.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "| server CPU µs per {} | {} | io_uring_server ÷ tokio codec |",
+        workload.unit(),
+        labels.join(" | ")
+    );
+    let _ = writeln!(out, "|---|{}---|", "---|".repeat(labels.len()));
+    let ours: Vec<String> = profiles
+        .iter()
+        .map(|p| format!("{:.2}", p.server_cpu_us))
+        .collect();
+    let ratio = profile_ratio(profiles);
+    let shown = ratio.map_or("n/a".into(), |r| format!("{r:.2}"));
+    let _ = writeln!(out, "| this profile (/proc) | {} | {shown} |", ours.join(" | "));
+    let Some(verdict) = verdict else {
+        let cells = vec![NO_RUN; profiles.len()].join(" | ");
+        let _ = writeln!(
+            out,
+            "| the verdict's median over its rounds | {cells} | {NO_RUN} |\n"
+        );
+        return out;
+    };
+    let theirs: Vec<String> = profiles
+        .iter()
+        .map(|p| match verdict_median(verdict, row.name, &p.contender) {
+            Some((value, rounds)) => format!("{value:.2} ({rounds} rounds)"),
+            None => "n/a (not in the verdict run)".into(),
+        })
+        .collect();
+    let ratios = verdict.ratios(&row, TOKIO_CODEC.id);
+    let _ = writeln!(
+        out,
+        "| the verdict's median over its rounds | {} | {} |\n",
+        theirs.join(" | "),
+        judge::cell(&ratios)
+    );
+    if let Some((ratio, estimate)) = ratio.zip(Estimate::of(&ratios))
+        && disagrees(ratio, &estimate)
+    {
+        let _ = writeln!(
+            out,
+            "This profile's io_uring_server ÷ tokio codec ({ratio:.2}) lies outside the \
+             verdict's 95% interval ({:.2}-{:.2}): the two disagree, and the verdict's rounds \
+             decide; read the categories above as where one run's CPU went, not as the size \
+             of the difference.\n",
+            estimate.low, estimate.high
+        );
+    }
+    out
+}
+
+/// io_uring_server's total ÷ tokio codec's in this profile.
+pub fn profile_ratio(profiles: &[&Profile]) -> Option<f64> {
+    let total = |id: &str| {
+        profiles
+            .iter()
+            .find(|p| p.contender == id)
+            .map(|p| p.server_cpu_us)
+    };
+    let (subject, baseline) = (total(IO_URING.id)?, total(TOKIO_CODEC.id)?);
+    (baseline > 0.0).then(|| subject / baseline)
+}
+
+/// Whether a profile's `ratio` lies outside the verdict cell's 95% interval.
+pub fn disagrees(ratio: f64, estimate: &Estimate) -> bool {
+    ratio < estimate.low || ratio > estimate.high
+}
+
+/// `contender`'s median figure at the verdict row `row` over the rounds that measured it,
+/// and how many rounds those were.
+pub fn verdict_median(verdict: &WorkloadsReport, row: &str, contender: &str) -> Option<(f64, usize)> {
+    let values: Vec<f64> = verdict.values(row, contender).into_iter().flatten().collect();
+    Some((median(&values)?, values.len()))
+}
+
+/// The rate the verdict offered at `row`, where it is an offered row.
+fn offered_rate(verdict: &WorkloadsReport, row: &str) -> Option<f64> {
+    let rates: Vec<f64> = verdict
+        .of(row, IO_URING.id)
+        .filter_map(|s| s.offered_per_sec)
+        .collect();
+    median(&rates)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profiles::WORKLOADS;
+    use crate::profiles::test_profiles::pair;
+    use harness::workload::samples::Sample;
+
+    /// Five rounds of the first profile's row: tokio codec at 10 µs, io_uring_server at
+    /// `subject` µs give or take 1%.
+    fn verdict(subject: f64) -> WorkloadsReport {
+        let row = WORKLOADS[0].name;
+        let samples = (0..5)
+            .flat_map(|round| {
+                let wobble = 1.0 + 0.01 * (round as f64 - 2.0);
+                let mut offered = Sample::example(row, IO_URING.id, round, subject * wobble);
+                offered.offered_per_sec = Some(40_000.0);
+                [offered, Sample::example(row, TOKIO_CODEC.id, round, 10.0)]
+            })
+            .collect();
+        WorkloadsReport::over(samples)
+    }
+
+    #[test]
+    fn a_profile_inside_the_interval_agrees() {
+        let (codec, uring) = pair();
+        let text = lines(&WORKLOADS[0], &[&codec, &uring], Some(&verdict(8.0)));
+        assert!(
+            text.starts_with(
+                "Beside the verdict row *keep-alive, small requests at 50% load* (offered 40000/s there)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("| this profile (/proc) | 10.00 | 8.00 | 0.80 |"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "| the verdict's median over its rounds | 10.00 (5 rounds) | 8.00 (5 rounds) | 0.80 ("
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("disagree"), "{text}");
+    }
+
+    #[test]
+    fn a_profile_outside_the_interval_says_the_verdict_decides() {
+        let (codec, uring) = pair();
+        let text = lines(&WORKLOADS[0], &[&codec, &uring], Some(&verdict(9.3)));
+        assert!(
+            text.contains("This profile's io_uring_server ÷ tokio codec (0.80) lies outside"),
+            "{text}"
+        );
+        assert!(
+            text.contains("the two disagree, and the verdict's rounds decide"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn without_a_verdict_run_the_cells_say_so() {
+        let (codec, uring) = pair();
+        let text = lines(&WORKLOADS[0], &[&codec, &uring], None);
+        assert_eq!(text.matches(NO_RUN).count(), 3, "{text}");
+        assert!(!text.contains("disagree"), "{text}");
+        let missing = lines(
+            &WORKLOADS[0],
+            &[&codec, &uring],
+            Some(&WorkloadsReport::over(Vec::new())),
+        );
+        assert!(missing.contains("n/a (not in the verdict run)"), "{missing}");
+        assert!(missing.contains("n/a (0 rounds)"), "{missing}");
+    }
+
+    #[test]
+    fn a_file_workload_has_no_verdict_row() {
+        let (codec, uring) = pair();
+        let files = WORKLOADS.iter().find(|w| w.file_set().is_some()).unwrap();
+        assert!(lines(files, &[&codec, &uring], None).starts_with("No verdict row"));
+    }
+
+    #[test]
+    fn disagreement_is_outside_the_95_interval() {
+        let estimate = Estimate::of(&[0.9, 0.95, 0.92, 0.93]).unwrap();
+        assert!(!disagrees(0.93, &estimate));
+        assert!(disagrees(1.17, &estimate));
+        assert!(disagrees(0.5, &estimate));
+    }
+}
