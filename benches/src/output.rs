@@ -1,11 +1,13 @@
-//! Writes `cargo bench`'s report where users read it: `results/latest.md`, `results/latest.json`, and
-//! the generated section of `BENCHMARKS.md` between its markers.
+//! Writes `cargo bench`'s report where users read it: `results/latest.md` and
+//! `results/latest.json` (everything), and the generated section of `BENCHMARKS.md` between
+//! its markers (the short verdict and a link to the rest: [`headline`]).
 
 use std::path::Path;
 
 use harness::output::{replace_between, rewrite_benchmarks_section, write, write_json};
 
 use crate::report::{Report, render_markdown};
+use harness::rounds::short_line;
 
 pub const BEGIN: &str = "<!-- BEGIN GENERATED: cargo bench rewrites this section -->";
 pub const END: &str = "<!-- END GENERATED -->";
@@ -16,27 +18,31 @@ pub fn write_all(workspace: &Path, report: &Report) -> Result<(), String> {
     let markdown = render_markdown(report);
     write(&results.join("latest.md"), &markdown)?;
     write_json(&results.join("latest.json"), report)?;
-    rewrite_benchmarks_section(workspace, (BEGIN, END), &demote_headings(&markdown))
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &headline(report))
+}
+
+/// BENCHMARKS.md's part of the report: the short verdict under its provenance line, and
+/// where the criterion tables are.
+pub fn headline(report: &Report) -> String {
+    let verdict = match &report.verdict {
+        Some(verdict) => crate::verdict::headline(verdict),
+        None => {
+            short_line(
+                "cargo bench",
+                &report.machine,
+                "the short verdict did not run (one scenario, or `--test`)",
+            ) + "\n"
+        }
+    };
+    format!(
+        "{verdict}\nThe criterion runs (single, 50 concurrent, 1000-request batches), the \
+         machine and every table: [results/latest.md](results/latest.md).\n"
+    )
 }
 
 /// Replaces what lies between the markers, keeping the markers.
 pub fn replace_section(document: &str, section: &str) -> Result<String, String> {
     replace_between(document, BEGIN, END, section)
-}
-
-/// Inside BENCHMARKS.md the report sits under a level-2 heading.
-fn demote_headings(markdown: &str) -> String {
-    markdown
-        .lines()
-        .map(|line| {
-            if line.starts_with('#') {
-                format!("##{line}")
-            } else {
-                line.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[cfg(test)]
@@ -53,10 +59,5 @@ mod tests {
             1
         );
         assert!(replace_section("no markers", "x").is_err());
-    }
-
-    #[test]
-    fn headings_are_demoted() {
-        assert_eq!(demote_headings("# A\ntext\n## B"), "### A\ntext\n#### B");
     }
 }

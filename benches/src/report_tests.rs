@@ -180,3 +180,28 @@ fn the_terminal_ends_with_cpu_per_request_and_where_to_read_on() {
     );
     assert!(text.contains("io_uring_server") && text.contains("tokio_server (hyper)"));
 }
+
+#[test]
+fn the_benchmarks_section_is_the_short_verdict_and_matches_its_golden_file() {
+    let rendered = crate::output::headline(&fixture());
+    let golden_path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/benchmarks_section.md");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(golden_path, &rendered).unwrap();
+    }
+    let golden = std::fs::read_to_string(golden_path).expect("golden file (UPDATE_GOLDEN=1 writes it)");
+    assert_eq!(rendered, golden);
+    let first = rendered.lines().next().unwrap_or_default();
+    assert!(harness::stale::commit_of(first).is_some(), "{first}");
+    assert!(first.ends_with("; method: [Method](#method)."), "{first}");
+    assert!(rendered.contains("| 64 KiB echo |"), "{rendered}");
+    assert!(
+        !rendered.contains("## single") && !rendered.contains("Williams"),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("[results/latest.md](results/latest.md)"),
+        "{rendered}"
+    );
+    let full = render_markdown(&fixture());
+    assert!(full.contains("## single") && full.contains("Williams"), "{full}");
+}

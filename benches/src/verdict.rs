@@ -97,6 +97,18 @@ pub fn render(report: &WorkloadsReport) -> String {
     )
 }
 
+/// The verdict in BENCHMARKS.md: the table under a one-line provenance, the method and
+/// the criterion tables left to `results/latest.md`.
+pub fn headline(report: &WorkloadsReport) -> String {
+    format!(
+        "{}\n\n{} The full verdict, every workload over more rounds with an A/A control: the \
+         top of this file.\n\n{}",
+        verdict::short_provenance(report, "cargo bench"),
+        verdict::what_a_cell_is_short(),
+        verdict::table(report, &WORKLOADS)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,26 @@
 //! Writing a study's results where users read them: its JSON under `results/`, and its
-//! own section of `BENCHMARKS.md`, between that section's markers.
+//! own section of `BENCHMARKS.md`, between that section's markers, which carries the
+//! study's headline where `results/*.md` carry everything ([`Doc`]).
 
 use std::path::Path;
+
+/// Where a view goes: BENCHMARKS.md carries a study's headline under a one-line
+/// provenance that links the method; `results/*.md` every table and the method in full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doc {
+    Benchmarks,
+    Results,
+}
+
+impl Doc {
+    /// The path from the document to `results/`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Doc::Benchmarks => "results/",
+            Doc::Results => "",
+        }
+    }
+}
 
 /// Writes `text` to `path`, naming the path in the error.
 pub fn write(path: &Path, text: &str) -> Result<(), String> {
@@ -56,5 +75,11 @@ mod tests {
         let again = replace_between(&updated, "<a>", "<b>", "again").unwrap();
         assert_eq!(again.matches("<a>").count(), 1);
         assert!(replace_between("no markers", "<a>", "<b>", "x").is_err());
+    }
+
+    #[test]
+    fn benchmarks_links_into_results_and_results_link_their_neighbours() {
+        assert_eq!(Doc::Benchmarks.prefix(), "results/");
+        assert_eq!(Doc::Results.prefix(), "");
     }
 }

@@ -13,6 +13,32 @@ use crate::servers::{AA_CONTROL, TOKIO_CODEC_SHARED};
 
 pub use super::rates::offered_rates;
 
+/// The one-line provenance of a BENCHMARKS.md section made from `report`
+/// ([`crate::rounds::short_line`]); `results/*.md` keep [`WorkloadsReport::provenance`].
+pub fn short_provenance(report: &WorkloadsReport, tool: &str) -> String {
+    let what = match report.base_rounds {
+        Some(base) if base < report.rounds => format!(
+            "{base} rounds (up to {} where a cell was undecided) of {} s per point",
+            report.rounds, report.seconds_per_point
+        ),
+        _ => format!(
+            "{} rounds of {} s per point",
+            report.rounds, report.seconds_per_point
+        ),
+    };
+    crate::rounds::short_line(tool, &report.machine, &what)
+}
+
+/// What a cell compares in a BENCHMARKS.md section, in one sentence; the rule is in the
+/// method section ([`what_a_cell_is`] says it in full).
+pub fn what_a_cell_is_short() -> String {
+    format!(
+        "Each cell is {} ÷ the baseline, lower is better (for requests/s the baseline's ÷ \
+         {0}'s): the geometric mean of the per-round ratios, its 95% interval and the rounds.",
+        SUBJECT.label
+    )
+}
+
 /// What a cell compares, for the paragraph above a table.
 pub fn what_a_cell_is() -> String {
     format!(

@@ -25,13 +25,24 @@ pub fn write_all(workspace: &Path, report: &BodiesReport) -> Result<(), String> 
     write_json(&results.join("bodies.json"), report)?;
     let markdown = render(report);
     std::fs::write(results.join("bodies.md"), &markdown).map_err(|e| e.to_string())?;
-    let summary = markdown
-        .split("\n## ")
-        .take(3)
-        .collect::<Vec<_>>()
-        .join("\n### ")
-        .replacen("# Large bodies: server CPU per request\n\n", "", 1);
-    rewrite_benchmarks_section(workspace, (BEGIN, END), &summary)
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(report, &markdown))
+}
+
+/// BENCHMARKS.md's part of `markdown`: a one-line provenance, the verdict table and what
+/// chunked framing costs, without the method (`results/bodies.md` keeps it and the rounds).
+pub fn summary(report: &BodiesReport, markdown: &str) -> String {
+    let tables: Vec<&str> = markdown.split("\n## ").skip(1).take(2).collect();
+    format!(
+        "{}\n\n### {}\nEvery round: [results/bodies.md](results/bodies.md).\n",
+        rounds::short_provenance(
+            "scripts/bodies.sh",
+            &report.machine,
+            (report.rounds, report.seconds_per_point),
+        ),
+        tables
+            .join("\n### ")
+            .replacen(&format!("{}\n\n", judge::METHOD), "", 1)
+    )
 }
 
 pub fn render(report: &BodiesReport) -> String {
@@ -150,4 +161,45 @@ fn per_round(out: &mut String, report: &BodiesReport, workload: &str, connection
         );
     }
     out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn benchmarks_gets_the_two_tables_under_one_provenance_line() {
+        let mut machine = harness::machine::Machine::detect();
+        machine.git_commit = "abc1234".into();
+        let report = BodiesReport {
+            machine,
+            pinning: "server on CPU 0, client on CPU 1".into(),
+            rounds: 3,
+            slices: 4,
+            seconds_per_point: 2.0,
+            samples: Vec::new(),
+        };
+        let markdown = render(&report);
+        let part = summary(&report, &markdown);
+        let first = part.lines().next().unwrap_or_default();
+        assert_eq!(harness::stale::commit_of(first), Some("abc1234"), "{first}");
+        assert!(first.ends_with("3 rounds of 2 s per point; method: [Method](#method)."));
+        assert!(
+            part.contains("### io_uring_server against tokio's engines"),
+            "{part}"
+        );
+        assert!(part.contains("### What chunked framing costs"), "{part}");
+        assert!(
+            !part.contains(judge::METHOD) && markdown.contains(judge::METHOD),
+            "{part}"
+        );
+        assert!(
+            !part.contains("Williams") && markdown.contains("Williams"),
+            "{part}"
+        );
+        assert!(
+            part.ends_with("[results/bodies.md](results/bodies.md).\n"),
+            "{part}"
+        );
+    }
 }

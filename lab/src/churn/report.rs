@@ -10,7 +10,7 @@ use crate::churn::{
     plot,
 };
 use harness::judge;
-use harness::output::{rewrite_benchmarks_section, write_json};
+use harness::output::{Doc, rewrite_benchmarks_section, write_json};
 use harness::rounds::{self, median, spread};
 use harness::servers::nginx::ANCHOR_NOTE;
 use harness::servers::{AA_CONTROL, ANCHORS};
@@ -28,12 +28,12 @@ pub fn write_all(workspace: &Path, report: &ChurnReport) -> Result<(), String> {
     write_json(&results.join("churn.json"), report)?;
     plot::draw(&results.join(plot::FILE), report)?;
     std::fs::write(results.join("churn.md"), render(report)).map_err(|e| e.to_string())?;
-    rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(report, "results/"))
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(report, Doc::Benchmarks))
 }
 
 pub fn render(report: &ChurnReport) -> String {
     let mut out = String::from("# Connection churn at several loads\n\n");
-    out += &summary(report, "");
+    out += &summary(report, Doc::Results);
     out.push('\n');
     if ANCHORS
         .iter()
@@ -57,10 +57,25 @@ pub fn render(report: &ChurnReport) -> String {
     out
 }
 
-/// How the study ran, and io_uring_server against each baseline at every point; `prefix`
-/// is the path from the document to `results/`.
-pub fn summary(report: &ChurnReport, prefix: &str) -> String {
+/// How the study ran (for BENCHMARKS.md in one line), and io_uring_server against each
+/// baseline at every point.
+pub fn summary(report: &ChurnReport, doc: Doc) -> String {
+    let prefix = doc.prefix();
     let mut out = String::new();
+    if doc == Doc::Benchmarks {
+        let _ = writeln!(
+            out,
+            "{}\n\nEach cell is {}'s server CPU per connection ÷ the baseline's, lower is \
+             better, per round. Details: [{prefix}churn.md]({prefix}churn.md).\n",
+            rounds::short_provenance(
+                "scripts/churn.sh",
+                &report.machine,
+                (report.rounds, report.seconds_per_point),
+            ),
+            SUBJECT.label,
+        );
+        return out + &ratio_table(report);
+    }
     let provenance = rounds::provenance(
         "scripts/churn.sh",
         &report.machine,
@@ -91,6 +106,12 @@ pub fn summary(report: &ChurnReport, prefix: &str) -> String {
         SUBJECT.label,
         judge::METHOD,
     );
+    out + &ratio_table(report)
+}
+
+/// io_uring_server ÷ each baseline at every point, and how often the A/A control tied.
+fn ratio_table(report: &ChurnReport) -> String {
+    let mut out = String::new();
     let header: Vec<String> = BASELINES.iter().map(|b| format!("÷ {}", b.label)).collect();
     let _ = writeln!(out, "| pattern | load | {} |", header.join(" | "));
     let _ = writeln!(out, "|---|---|{}", "---|".repeat(BASELINES.len()));

@@ -60,7 +60,7 @@ fn report() -> ChurnReport {
 
 #[test]
 fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
-    let text = summary(&report(), "results/");
+    let text = summary(&report(), Doc::Results);
     // 40/50, 41/51, 42/52 are 0.80, 0.80, 0.81: the interval lies below 0.90, so it wins.
     // 40/40.4, 41/41, 42/41.6 are 0.99, 1.00, 1.01: the 90% interval lies inside the margin.
     assert!(
@@ -77,7 +77,21 @@ fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
         "{text}"
     );
     assert!(text.contains("`abc1234`") && text.contains("3 rounds of 3 s"));
-    assert!(text.contains("[results/churn.md](results/churn.md)"));
+    assert!(
+        text.contains("[churn.md](churn.md)") && text.contains("Williams"),
+        "{text}"
+    );
+    let short = summary(&report(), Doc::Benchmarks);
+    let first = short.lines().next().unwrap_or_default();
+    assert_eq!(harness::stale::commit_of(first), Some("abc1234"), "{first}");
+    assert!(first.ends_with("3 rounds of 3 s per point; method: [Method](#method)."));
+    assert!(
+        !short.contains("Williams") && !short.contains("Source addresses"),
+        "{short}"
+    );
+    assert!(short.contains("[results/churn.md](results/churn.md)"), "{short}");
+    let rows = |t: &str| t.lines().filter(|l| l.starts_with("| ")).count();
+    assert_eq!(rows(&short), rows(&text), "the same ratio table: {short}");
     assert!(!text.contains("nginx"), "an anchor is in no ratio: {text}");
     assert!(
         text.contains("read *ties* in 2 of 2 cells and *wins* or *loses* in 0"),

@@ -51,21 +51,28 @@ pub fn write_all(workspace: &Path, report: &FilesReport) -> Result<(), String> {
     write_json(&results.join("files.json"), report)?;
     let markdown = render(report);
     harness::output::write(&results.join("files.md"), &markdown)?;
-    rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(&markdown))
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(report, &markdown))
 }
 
-/// BENCHMARKS.md's part of the report: the method, the least CPU, the targets, tokio's
-/// io_uring fs path and the distance to nginx (not the verdict cells nor the details).
-pub fn summary(markdown: &str) -> String {
-    let kept = ["Which server", "Targets", "How far", "How close"];
+/// BENCHMARKS.md's part of the report: a one-line provenance, the least CPU and the
+/// targets (not the method, the verdict cells, tokio's io_uring fs path, the distance to
+/// nginx nor the details: `results/files.md` has them).
+pub fn summary(report: &FilesReport, markdown: &str) -> String {
+    let kept = ["Which server", "Targets"];
     let parts: Vec<&str> = markdown
         .split("\n## ")
-        .enumerate()
-        .filter(|(i, part)| *i == 0 || kept.iter().any(|k| part.starts_with(k)))
-        .map(|(_, part)| part)
+        .filter(|part| kept.iter().any(|k| part.starts_with(k)))
         .collect();
-    let joined = parts.join("\n### ").replacen(TITLE, "", 1);
-    format!("{joined}\nDetails, with the verdict cells: [results/files.md](results/files.md).\n")
+    let provenance = rounds::short_provenance(
+        "scripts/files.sh",
+        &report.machine,
+        (report.rounds, report.seconds_per_point),
+    );
+    format!(
+        "{provenance}\n\n### {}\nEverything else, with the verdict cells, tokio's io_uring fs \
+         path and the distance to nginx: [results/files.md](results/files.md).\n",
+        parts.join("\n### ")
+    )
 }
 
 pub fn render(report: &FilesReport) -> String {

@@ -6,7 +6,8 @@
 //! the samples times the server CPU per request measured in the same run (from /proc)
 //! gives what that category costs per request. This module names the workloads and holds
 //! the figures; `record` runs perf and folds its stacks, `classify` is the category table,
-//! `measure` runs one profile, `flame` draws it and `report` writes the tables.
+//! `measure` runs one profile, `flame` draws it, `report` writes the tables and `summary`
+//! BENCHMARKS.md's section.
 
 use serde::Serialize;
 
@@ -23,6 +24,7 @@ pub mod rate;
 pub mod reach;
 pub mod record;
 pub mod report;
+pub mod summary;
 #[cfg(test)]
 mod test_profiles;
 

@@ -10,6 +10,7 @@ use crate::workloads::{
     SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, answer, bound_by, features, forest, offered, plot,
     runtimes,
 };
+pub use harness::output::Doc;
 use harness::output::rewrite_benchmarks_section;
 use harness::rounds::median;
 use harness::servers::nginx::ANCHOR_NOTE;
@@ -37,17 +38,19 @@ pub fn write_rendered(workspace: &Path, report: &WorkloadsReport) -> Result<(), 
     std::fs::write(results.join("workloads.md"), render(report)).map_err(|e| e.to_string())?;
     forest::draw(&results.join(forest::FILE), report)?;
     answer::write_blocks(workspace, report)?;
-    rewrite_benchmarks_section(workspace, (BEGIN, END), &verdict(report, "results/"))
+    rewrite_benchmarks_section(workspace, (BEGIN, END), &verdict(report, Doc::Benchmarks))
 }
 
 /// Writes `results/features.md` and the feature section of BENCHMARKS.md.
 pub fn write_features(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
     let title = "io_uring features where each is meant to pay";
-    let table = features::render(report);
     write_pass(
         workspace,
         ("features", title),
-        &table,
+        (
+            &features::render(report, Doc::Results),
+            &features::render(report, Doc::Benchmarks),
+        ),
         (features::BEGIN, features::END),
     )
 }
@@ -55,36 +58,36 @@ pub fn write_features(workspace: &Path, report: &WorkloadsReport) -> Result<(), 
 /// Writes `results/runtimes.md` and the runtime section of BENCHMARKS.md.
 pub fn write_runtimes(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
     let title = "Which io_uring runtime: the hand-rolled loop and the ready runtimes";
-    let table = runtimes::render(report);
     write_pass(
         workspace,
         ("runtimes", title),
-        &table,
+        (
+            &runtimes::render(report, Doc::Results),
+            &runtimes::render(report, Doc::Benchmarks),
+        ),
         (runtimes::BEGIN, runtimes::END),
     )
 }
 
 /// A pass of the workloads study with a lineup of its own: `results/{name}.md` (under
-/// `title`) and its section of BENCHMARKS.md; the JSON is written by whoever measured.
+/// `title`, every table) and its section of BENCHMARKS.md (the headline); the JSON is
+/// written by whoever measured.
 fn write_pass(
     workspace: &Path,
     (name, title): (&str, &str),
-    table: &str,
+    (full, headline): (&str, &str),
     markers: (&str, &str),
 ) -> Result<(), String> {
     let results = workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
-    std::fs::write(
-        results.join(format!("{name}.md")),
-        format!("# {title}\n\n{table}"),
-    )
-    .map_err(|e| e.to_string())?;
-    rewrite_benchmarks_section(workspace, markers, table)
+    std::fs::write(results.join(format!("{name}.md")), format!("# {title}\n\n{full}"))
+        .map_err(|e| e.to_string())?;
+    rewrite_benchmarks_section(workspace, markers, headline)
 }
 
 pub fn render(report: &WorkloadsReport) -> String {
     let mut out = String::from("# For which workload is io_uring worth it?\n\n");
-    out.push_str(&verdict(report, ""));
+    out.push_str(&verdict(report, Doc::Results));
     if measured_anchors(report).next().is_some() {
         let _ = writeln!(out, "{ANCHOR_NOTE}\n");
     }
@@ -118,16 +121,26 @@ fn sectioned(report: &WorkloadsReport, workload: &str) -> bool {
             .is_some_and(|j| j.iter().any(|j| j == workload))
 }
 
-/// The verdict table; `prefix` is the path from the document to `results/`.
-pub fn verdict(report: &WorkloadsReport, prefix: &str) -> String {
+/// The verdict table, under the provenance and what a cell is: in full for
+/// `results/workloads.md`, in a line each for BENCHMARKS.md.
+pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
+    let prefix = doc.prefix();
+    let (provenance, cell) = match doc {
+        Doc::Benchmarks => (
+            verdict::short_provenance(report, "scripts/workloads.sh"),
+            verdict::what_a_cell_is_short(),
+        ),
+        Doc::Results => (
+            report.provenance("scripts/workloads.sh"),
+            verdict::what_a_cell_is(),
+        ),
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} {} The last column is the A/A control (a second io_uring_server process ÷ the \
-         first), judged by the same rule: it must read *ties*. Details: \
+        "{provenance}\n\n{cell} The last column is the A/A control (a second io_uring_server \
+         process ÷ the first), judged by the same rule: it must read *ties*. Details: \
          [{prefix}workloads.md]({prefix}workloads.md).\n",
-        report.provenance("scripts/workloads.sh"),
-        verdict::what_a_cell_is(),
     );
     out.push_str(&verdict::table(report, &WORKLOADS));
     let _ = writeln!(

@@ -7,10 +7,12 @@
 
 use std::fmt::Write as _;
 
+use crate::workloads::report::Doc;
 use crate::workloads::{Shape, Unit, WORKLOADS, Workload, WorkloadsReport, judged_contenders};
 use harness::judge::{self, Word};
 use harness::rounds;
 use harness::servers::{AA_CONTROL, COMPIO, Contender, IO_URING, MONOIO, TOKIO_CODEC, TOKIO_URING};
+use harness::workload::verdict;
 
 /// The io_uring engines compared, the hand-rolled loop first.
 pub const RUNTIMES: [Contender; 4] = [IO_URING, TOKIO_URING, MONOIO, COMPIO];
@@ -42,22 +44,40 @@ pub const READY: [Contender; 3] = [TOKIO_URING, MONOIO, COMPIO];
 /// Two tables: each io_uring engine ÷ the baseline (with the A/A control ÷
 /// io_uring_server), then each ready runtime ÷ the hand-rolled loop; each cell judged
 /// round by round, a sentence under each.
-pub fn render(report: &WorkloadsReport) -> String {
+/// BENCHMARKS.md gets the first table and the lines under it, under a one-line
+/// provenance, and a link to `results/runtimes.md` for the rest.
+pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
+    let (provenance, method) = match doc {
+        Doc::Benchmarks => (
+            verdict::short_provenance(report, "scripts/workloads.sh"),
+            String::new(),
+        ),
+        Doc::Results => (
+            report.provenance("scripts/workloads.sh"),
+            format!(" {}", judge::METHOD),
+        ),
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} Every server parses and answers with http_core's codec; what differs is who drives \
-         the sockets. Each cell is the runtime's figure ÷ {}'s in the same round, lower is \
-         better (for requests/s the baseline's ÷ the runtime's, so below 1 favours the runtime \
-         there too). The last column is the A/A control (a second io_uring_server process ÷ \
-         the first): it must read *ties*. {}\n",
-        report.provenance("scripts/workloads.sh"),
+        "{provenance}\n\nEvery server parses and answers with http_core's codec; what differs \
+         is who drives the sockets. Each cell is the runtime's figure ÷ {}'s in the same round, \
+         lower is better (for requests/s the baseline's ÷ the runtime's, so below 1 favours the \
+         runtime there too). The last column is the A/A control (a second io_uring_server \
+         process ÷ the first): it must read *ties*.{method}\n",
         BASELINE.label,
-        judge::METHOD,
     );
     let against_tokio = rows(report, &RUNTIMES, BASELINE);
     table(&mut out, &RUNTIMES, &against_tokio, true);
     out.push_str(&summary(&against_tokio));
+    if doc == Doc::Benchmarks {
+        let _ = writeln!(
+            out,
+            "\nEach ready runtime ÷ the hand-rolled loop, and the offered rates: \
+             [results/runtimes.md](results/runtimes.md)."
+        );
+        return out;
+    }
     let _ = writeln!(
         out,
         "\nWhere hand-rolling pays: each ready runtime ÷ {} in the same rounds (above 1: the \
@@ -67,7 +87,7 @@ pub fn render(report: &WorkloadsReport) -> String {
     let against_loop = rows(report, &READY, IO_URING);
     table(&mut out, &READY, &against_loop, false);
     out.push_str(&keeps(&against_tokio));
-    out.push_str(&harness::workload::verdict::offered_rates(report));
+    out.push_str(&verdict::offered_rates(report));
     out
 }
 
@@ -212,84 +232,5 @@ fn keeps(against_tokio: &[Row]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use harness::workload::samples::Sample;
-
-    #[test]
-    fn every_runtime_runs_every_judged_workload_with_the_baseline_and_control() {
-        let lineup = lineup();
-        assert!(lineup.iter().any(|(w, _)| matches!(w.shape, Shape::Idle { .. })));
-        assert!(
-            lineup
-                .iter()
-                .all(|(_, c)| c.len() == 6 && c[0] == BASELINE && c[5] == AA_CONTROL)
-        );
-    }
-
-    #[test]
-    fn a_runtime_that_costs_a_third_more_every_round_loses_and_the_table_says_so() {
-        let workload = lineup()
-            .into_iter()
-            .map(|(w, _)| w)
-            .find(|w| w.unit() == Unit::CpuPerRequest)
-            .unwrap();
-        let mut samples = Vec::new();
-        for round in 0..6 {
-            let noise = 1.0 + 0.01 * round as f64;
-            for (contender, value) in [
-                (BASELINE, 10.0),
-                (IO_URING, 8.0 * noise),
-                (TOKIO_URING, 10.0 / noise),
-                (MONOIO, 13.3 * noise),
-                (COMPIO, 13.4),
-                (AA_CONTROL, 8.0 * noise),
-            ] {
-                samples.push(Sample::example(workload.name, contender.id, round, value));
-            }
-        }
-        let text = render(&WorkloadsReport::over(samples));
-        let line = text
-            .lines()
-            .find(|l| l.starts_with(&format!("| {} |", workload.name)))
-            .unwrap();
-        let cells: Vec<&str> = line.split(" | ").collect();
-        assert!(cells[2].contains("**wins**"), "{line}");
-        assert!(cells[4].contains("**loses**"), "{line}");
-        assert!(cells[5].contains("**loses**"), "{line}");
-        assert!(cells[6].contains("**ties**"), "{line}");
-        assert!(text.contains("- monoio_server against tokio_server (codec): wins 0, ties 0, loses 1"));
-        assert!(text.contains("A/A control"), "{text}");
-        let second = text
-            .lines()
-            .filter(|l| l.starts_with(&format!("| {} |", workload.name)))
-            .nth(1)
-            .unwrap();
-        let cells: Vec<&str> = second.split(" | ").collect();
-        assert_eq!(cells.len(), 5, "no A/A column against the loop: {second}");
-        assert!(
-            cells[3].contains("**loses**") && cells[4].contains("**loses**"),
-            "{second}"
-        );
-        assert!(text.contains("io_uring_server wins 1 of the 1 rows"), "{text}");
-        assert!(text.contains("monoio_server 0, compio_server 0."), "{text}");
-    }
-
-    #[test]
-    fn an_idle_count_without_a_fit_keeps_a_row_of_its_own() {
-        let idle = lineup()
-            .into_iter()
-            .map(|(w, _)| w)
-            .find(|w| matches!(w.shape, Shape::Idle { .. }))
-            .unwrap();
-        let mut samples = Vec::new();
-        for round in 0..3 {
-            for contender in contenders() {
-                samples.push(Sample::example(idle.name, contender.id, round, 1000.0));
-            }
-        }
-        let text = render(&WorkloadsReport::over(samples));
-        assert!(text.contains(&format!("| {} |", idle.name)), "{text}");
-        assert!(!text.contains("| idle connections |"), "{text}");
-    }
-}
+#[path = "runtimes_tests.rs"]
+mod tests;

@@ -1,0 +1,99 @@
+//! The runtime tables on made-up rounds: who runs, a runtime that costs more loses, an
+//! idle count without a fit keeps its row, and BENCHMARKS.md gets the first table only.
+
+use super::*;
+use harness::workload::samples::Sample;
+
+#[test]
+fn every_runtime_runs_every_judged_workload_with_the_baseline_and_control() {
+    let lineup = lineup();
+    assert!(lineup.iter().any(|(w, _)| matches!(w.shape, Shape::Idle { .. })));
+    assert!(
+        lineup
+            .iter()
+            .all(|(_, c)| c.len() == 6 && c[0] == BASELINE && c[5] == AA_CONTROL)
+    );
+}
+
+#[test]
+fn a_runtime_that_costs_a_third_more_every_round_loses_and_the_table_says_so() {
+    let workload = lineup()
+        .into_iter()
+        .map(|(w, _)| w)
+        .find(|w| w.unit() == Unit::CpuPerRequest)
+        .unwrap();
+    let mut samples = Vec::new();
+    for round in 0..6 {
+        let noise = 1.0 + 0.01 * round as f64;
+        for (contender, value) in [
+            (BASELINE, 10.0),
+            (IO_URING, 8.0 * noise),
+            (TOKIO_URING, 10.0 / noise),
+            (MONOIO, 13.3 * noise),
+            (COMPIO, 13.4),
+            (AA_CONTROL, 8.0 * noise),
+        ] {
+            samples.push(Sample::example(workload.name, contender.id, round, value));
+        }
+    }
+    let report = WorkloadsReport::over(samples);
+    let text = render(&report, Doc::Results);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("| {} |", workload.name)))
+        .unwrap();
+    let cells: Vec<&str> = line.split(" | ").collect();
+    assert!(cells[2].contains("**wins**"), "{line}");
+    assert!(cells[4].contains("**loses**"), "{line}");
+    assert!(cells[5].contains("**loses**"), "{line}");
+    assert!(cells[6].contains("**ties**"), "{line}");
+    assert!(text.contains("- monoio_server against tokio_server (codec): wins 0, ties 0, loses 1"));
+    assert!(text.contains("A/A control"), "{text}");
+    let second = text
+        .lines()
+        .filter(|l| l.starts_with(&format!("| {} |", workload.name)))
+        .nth(1)
+        .unwrap();
+    let cells: Vec<&str> = second.split(" | ").collect();
+    assert_eq!(cells.len(), 5, "no A/A column against the loop: {second}");
+    assert!(
+        cells[3].contains("**loses**") && cells[4].contains("**loses**"),
+        "{second}"
+    );
+    assert!(text.contains("io_uring_server wins 1 of the 1 rows"), "{text}");
+    assert!(text.contains("monoio_server 0, compio_server 0."), "{text}");
+    let headline = render(&report, Doc::Benchmarks);
+    let rows = headline
+        .lines()
+        .filter(|l| l.starts_with(&format!("| {} |", workload.name)));
+    assert_eq!(rows.count(), 1, "only the first table: {headline}");
+    assert!(headline.contains("- monoio_server against tokio_server (codec): wins 0, ties 0, loses 1"));
+    assert!(
+        headline.contains("[results/runtimes.md](results/runtimes.md)"),
+        "{headline}"
+    );
+    assert!(headline.contains("; method: [Method](#method)."), "{headline}");
+    assert!(!headline.contains("Williams") && !headline.contains("What a ready runtime keeps"));
+    assert!(
+        text.contains("Williams design") && !text.contains("(#method)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_idle_count_without_a_fit_keeps_a_row_of_its_own() {
+    let idle = lineup()
+        .into_iter()
+        .map(|(w, _)| w)
+        .find(|w| matches!(w.shape, Shape::Idle { .. }))
+        .unwrap();
+    let mut samples = Vec::new();
+    for round in 0..3 {
+        for contender in contenders() {
+            samples.push(Sample::example(idle.name, contender.id, round, 1000.0));
+        }
+    }
+    let text = render(&WorkloadsReport::over(samples), Doc::Results);
+    assert!(text.contains(&format!("| {} |", idle.name)), "{text}");
+    assert!(!text.contains("| idle connections |"), "{text}");
+}
