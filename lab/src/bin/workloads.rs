@@ -29,8 +29,8 @@ struct Cli {
     /// Rounds; each starts every server afresh for every point, in a balanced order.
     #[arg(long, default_value_t = 6)]
     rounds: usize,
-    /// Seconds per point.
-    #[arg(long, default_value_t = 2.0)]
+    /// Seconds per point (cut into `--slices`).
+    #[arg(long, default_value_t = 1.5)]
     seconds: f64,
     /// Sequential stopping: after `--rounds`, a workload with a verdict cell still
     /// inconclusive (the A/A control's included) runs more rounds, up to this many in

@@ -18,6 +18,7 @@ use harness::workload::{Shape as RowShape, Unit};
 
 pub mod against_verdict;
 pub mod classify;
+pub mod difference;
 pub mod flame;
 pub mod measure;
 pub mod rate;

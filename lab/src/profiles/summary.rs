@@ -1,12 +1,12 @@
 //! The PROFILES section of BENCHMARKS.md: one table of every contender's server CPU per
 //! request (or connection) at every workload profiled, and under it, per workload, where
-//! io_uring_server saves or loses against tokio codec ([`report::sentence`]), all under a
+//! io_uring_server saves or loses against tokio codec ([`difference::sentence`]), all under a
 //! one-line provenance. The tables by category, the checks on perf's count and the flame
 //! graphs stay in `results/profiles.md`.
 
 use std::fmt::Write as _;
 
-use crate::profiles::report;
+use crate::profiles::difference;
 use crate::profiles::{Profile, ProfilesReport, WORKLOADS};
 use harness::rounds::{first_seen, short_line};
 
@@ -51,7 +51,7 @@ pub fn section(report: &ProfilesReport) -> String {
             })
             .collect();
         let _ = writeln!(out, "| {} | {} |", workload.name, cells.join(" | "));
-        if let Some(sentence) = report::sentence(&workload, &profiles) {
+        if let Some(sentence) = difference::sentence(&workload, &profiles) {
             sentences.push(format!("- {}: {sentence}", workload.name));
         }
     }

@@ -95,6 +95,9 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
             sentences.push(format!("{clause} {}", list(names)));
         }
     }
+    if sentences.is_empty() {
+        sentences.push("has no row the rule could decide yet".into());
+    }
     let mut text = format!(
         "Against tokio's codec engine (the same HTTP code on epoll), {} {}.",
         SUBJECT.label,

@@ -8,9 +8,9 @@
 
 use std::fmt::Write as _;
 
-use crate::workloads::report::Doc;
 use crate::workloads::{Shape, WORKLOADS, Workload, WorkloadsReport};
 use harness::judge;
+use harness::output::Doc;
 use harness::servers::{AA_CONTROL, Contender, IO_URING, io_uring_with};
 
 /// One feature row: io_uring_server with flags, at the workloads whose name contains

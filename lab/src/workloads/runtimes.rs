@@ -7,9 +7,9 @@
 
 use std::fmt::Write as _;
 
-use crate::workloads::report::Doc;
 use crate::workloads::{Shape, Unit, WORKLOADS, Workload, WorkloadsReport, judged_contenders};
 use harness::judge::{self, Word};
+use harness::output::Doc;
 use harness::rounds;
 use harness::servers::{AA_CONTROL, COMPIO, Contender, IO_URING, MONOIO, TOKIO_CODEC, TOKIO_URING};
 use harness::workload::verdict;
