@@ -45,7 +45,7 @@ case "${1:-}" in
 esac
 
 commit=$(git rev-parse --short HEAD)
-if [ -n "$(git status --porcelain --untracked-files=no -- . ':!results' ':!BENCHMARKS.md')" ]; then
+if [ -n "$(git status --porcelain --untracked-files=no -- . ':!results' ':!BENCHMARKS.md' ':!README.md')" ]; then
   commit="$commit (with uncommitted changes)"
   echo "reproduce: the tree has uncommitted changes; every result will say so" >&2
 fi
