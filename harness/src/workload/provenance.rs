@@ -10,11 +10,11 @@ impl WorkloadsReport {
         let detail = match self.detail_rounds {
             0 => String::new(),
             n => format!(
-                " tokio_uring_server and nginx, shown in the details only, ran in the first {n} \
-                 rounds, and so did every server at the loads shown in the details only (the \
-                 saturated closed loops of the loads judged at a fixed rate, and their 25% and \
-                 75% rates); the shared-buffer codec ran every round at the idle workloads and \
-                 the first {n} elsewhere."
+                " nginx, shown in the details only, ran in the first {n} rounds, and so did \
+                 every server at the loads shown in the details only (the saturated closed \
+                 loops of the loads judged at a fixed rate, and their 25% and 75% rates, \
+                 except the feature rows meant for them); the shared-buffer codec ran every \
+                 round at the idle workloads and the first {n} elsewhere."
             ),
         };
         let (planned, extended) = match self.base_rounds {

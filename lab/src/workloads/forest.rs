@@ -199,7 +199,7 @@ fn legend(area: &DrawingArea<SVGBackend, Shift>, panels: &[Panel]) -> Result<(),
             shown.push(*contender);
         }
     }
-    let mut x = LABELS as i32 / 3;
+    let mut x = LABELS as i32 / 6;
     let style = ("sans-serif", 13).into_font();
     for contender in shown {
         let colour = colour_of(contender.id);
@@ -209,7 +209,7 @@ fn legend(area: &DrawingArea<SVGBackend, Shift>, panels: &[Panel]) -> Result<(),
             .map_err(|e| fail(&e))?;
         x += 30 + 7 * contender.label.chars().count() as i32;
     }
-    let band = "shaded: the ±10% tie band [0.90, 1.11]";
+    let band = "shaded: ±10% tie band";
     area.draw(&Rectangle::new([(x, 13), (x + 20, 27)], BLACK.mix(0.08).filled()))
         .map_err(|e| fail(&e))?;
     area.draw(&Text::new(band, (x + 26, 13), style))

@@ -6,6 +6,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use crate::workloads::{WORKLOADS, WorkloadsReport};
+use harness::chart::colour_of;
 use harness::format::group_thousands;
 use harness::rounds::median;
 
@@ -34,55 +35,60 @@ pub fn file_name(workload: &str) -> String {
     format!("{}.svg", words.join("_"))
 }
 
+/// Draws `workload`'s plot: one row per contender (its label on the left, so labels never
+/// crowd however many contenders ran), each round's figure a dot and the median a bar,
+/// in the contender's colour of every plot ([`colour_of`]).
 pub fn draw(path: &Path, report: &WorkloadsReport, workload: &str) -> Result<(), String> {
     let contenders = report.contenders(workload);
     let unit = WORKLOADS
         .iter()
         .find(|w| w.name == workload)
         .map_or("value", |w| w.unit().describe());
-    let columns: Vec<Vec<f64>> = contenders
+    let rows: Vec<Vec<f64>> = contenders
         .iter()
         .map(|(id, _)| report.values(workload, id).into_iter().flatten().collect())
         .collect();
-    let top = columns.iter().flatten().copied().fold(0.0, f64::max) * 1.15 + 1e-9;
-    let root = SVGBackend::new(path, (800, 420)).into_drawing_area();
+    let right = rows.iter().flatten().copied().fold(0.0, f64::max) * 1.15 + 1e-9;
+    let height = 110 + 34 * contenders.len() as u32;
+    let root = SVGBackend::new(path, (900, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let count = contenders.len() as f64;
     let mut chart = ChartBuilder::on(&root)
         .caption(format!("{workload}: every round"), ("sans-serif", 20))
         .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(80)
-        .build_cartesian_2d(-0.5f64..contenders.len() as f64 - 0.5, 0f64..top)
+        .x_label_area_size(45)
+        .y_label_area_size(330)
+        .build_cartesian_2d(0f64..right, -0.5f64..count - 0.5)
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(contenders.len())
-        .x_label_formatter(&|x| {
-            let i = x.round();
-            if (x - i).abs() > 0.01 || i < 0.0 {
+        .disable_y_mesh()
+        .y_labels(contenders.len())
+        .y_label_formatter(&|y| {
+            let i = y.round();
+            if (y - i).abs() > 0.01 || i < 0.0 {
                 return String::new();
             }
+            // The first contender on top.
             contenders
-                .get(i as usize)
+                .get((count - 1.0 - i) as usize)
                 .map_or(String::new(), |(_, label)| label.clone())
         })
-        .y_label_formatter(&|y| group_thousands(*y))
-        .x_desc("server")
-        .y_desc(unit)
+        .x_label_formatter(&|x| group_thousands(*x))
+        .x_desc(unit)
         .draw()
         .map_err(|e| e.to_string())?;
-    for (i, values) in columns.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        let x = i as f64;
+    for (i, (values, (id, _))) in rows.iter().zip(&contenders).enumerate() {
+        let colour = colour_of(id);
+        let y = count - 1.0 - i as f64;
         chart
-            .draw_series(values.iter().map(|v| Circle::new((x, *v), 4, color.filled())))
+            .draw_series(values.iter().map(|v| Circle::new((*v, y), 4, colour.filled())))
             .map_err(|e| e.to_string())?;
         if let Some(mid) = median(values) {
             chart
                 .draw_series(std::iter::once(PathElement::new(
-                    vec![(x - 0.25, mid), (x + 0.25, mid)],
-                    color.stroke_width(3),
+                    vec![(mid, y - 0.3), (mid, y + 0.3)],
+                    colour.stroke_width(3),
                 )))
                 .map_err(|e| e.to_string())?;
         }
