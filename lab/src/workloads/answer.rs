@@ -61,9 +61,12 @@ pub fn render(report: &WorkloadsReport) -> String {
     out.push_str(&table(report, &rows));
     out.push_str(
         "\n![verdict](results/verdict.svg)\n\nEach cell: what io_uring_server saves (−) or costs \
-         (+) of the tokio engine's figure, in % and by the rule's word (95% interval over the rounds; *ties*: \
-         within ±10%); in the picture, each ratio with its interval, the tie band shaded. \
-         Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it).\n",
+         (+) of the tokio engine's figure, in %, and the rule's word: *wins* or *loses* when the \
+         95% interval over the rounds excludes 1 (\"by ≥10%\" when it also clears the ±10% \
+         band), *ties* when the 90% interval lies within ±10%. \"At 50% load\" is a fixed \
+         open-loop rate, the same for every server. The requests/s rows (a few busy \
+         connections), often decided by the client, are in the picture and the full verdict \
+         only. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it).\n",
     );
     out
 }
