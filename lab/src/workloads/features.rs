@@ -82,16 +82,12 @@ pub const VARIANTS: [Variant; 9] = [
 /// saturated loads they are meant for (an offered workload only by its whole name).
 pub fn variants_at(workload: &Workload) -> Vec<Contender> {
     let offered = matches!(workload.shape, Shape::Offered { .. });
-    let mut variants: Vec<Contender> = Vec::new();
-    for variant in VARIANTS
-        .iter()
-        .filter(|v| workload.name.contains(v.at) && (!offered || workload.name == v.at))
-    {
-        if !variants.contains(&variant.contender) {
-            variants.push(variant.contender);
-        }
-    }
-    variants
+    harness::rounds::first_seen(
+        VARIANTS
+            .iter()
+            .filter(|v| workload.name.contains(v.at) && (!offered || workload.name == v.at))
+            .map(|v| v.contender),
+    )
 }
 
 /// The workloads with feature rows, each with its contenders: the default first, the A/A
@@ -104,17 +100,6 @@ pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
             (!variants.is_empty()).then(|| (workload, [vec![IO_URING], variants, vec![AA_CONTROL]].concat()))
         })
         .collect()
-}
-
-/// Every contender any feature row needs, once.
-pub fn contenders() -> Vec<Contender> {
-    let mut all = vec![IO_URING, AA_CONTROL];
-    for variant in VARIANTS {
-        if !all.contains(&variant.contender) {
-            all.push(variant.contender);
-        }
-    }
-    all
 }
 
 const AA_MECHANISM: &str = "nothing: the A/A control, whose word says how far to trust the others";
@@ -191,9 +176,10 @@ mod tests {
                 .iter()
                 .all(|(_, c)| c[0] == IO_URING && c.last() == Some(&AA_CONTROL) && c.len() > 2)
         );
+        let distinct = harness::rounds::first_seen(VARIANTS.iter().map(|v| v.contender));
         assert_eq!(
-            contenders().len(),
-            10,
+            distinct.len(),
+            8,
             "zero-copy send is one contender at two workloads"
         );
     }

@@ -126,13 +126,7 @@ pub fn detail_only(workload: &Workload) -> Vec<Contender> {
 }
 
 fn dedup(contenders: Vec<Contender>) -> Vec<Contender> {
-    let mut once: Vec<Contender> = Vec::new();
-    for contender in contenders {
-        if !once.contains(&contender) {
-            once.push(contender);
-        }
-    }
-    once
+    harness::rounds::first_seen(contenders.into_iter())
 }
 
 /// Every contender some workload measures.

@@ -23,8 +23,9 @@ pub const BASELINE: Contender = TOKIO_CODEC;
 pub const BEGIN: &str = "<!-- BEGIN RUNTIMES: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END RUNTIMES -->";
 
-/// Who runs: the baseline, the runtimes and the A/A control (io_uring_server again):
-/// six, so six rounds are one whole cycle of the balanced order.
+/// Whom the table compares: the baseline, the runtimes and the A/A control
+/// (io_uring_server again); all of them run in the verdict's rounds
+/// ([`super::every_round`]).
 pub fn contenders() -> Vec<Contender> {
     [vec![BASELINE], RUNTIMES.to_vec(), vec![AA_CONTROL]].concat()
 }
