@@ -23,6 +23,12 @@ use crate::routes::{OCTET_STREAM, pattern_byte, plain_error};
 /// Default is 256 KiB.
 pub const FILE_CHUNK: usize = 256 * 1024;
 
+/// A file of at least this many bytes is handed to TCP by `sendfile(2)` by the servers
+/// that can (io_uring_server by default, tokio_server's codec engines with `--sendfile`):
+/// below it, one read gathered with the head into one write costs less than a separate
+/// head write and the syscalls around sendfile.
+pub const SENDFILE_MIN: u64 = 64 << 10;
+
 /// A file request the codec has parsed and left for the server to read (see
 /// [`crate::Outcome::file`]): the server answers it with [`render_file_head`] followed by
 /// the file's bytes, or with [`render_file_error`], before anything after it.

@@ -85,6 +85,13 @@ pub struct Features {
     /// goes again plainly. Over loopback the kernel copies it anyway.
     #[arg(long)]
     pub zero_copy_send: bool,
+
+    /// Read every file through the ring into the connection's buffer and send that,
+    /// instead of handing a large file in the page cache (64 KiB or more) to TCP with
+    /// sendfile(2). Under --fixed-files files are always read: sendfile needs the
+    /// socket's own descriptor.
+    #[arg(long)]
+    pub no_sendfile: bool,
 }
 
 /// Provided buffers: how many, and how large.

@@ -8,12 +8,13 @@
 //! its memory the kernel may touch, and until which completion: `DESIGN.md`.
 //!
 //! Both outputs are freed whenever everything rendered has been sent, and the input holds
-//! nothing once its requests are answered, so an idle keep-alive connection holds no
-//! buffer: only its slab entry (its bytes come from the provided-buffer ring on arrival).
+//! nothing once its requests are answered, and a file's read buffer is given up at the
+//! first silent tick, so an idle keep-alive connection holds no buffer: only its slab entry (its bytes come from the provided-buffer ring on arrival).
 
 use std::os::fd::RawFd;
 
-use crate::file::{FileSpare, FileTransfer};
+use crate::file::FileTransfer;
+use crate::file_spare::FileSpare;
 
 use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output};
@@ -111,10 +112,13 @@ pub struct Conn {
     /// The directory `/files/{name}` is served from (`--files-dir`); without one every
     /// file is 404.
     files_root: Option<RawFd>,
+    /// Send a large file in the page cache by sendfile (see `sendfile.rs`).
+    sendfile: bool,
     /// The file answer in progress: no further request is served until it is complete.
     file: Option<FileTransfer>,
     /// The last file's read buffer, kept for the next file (as the runtimes keep their
-    /// output's), or where it is while the output still sends from it.
+    /// output's) until the connection falls silent for a tick, or where it is while the
+    /// output still sends from it.
     file_spare: FileSpare,
 }
 
@@ -143,6 +147,7 @@ impl Conn {
             shutting_down: false,
             input_cap,
             files_root: None,
+            sendfile: false,
             file: None,
             file_spare: FileSpare::default(),
         }
@@ -157,7 +162,9 @@ impl Conn {
     #[cfg(test)]
     pub fn allocated(&self) -> usize {
         let gather = self.gather.as_ref().map_or(0, |_| size_of::<Gather>());
-        self.input.allocated() + self.pending.capacity() + self.sending.capacity() + gather
+        let file = self.file.as_ref().map_or(0, FileTransfer::allocated);
+        let outputs = self.pending.capacity() + self.sending.capacity();
+        self.input.allocated() + outputs + gather + self.file_spare.allocated() + file
     }
 
     /// Operations submitted and not finally completed; the slot is freed only at zero.

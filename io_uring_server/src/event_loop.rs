@@ -198,7 +198,7 @@ impl Worker {
             conn.send_zero_copy();
         }
         if let Some(root) = self.config.files_root {
-            conn.serve_files_from(root);
+            conn.serve_files_from(root, !self.config.features.no_sendfile);
         }
         if self.shutdown_since.is_some() {
             conn.begin_shutdown();
@@ -279,7 +279,9 @@ impl Worker {
             let carried = ops::submit(&mut self.ring, conn, op, id.token(op.kind()), self.config.recv);
             if let ops::Carried::Done(result) = carried {
                 conn.completed(op.kind(), false);
-                if result < 0 {
+                if op.kind() == Kind::File {
+                    self.batcher.on_answered(conn.on_file(result, self.now));
+                } else if result < 0 {
                     conn.fail();
                 }
             }

@@ -1,5 +1,6 @@
-//! One `/files/{name}` answer in progress: its steps (open, stat, read chunk by chunk)
-//! and the memory the kernel writes during them. No ring types: the connection asks
+//! One `/files/{name}` answer in progress: its steps (open, stat, then the body: read
+//! chunk by chunk, or handed to TCP by `sendfile(2)`) and the memory the kernel writes
+//! during them. No ring types: the connection asks
 //! [`FileTransfer::wants`] for the next operation, `file_ops.rs` pushes it naming this
 //! memory, and the completion comes back through the `on_*` transitions.
 //!
@@ -10,11 +11,12 @@
 //! transfer ends, however it ends, so a connection that dies mid-file leaks nothing.
 
 use std::ffi::CString;
-use std::os::fd::{OwnedFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd, RawFd};
 
-use http_core::files::{FILE_CHUNK, FileAnswer, FileRequest};
+use http_core::files::{FILE_CHUNK, FileAnswer, FileRequest, SENDFILE_MIN};
 
-use crate::file_fd;
+use crate::file_spare::FileSpare;
+use crate::{file_fd, sendfile};
 
 /// Where the transfer stands; each step names the operation it waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +27,10 @@ pub enum Step {
     Stat,
     /// `read` of `len` bytes read (and handed to the output) so far (IORING_OP_READ).
     Stream { len: u64, read: u64 },
+    /// `sendfile` of `len` bytes sent so far, once the output before it is sent.
+    Sendfile { len: u64, sent: u64 },
+    /// The socket buffer was full: wait for POLLOUT (IORING_OP_POLL_ADD), then sendfile.
+    Writable { len: u64, sent: u64 },
 }
 
 /// What the next file operation is.
@@ -33,6 +39,10 @@ pub enum FileOp {
     Open,
     Stat,
     Read,
+    /// The `sendfile(2)` syscall, carried out at once (not through the ring).
+    Sendfile,
+    /// POLLOUT on the connection's socket.
+    PollOut,
 }
 
 /// What a completion means for the response.
@@ -47,6 +57,8 @@ pub enum Progress {
     /// `n` bytes were read into the buffer: append them; the transfer is over when
     /// `done`.
     Chunk { n: usize, done: bool },
+    /// sendfile sent the file's last bytes: the transfer is over.
+    Sent,
     /// The file ended early or a read failed after the head went out: the response
     /// cannot be completed, so the connection closes.
     Broken,
@@ -55,6 +67,9 @@ pub enum Progress {
 pub struct FileTransfer {
     pub request: FileRequest,
     step: Step,
+    /// Send a large resident file by sendfile (the connection has an ordinary socket
+    /// descriptor and `--no-sendfile` is off).
+    sendfile: bool,
     root: RawFd,
     /// The name, NUL-terminated, read by OPENAT until its completion.
     path: CString,
@@ -80,49 +95,21 @@ impl std::fmt::Debug for FileTransfer {
     }
 }
 
-/// A connection's read buffer between two files: here to be reused (its capacity kept, no
-/// allocation and no page faults per file), or lent to the output, which sends from it,
-/// known by its address when it comes back.
-#[derive(Debug, Default)]
-pub enum FileSpare {
-    #[default]
-    None,
-    Here(Vec<u8>),
-    Lent(usize),
-}
-
-impl FileSpare {
-    /// The buffer, if here, for the next transfer.
-    pub fn take(&mut self) -> Vec<u8> {
-        match std::mem::take(self) {
-            FileSpare::Here(buffer) => buffer,
-            other => {
-                *self = other;
-                Vec::new()
-            }
-        }
-    }
-
-    /// `buffer`, sent and handed back by the output, if it is the lent spare: kept.
-    /// Returns it otherwise.
-    pub fn reclaim(&mut self, buffer: Vec<u8>) -> Option<Vec<u8>> {
-        match self {
-            FileSpare::Lent(at) if *at == buffer.as_ptr() as usize => {
-                *self = FileSpare::Here(buffer);
-                None
-            }
-            _ => Some(buffer),
-        }
-    }
-}
-
 impl FileTransfer {
-    /// A transfer reading into `spare` (grown as the file needs, up to [`FILE_CHUNK`]).
-    pub fn new(request: FileRequest, root: RawFd, statx: Box<libc::statx>, spare: Vec<u8>) -> FileTransfer {
+    /// A transfer reading into `spare` (grown as the file needs, up to [`FILE_CHUNK`]),
+    /// or with `sendfile` sending a large resident file by sendfile.
+    pub fn new(
+        request: FileRequest,
+        root: RawFd,
+        statx: Box<libc::statx>,
+        spare: Vec<u8>,
+        sendfile: bool,
+    ) -> FileTransfer {
         let path = CString::new(request.name.as_str()).expect("file names hold no NUL");
         FileTransfer {
             request,
             step: Step::Open,
+            sendfile,
             root,
             path,
             statx,
@@ -140,20 +127,35 @@ impl FileTransfer {
         }
     }
 
+    /// Bytes of read buffer held here (not those lent to the output).
+    #[cfg(test)]
+    pub fn allocated(&self) -> usize {
+        self.buffer.as_ref().map_or(0, Vec::capacity)
+    }
+
     #[cfg(test)]
     pub fn step(&self) -> Step {
         self.step
     }
 
     /// The operation to submit next, if any: a read only once the buffer is back and the
-    /// output has room (`paused` says it has not).
-    pub fn wants(&self, paused: bool) -> Option<FileOp> {
+    /// output has room (`paused` says it has not); a sendfile only once everything
+    /// rendered before it is sent (`drained`), so that its bytes follow the head's.
+    pub fn wants(&self, paused: bool, drained: bool) -> Option<FileOp> {
         match self.step {
             Step::Open => Some(FileOp::Open),
             Step::Stat => Some(FileOp::Stat),
             Step::Stream { .. } if paused || self.buffer.is_none() => None,
             Step::Stream { .. } => Some(FileOp::Read),
+            Step::Sendfile { .. } => drained.then_some(FileOp::Sendfile),
+            Step::Writable { .. } => Some(FileOp::PollOut),
         }
+    }
+
+    /// The body goes out by sendfile after the output rendered so far: a send of that
+    /// output may say more follows (MSG_MORE).
+    pub fn sends_body_next(&self) -> bool {
+        matches!(self.step, Step::Sendfile { .. } | Step::Writable { .. })
     }
 
     /// OPENAT's operands: the root and the NUL-terminated name.
@@ -179,12 +181,27 @@ impl FileTransfer {
         (self.fd.as_ref(), &mut buffer[..room], read)
     }
 
+    /// sendfile's operands: the file, the offset to send from and the bytes left.
+    pub fn sendfile_args(&self) -> (BorrowedFd<'_>, u64, u64) {
+        let Step::Sendfile { len, sent } = self.step else {
+            unreachable!("a sendfile is asked for only in its step");
+        };
+        let fd = self.fd.as_ref().expect("a sendfile follows a successful open");
+        (fd.as_fd(), sent, len - sent)
+    }
+
     /// The operation in flight completed with `result`.
     pub fn completed(&mut self, result: i32) -> Progress {
         match self.step {
             Step::Open => self.on_opened(result, file_fd::opened(result)),
             Step::Stat => self.on_stat(result),
             Step::Stream { .. } => self.on_read(result),
+            Step::Sendfile { len, sent } => self.on_sendfile(result, len, sent),
+            Step::Writable { .. } if result < 0 => Progress::Broken,
+            Step::Writable { len, sent } => {
+                self.step = Step::Sendfile { len, sent };
+                Progress::Continue
+            }
         }
     }
 
@@ -225,10 +242,14 @@ impl FileTransfer {
                     if let Err(errno) = file_fd::make_blocking(fd) {
                         return Progress::Error(FileAnswer::from_errno(errno));
                     }
-                    self.step = Step::Stream { len, read: 0 };
-                    // Grown (zeroed) only past what an earlier file left in it.
-                    let buffer = self.buffer.get_or_insert_with(Vec::new);
-                    buffer.resize((len as usize).min(FILE_CHUNK), 0);
+                    if self.sendfile && len >= SENDFILE_MIN && sendfile::resident(fd.as_fd(), len) {
+                        self.step = Step::Sendfile { len, sent: 0 };
+                    } else {
+                        self.step = Step::Stream { len, read: 0 };
+                        // Grown (zeroed) only past what an earlier file left in it.
+                        let buffer = self.buffer.get_or_insert_with(Vec::new);
+                        buffer.resize((len as usize).min(FILE_CHUNK), 0);
+                    }
                 }
                 Progress::Head { len, done }
             }
@@ -254,6 +275,25 @@ impl FileTransfer {
             n: result as usize,
             done: read == len,
         }
+    }
+
+    /// sendfile returned `result` with `sent` of `len` bytes sent before it: the socket
+    /// buffer is full (`-EAGAIN`, or a short count), or the file is sent. No bytes at
+    /// all means the file shrank after its head went out.
+    fn on_sendfile(&mut self, result: i32, len: u64, sent: u64) -> Progress {
+        if result == -libc::EAGAIN {
+            self.step = Step::Writable { len, sent };
+            return Progress::Continue;
+        }
+        if result <= 0 {
+            return Progress::Broken;
+        }
+        let sent = sent + result as u64;
+        if sent == len {
+            return Progress::Sent;
+        }
+        self.step = Step::Writable { len, sent };
+        Progress::Continue
     }
 
     /// The read buffer, to append the chunk just read from it; give it back with

@@ -14,9 +14,11 @@ use crate::ring::Ring;
 use crate::token::Token;
 
 /// How a requested file is opened: read-only, refusing a symlink, never blocking (a FIFO;
-/// cleared by [`crate::file_fd::make_blocking`] once STATX finds a regular file), not
+/// cleared by [`crate::file_fd::make_blocking`] once STATX finds a regular file), never
+/// becoming the controlling terminal (a device node, which STATX then rejects), not
 /// inherited.
-const OPEN_FLAGS: i32 = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+const OPEN_FLAGS: i32 =
+    libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
 
 /// Pushes `op` for `transfer`, which the connection has just marked submitted.
 pub fn submit(ring: &mut Ring, transfer: &mut FileTransfer, op: FileOp, token: Token) {
@@ -50,6 +52,7 @@ pub fn submit(ring: &mut Ring, transfer: &mut FileTransfer, op: FileOp, token: T
             // transfer owns it (`DESIGN.md`, rule 7).
             unsafe { ring.push(entry.user_data(user_data)) };
         }
+        FileOp::Sendfile | FileOp::PollOut => unreachable!("socket steps are carried out by ops.rs"),
         FileOp::Read => {
             let (fd, room, offset) = transfer.read_args();
             let fd = fd.expect("a read follows a successful open").as_raw_fd();

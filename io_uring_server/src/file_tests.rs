@@ -13,7 +13,7 @@ fn transfer(head_only: bool) -> FileTransfer {
         head_only,
         persistence: Persistence::KeepAlive,
     };
-    FileTransfer::new(request, 3, crate::file_fd::zeroed_statx(), Vec::new())
+    FileTransfer::new(request, 3, crate::file_fd::zeroed_statx(), Vec::new(), false)
 }
 
 /// Plays a successful OPENAT: the result is a real descriptor, which the transfer owns.
@@ -35,7 +35,7 @@ fn stat(transfer: &mut FileTransfer, regular: bool, len: u64) -> Progress {
 fn open_errors_map_to_their_answer() {
     let mut transfer = transfer(false);
     assert_eq!(transfer.open_args().1.as_bytes_with_nul(), b"a\0");
-    assert_eq!(transfer.wants(false), Some(FileOp::Open));
+    assert_eq!(transfer.wants(false, false), Some(FileOp::Open));
     let missing = transfer.completed(-libc::ELOOP);
     assert_eq!(missing, Progress::Error(FileAnswer::Missing));
     let mut transfer = self::transfer(false);
@@ -81,17 +81,17 @@ fn a_large_file_is_read_chunk_by_chunk_at_its_offset() {
         Progress::Head { len, done: false }
     );
     assert_eq!(
-        transfer.wants(true),
+        transfer.wants(true, false),
         None,
         "no read while the output is backed up"
     );
-    assert_eq!(transfer.wants(false), Some(FileOp::Read));
+    assert_eq!(transfer.wants(false, false), Some(FileOp::Read));
     let (_, room, offset) = transfer.read_args();
     assert_eq!((room.len(), offset), (FILE_CHUNK, 0));
     assert_eq!(transfer.completed(1000), Progress::Chunk { n: 1000, done: false });
     // The output keeps the buffer: no read until it comes back.
     let buffer = transfer.take_buffer();
-    assert_eq!(transfer.wants(false), None);
+    assert_eq!(transfer.wants(false, false), None);
     assert!(!transfer.is_its_buffer(&[0; 10]));
     assert!(transfer.is_its_buffer(&buffer));
     transfer.keep_buffer(buffer);
@@ -139,7 +139,11 @@ fn a_read_not_ready_is_submitted_again() {
     opened(&mut transfer);
     stat(&mut transfer, true, 5000);
     assert_eq!(transfer.completed(-libc::EAGAIN), Progress::Continue);
-    assert_eq!(transfer.wants(false), Some(FileOp::Read), "the same read again");
+    assert_eq!(
+        transfer.wants(false, false),
+        Some(FileOp::Read),
+        "the same read again"
+    );
     let (_, room, offset) = transfer.read_args();
     assert_eq!((room.len(), offset), (5000, 0));
     assert_eq!(transfer.completed(5000), Progress::Chunk { n: 5000, done: true });
@@ -177,4 +181,69 @@ fn a_second_read_buffer_is_refused() {
     opened(&mut transfer);
     stat(&mut transfer, true, 10);
     transfer.keep_buffer(vec![0; 10]);
+}
+
+/// A transfer that may sendfile, opened on a real file of `len` bytes just written (so in
+/// the page cache), and stat'ed.
+fn cached_file_transfer(tag: &str, len: u64) -> (FileTransfer, Progress) {
+    let path = std::env::temp_dir().join(format!("iouring-sendfile-{tag}-{}", std::process::id()));
+    std::fs::write(&path, vec![7u8; len as usize]).unwrap();
+    let fd = std::fs::File::open(&path).unwrap().into_raw_fd();
+    std::fs::remove_file(&path).unwrap();
+    let request = FileRequest {
+        name: FileName::from_path("/files/a").unwrap(),
+        head_only: false,
+        persistence: Persistence::KeepAlive,
+    };
+    let mut transfer = FileTransfer::new(request, 3, crate::file_fd::zeroed_statx(), Vec::new(), true);
+    assert_eq!(transfer.completed(fd), Progress::Continue);
+    let progress = stat(&mut transfer, true, len);
+    (transfer, progress)
+}
+
+#[test]
+fn a_large_cached_file_is_sent_by_sendfile_after_the_output_before_it() {
+    let len = SENDFILE_MIN * 3;
+    let (mut transfer, head) = cached_file_transfer("large", len);
+    assert_eq!(head, Progress::Head { len, done: false });
+    assert!(transfer.sends_body_next(), "the head's send may say more follows");
+    assert_eq!(transfer.allocated(), 0, "no read buffer is grown");
+    assert_eq!(transfer.wants(false, false), None, "not before the head is sent");
+    assert_eq!(transfer.wants(false, true), Some(FileOp::Sendfile));
+    let (_, offset, count) = transfer.sendfile_args();
+    assert_eq!((offset, count), (0, len));
+
+    assert_eq!(transfer.completed(-libc::EAGAIN), Progress::Continue);
+    assert_eq!(
+        transfer.wants(false, true),
+        Some(FileOp::PollOut),
+        "a full socket is waited for"
+    );
+    assert_eq!(transfer.completed(libc::POLLOUT as i32), Progress::Continue);
+    assert_eq!(transfer.wants(false, true), Some(FileOp::Sendfile));
+
+    assert_eq!(transfer.completed(1000), Progress::Continue, "a short count");
+    assert_eq!(transfer.wants(false, true), Some(FileOp::PollOut));
+    transfer.completed(libc::POLLOUT as i32);
+    let (_, offset, count) = transfer.sendfile_args();
+    assert_eq!((offset, count), (1000, len - 1000), "resumes after what was sent");
+    assert_eq!(transfer.completed((len - 1000) as i32), Progress::Sent);
+}
+
+#[test]
+fn sendfile_failures_break_the_response() {
+    for (tag, result) in [("shrunk", 0), ("reset", -libc::ECONNRESET)] {
+        let (mut transfer, _) = cached_file_transfer(tag, SENDFILE_MIN);
+        assert_eq!(transfer.completed(result), Progress::Broken, "{tag}");
+    }
+    let (mut transfer, _) = cached_file_transfer("poll", SENDFILE_MIN);
+    transfer.completed(-libc::EAGAIN);
+    assert_eq!(transfer.completed(-libc::ECANCELED), Progress::Broken);
+}
+
+#[test]
+fn a_small_file_is_read_even_where_sendfile_may_be_used() {
+    let (transfer, _) = cached_file_transfer("small", SENDFILE_MIN - 1);
+    assert!(!transfer.sends_body_next());
+    assert_eq!(transfer.wants(false, true), Some(FileOp::Read));
 }

@@ -13,10 +13,11 @@ use io_uring::types::CancelBuilder;
 use io_uring::{opcode, squeue, types};
 
 use crate::conn::Conn;
-use crate::file_ops;
+use crate::file::FileOp;
 use crate::op_state::Op;
 use crate::ring::Ring;
 use crate::token::{Kind, Token};
+use crate::{file_ops, sendfile};
 
 /// How a connection receives: multishot into a provided-buffer group (with plain recvs
 /// for a large body), or one plain recv at a time into at least `size` bytes of its input.
@@ -37,7 +38,8 @@ pub enum Carried {
 
 /// Submits `op` for `conn`, which has just been told it was submitted
 /// ([`Conn::submitted`]); `token` names the connection and the op's kind. A send the
-/// connection deems worth it goes out as SEND_ZC, one of several slices as SENDMSG.
+/// connection deems worth it goes out as SEND_ZC, one of several slices as SENDMSG. A
+/// file's sendfile is the syscall, carried out here (`sendfile.rs`).
 pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: RecvMode) -> Carried {
     let (fd, fixed) = (conn.fd, conn.direct);
     if op == Op::Shutdown && !fixed {
@@ -115,6 +117,13 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             unsafe { ring.push(on_file(entry).user_data(user_data)) };
             return Carried::Submitted;
         }
+        (Op::File(FileOp::Sendfile), _) => {
+            let (file, offset, count) = conn.file_transfer().sendfile_args();
+            return Carried::Done(sendfile::send_file(fd, file, offset, count));
+        }
+        (Op::File(FileOp::PollOut), _) => {
+            on_file(opcode::PollAdd::new(types::Fd(fd), libc::POLLOUT as u32).build())
+        }
         (Op::File(file_op), _) => {
             file_ops::submit(ring, conn.file_transfer(), file_op, token);
             return Carried::Submitted;
@@ -133,7 +142,7 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
         (Op::Close, _) if fixed => opcode::Close::new(types::Fixed(fd as u32)).build(),
         (Op::Close, _) => opcode::Close::new(types::Fd(fd)).build(),
     };
-    // SAFETY: shutdown, cancel and close name no memory of ours.
+    // SAFETY: shutdown, cancel, close and poll name no memory of ours.
     unsafe { ring.push(entry.user_data(user_data)) };
     Carried::Submitted
 }

@@ -150,6 +150,7 @@ mod tests {
             fixed_files: false,
             batch_wait_us: 100,
             zero_copy_send: false,
+            no_sendfile: false,
         };
         let ring = build_ring(64, features).expect("io_uring works on the test machine");
         assert!(["SINGLE_ISSUER|DEFER_TASKRUN", "COOP_TASKRUN|TASKRUN_FLAG", "none"].contains(&ring.setup));

@@ -77,6 +77,15 @@ fn build(
         (true, true) => format!("{description}, send=zero-copy from {ZERO_COPY_MIN} B"),
         (true, false) => format!("{description}, send=plain (kernel lacks SEND_ZC, Linux 6.0)"),
     };
+    let file_body = match (cli.features.no_sendfile, direct_slots) {
+        (true, _) => "read".to_string(),
+        (false, Some(_)) => "read (direct descriptors cannot sendfile)".to_string(),
+        (false, None) => format!(
+            "sendfile from {} B if cached, else read",
+            http_core::files::SENDFILE_MIN
+        ),
+    };
+    let description = format!("{description}, file-body={file_body}");
     let recv = match &buf_ring {
         Some(buffers) => RecvMode::Multishot { group: buffers.group },
         None => RecvMode::OwnBuffer {

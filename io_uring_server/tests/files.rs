@@ -72,6 +72,11 @@ fn files_conform_with_default_features() {
 }
 
 #[test]
+fn files_conform_reading_every_file() {
+    conformance::check_files(BIN, &["--no-sendfile"]);
+}
+
+#[test]
 fn files_conform_with_every_feature_off() {
     conformance::check_files(BIN, &flags::EVERY_FEATURE_OFF);
 }

@@ -12,6 +12,7 @@ use std::io::{self, IoSlice};
 use std::time::Duration;
 
 use http_core::{Codec, Output, Received};
+use tokio::io::Interest;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -122,7 +123,8 @@ async fn serve_round<T: Transport>(
     let mut streaming = None;
     if let Some(request) = outcome.file {
         let root = settings.files_dir.as_deref();
-        let begun = file_reply::begin::<T::Files>(root, &request, output).await;
+        let sendfile = settings.sendfile && T::SENDFILE;
+        let begun = file_reply::begin::<T::Files>(root, &request, output, sendfile).await;
         close |= begun.close;
         streaming = begun.rest;
     }
@@ -164,6 +166,29 @@ pub async fn linger_close<T: Transport>(transport: &mut T) {
 /// tokio's epoll-driven stream: reads land straight in the input's spare capacity.
 impl Transport for TcpStream {
     type Files = TokioFiles;
+    const SENDFILE: bool = true;
+
+    /// `sendfile(2)` on the non-blocking socket whenever it is writable, as an expert
+    /// tokio user writes it (tokio has no sendfile of its own). It runs on the runtime's
+    /// thread: a file not in the page cache blocks that thread on the disk, as nginx's
+    /// sendfile (without its thread pool) does.
+    async fn send_file(&mut self, file: &tokio::fs::File, offset: u64, len: u64) -> io::Result<()> {
+        let (mut offset, end) = (offset, offset + len);
+        while offset < end {
+            self.writable().await?;
+            let left = (end - offset) as usize;
+            let sent = self.try_io(Interest::WRITABLE, || {
+                Ok(rustix::fs::sendfile(&*self, file, Some(&mut offset), left)?)
+            });
+            match sent {
+                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
 
     async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
         input.reserve(READ_CHUNK);

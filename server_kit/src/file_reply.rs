@@ -7,7 +7,9 @@
 //!
 //! The head and the first [`FILE_CHUNK`] go out in one write with the responses before
 //! them; a larger file follows one chunk per read and write, so a connection never holds
-//! more than one chunk. A file that ends early, or a read that fails, before the head went
+//! more than one chunk. Where the transport can and the settings ask for it
+//! (tokio_server's `--sendfile`), a file of [`SENDFILE_MIN`] bytes or more goes out by
+//! `sendfile(2)` after the head instead: never copied into the connection's memory. A file that ends early, or a read that fails, before the head went
 //! out turns the answer into a 500 (and the connection closes); after it, the response
 //! cannot be completed and the connection just closes. The file is closed (dropped) when
 //! its answer is done either way.
@@ -16,7 +18,9 @@ use std::io;
 use std::path::Path;
 
 use http_core::Output;
-use http_core::files::{FILE_CHUNK, FileAnswer, FileName, FileRequest, render_file_error, render_file_head};
+use http_core::files::{
+    FILE_CHUNK, FileAnswer, FileName, FileRequest, SENDFILE_MIN, render_file_error, render_file_head,
+};
 
 use crate::Activity;
 pub use crate::transport::FileIo;
@@ -43,15 +47,19 @@ pub struct Rest<F> {
     file: F,
     offset: u64,
     left: u64,
+    /// Sent by `sendfile(2)` ([`Transport::send_file`]), not read and written.
+    by_sendfile: bool,
 }
 
 /// Appends the answer to `request` after what `output` holds: the head and the first
 /// chunk of the file found in `root`, or the error answer (404 for everything without a
-/// root).
+/// root). With `sendfile`, a file of [`SENDFILE_MIN`] bytes or more gets its head only:
+/// all of its body is left to [`stream`], which sends it by sendfile.
 pub async fn begin<Io: FileIo>(
     root: Option<&Path>,
     request: &FileRequest,
     output: &mut Output,
+    sendfile: bool,
 ) -> Begun<Io::File> {
     let (mut file, len) = match open::<Io>(root, &request.name).await {
         Ok(found) => found,
@@ -65,6 +73,18 @@ pub async fn begin<Io: FileIo>(
     let close = request.closes();
     if request.head_only || len == 0 {
         return Begun { close, rest: None };
+    }
+    if sendfile && len >= SENDFILE_MIN {
+        let rest = Rest {
+            file,
+            offset: 0,
+            left: len,
+            by_sendfile: true,
+        };
+        return Begun {
+            close,
+            rest: Some(rest),
+        };
     }
     let first = len.min(FILE_CHUNK as u64);
     if read_exactly::<Io>(&mut file, 0, output.owned_mut(), first as usize)
@@ -80,12 +100,13 @@ pub async fn begin<Io: FileIo>(
         file,
         offset: first,
         left: len - first,
+        by_sendfile: false,
     });
     Begun { close, rest }
 }
 
 /// Sends the rest of a file through the (sent, empty) `output`, one chunk per read and
-/// write. An error means the response could not be completed: close the connection.
+/// write, or by sendfile if [`begin`] left it all to that. An error means the response could not be completed: close the connection.
 pub async fn stream<T: Transport>(
     transport: &mut T,
     rest: Rest<<T::Files as FileIo>::File>,
@@ -96,7 +117,13 @@ pub async fn stream<T: Transport>(
         mut file,
         mut offset,
         mut left,
+        by_sendfile,
     } = rest;
+    if by_sendfile {
+        transport.send_file(&file, offset, left).await?;
+        activity.touch(false);
+        return Ok(());
+    }
     output.clear();
     while left > 0 {
         let chunk = left.min(FILE_CHUNK as u64);

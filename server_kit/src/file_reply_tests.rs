@@ -63,7 +63,7 @@ impl Transport for Sink {
 async fn a_file_that_ends_early_after_its_head_fails_the_stream() {
     let name = (FILE_CHUNK + 10).to_string();
     let mut output = Output::default();
-    let begun = begin::<Shrunk>(Some(Path::new("/")), &request(&name, false), &mut output).await;
+    let begun = begin::<Shrunk>(Some(Path::new("/")), &request(&name, false), &mut output, false).await;
     let rest = begun.rest.expect("the first chunk was there");
     let mut sink = Sink::default();
     let streamed = stream(&mut sink, rest, &mut Output::default(), &Activity::new()).await;
@@ -75,7 +75,7 @@ async fn a_file_that_ends_early_after_its_head_fails_the_stream() {
 async fn a_file_that_ends_before_its_head_went_out_is_a_500() {
     let mut output = Output::default();
     http_core::output::Sink::push(&mut output, b"EARLIER");
-    let begun = begin::<Shrunk>(Some(Path::new("/")), &request("5", false), &mut output).await;
+    let begun = begin::<Shrunk>(Some(Path::new("/")), &request("5", false), &mut output, false).await;
     assert!(begun.close && begun.rest.is_none());
     let text = String::from_utf8(output.to_vec()).unwrap();
     assert!(text.starts_with("EARLIERHTTP/1.1 500 "), "{text}");
@@ -105,7 +105,7 @@ async fn appends_head_and_first_chunk_after_earlier_responses() {
     let root = root_with(&[("small", 1000), ("large", FILE_CHUNK + 10)]);
     let mut output = Output::default();
     http_core::output::Sink::push(&mut output, b"EARLIER");
-    let begun = begin::<TokioFiles>(Some(&root), &request("small", false), &mut output).await;
+    let begun = begin::<TokioFiles>(Some(&root), &request("small", false), &mut output, false).await;
     assert!(!begun.close && begun.rest.is_none());
     let bytes = output.to_vec();
     assert!(bytes.starts_with(b"EARLIERHTTP/1.1 200 OK\r\n"));
@@ -116,12 +116,12 @@ async fn appends_head_and_first_chunk_after_earlier_responses() {
     );
 
     let mut output = Output::default();
-    let begun = begin::<TokioFiles>(Some(&root), &request("large", false), &mut output).await;
+    let begun = begin::<TokioFiles>(Some(&root), &request("large", false), &mut output, false).await;
     let rest = begun.rest.expect("a file over one chunk is streamed");
     assert_eq!((rest.offset, rest.left), (FILE_CHUNK as u64, 10));
 
     let mut output = Output::default();
-    let begun = begin::<TokioFiles>(Some(&root), &request("large", true), &mut output).await;
+    let begun = begin::<TokioFiles>(Some(&root), &request("large", true), &mut output, false).await;
     assert!(begun.rest.is_none(), "HEAD reads nothing");
     assert!(
         output
@@ -141,9 +141,25 @@ async fn missing_files_directories_and_no_root_are_404() {
         (None, "absent"),
     ] {
         let mut output = Output::default();
-        let begun = begin::<TokioFiles>(root, &request(name, false), &mut output).await;
+        let begun = begin::<TokioFiles>(root, &request(name, false), &mut output, false).await;
         assert!(!begun.close && begun.rest.is_none());
         assert!(output.to_vec().starts_with(b"HTTP/1.1 404 "), "{name}");
     }
     std::fs::remove_dir_all(root).unwrap();
+}
+
+#[tokio::test]
+async fn with_sendfile_a_large_file_gets_its_head_only_and_a_small_one_its_bytes() {
+    let large = http_core::files::SENDFILE_MIN as usize;
+    let root = root_with(&[("small", 1000), ("large", large)]);
+    let mut output = Output::default();
+    let begun = begin::<TokioFiles>(Some(&root), &request("large", false), &mut output, true).await;
+    let rest = begun.rest.expect("the body is left to sendfile");
+    assert!(rest.by_sendfile && rest.offset == 0 && rest.left == large as u64);
+    let text = String::from_utf8(output.to_vec()).unwrap();
+    assert!(text.ends_with("\r\n\r\n"), "the head alone: {text}");
+    let mut output = Output::default();
+    let begun = begin::<TokioFiles>(Some(&root), &request("small", false), &mut output, true).await;
+    assert!(begun.rest.is_none(), "a small file goes out whole with its head");
+    assert!(output.len() > 1000);
 }

@@ -19,6 +19,9 @@ pub struct Settings {
     /// The directory `GET /files/{name}` serves from (`--files-dir`); none: every file is
     /// 404. Shared, as every connection gets a clone of the settings.
     pub files_dir: Option<Arc<Path>>,
+    /// Send a file's body with `sendfile(2)` where the transport can
+    /// ([`crate::transport::Transport::SENDFILE`]); set by tokio_server's `--sendfile`.
+    pub sendfile: bool,
     /// Cancelled when the server begins to shut down.
     pub shutdown: CancellationToken,
 }
@@ -30,6 +33,7 @@ impl From<&CommonArgs> for Settings {
             request_timeout: args.request_timeout(),
             idle_timeout: args.idle_timeout(),
             files_dir: args.files_dir.as_deref().map(Arc::from),
+            sendfile: false,
             shutdown: CancellationToken::new(),
         }
     }

@@ -125,7 +125,7 @@ async fn answer_file(
 ) -> Option<bool> {
     let mut output = Output::default();
     let root = settings.files_dir.as_deref();
-    let begun = file_reply::begin::<TokioFiles>(root, request, &mut output).await;
+    let begun = file_reply::begin::<TokioFiles>(root, request, &mut output, settings.sendfile).await;
     stream.send_all(&mut output).await.ok()?;
     if let Some(rest) = begun.rest {
         file_reply::stream(stream, rest, &mut output, activity)

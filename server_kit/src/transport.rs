@@ -25,6 +25,20 @@ pub trait Transport {
     fn finish(&mut self) -> impl Future<Output = io::Result<()>>;
     /// Reads and throws away what the peer sent next; `Ok(0)` at end of stream.
     fn discard(&mut self) -> impl Future<Output = io::Result<usize>>;
+    /// The transport can hand a file's pages to its socket with `sendfile(2)`
+    /// ([`Transport::send_file`]).
+    const SENDFILE: bool = false;
+    /// Sends `len` bytes of `file` from `offset` with `sendfile(2)`, waiting for the
+    /// socket to take them. Called only where [`Transport::SENDFILE`] says it can.
+    fn send_file(
+        &mut self,
+        file: &<Self::Files as FileIo>::File,
+        offset: u64,
+        len: u64,
+    ) -> impl Future<Output = io::Result<()>> {
+        let _ = (file, offset, len);
+        std::future::ready(Err(io::ErrorKind::Unsupported.into()))
+    }
     /// Sleeps `duration` on the transport's runtime timer; tokio's by default, which a
     /// transport on another runtime must override (tokio's timer panics outside tokio).
     fn sleep(duration: Duration) -> impl Future<Output = ()> {

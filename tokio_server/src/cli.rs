@@ -19,6 +19,21 @@ pub struct Cli {
 
     #[command(flatten)]
     pub common: CommonArgs,
+
+    /// Send a file of 64 KiB or more with sendfile(2) when the socket is writable,
+    /// instead of reading it into memory and writing that (codec engines only).
+    #[arg(long)]
+    pub sendfile: bool,
+}
+
+impl Cli {
+    pub fn validate(&self) -> Result<(), String> {
+        self.common.validate()?;
+        if self.sendfile && self.engine == Engine::Hyper {
+            return Err("--sendfile needs --engine codec or codec-shared".into());
+        }
+        Ok(())
+    }
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use crate::cli::{Cli, Engine};
 const PROGRAM: &str = "tokio_server";
 
 fn main() {
-    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
+    let cli: Cli = server_kit::args::parse(PROGRAM, Cli::validate);
     let threads = cli.common.threads();
     // One thread: tokio's current-thread scheduler, which skips the multi-thread one's
     // work-stealing queues and cross-thread wake-ups (the io_uring servers are thread per
@@ -47,8 +47,13 @@ fn main() {
         if engine == Engine::CodecShared {
             details.push_str(", input=one buffer per thread, read on readiness");
         }
+        if cli.sendfile {
+            let min = http_core::files::SENDFILE_MIN;
+            details.push_str(&format!(", file-body=sendfile from {min} B"));
+        }
         server_kit::ready::announce(local, &details);
-        let settings = Settings::from(&cli.common);
+        let mut settings = Settings::from(&cli.common);
+        settings.sendfile = cli.sendfile;
         match engine {
             Engine::Hyper => server::run(listener, settings, hyper_engine::serve).await,
             Engine::Codec => server::run(listener, settings, codec_engine::serve).await,

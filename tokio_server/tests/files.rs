@@ -21,6 +21,29 @@ fn codec_shared_serves_files() {
 }
 
 #[test]
+fn codec_serves_files_by_sendfile() {
+    check_files(BIN, &["--engine", "codec", "--sendfile"]);
+}
+
+#[test]
+fn codec_shared_serves_files_by_sendfile() {
+    check_files(BIN, &["--engine", "codec-shared", "--sendfile"]);
+}
+
+/// `--sendfile` is the codec engines' option: hyper refuses it at startup.
+#[test]
+fn hyper_refuses_sendfile() {
+    let out = Command::new(BIN)
+        .args(["--engine", "hyper", "--sendfile"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--sendfile needs --engine codec"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
 fn hyper_serves_files() {
     check_files(BIN, &["--engine", "hyper"]);
 }

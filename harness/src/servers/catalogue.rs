@@ -107,6 +107,18 @@ pub const TOKIO_CODEC_IO_URING_FS: Contender = Contender {
     ..TOKIO_CODEC
 };
 
+/// The codec engine sending a file of 64 KiB or more by `sendfile(2)` whenever the socket
+/// is writable (`--sendfile`), as an expert tokio user would: the I/O-model control for
+/// io_uring_server's sendfile path; not in [`CONTENDERS`], the file study sets it beside
+/// [`TOKIO_CODEC`].
+pub const TOKIO_CODEC_SENDFILE: Contender = Contender {
+    id: "tokio_codec_sendfile",
+    label: "tokio_server (codec, sendfile)",
+    args: &["--engine", "codec", "--sendfile"],
+    url_env: None,
+    ..TOKIO_CODEC
+};
+
 /// The hyper engine with `tokio::fs` on tokio's own io_uring, beside [`TOKIO_HYPER`]; not
 /// in [`CONTENDERS`].
 pub const TOKIO_HYPER_IO_URING_FS: Contender = Contender {

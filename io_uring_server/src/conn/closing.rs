@@ -61,6 +61,7 @@ impl Conn {
         if !busy && silent > 0 {
             self.bulk = false;
             self.input.release_if_empty();
+            self.file_spare.release();
         }
         if self.phase == Phase::Closing && self.ops.cancel.is_idle() {
             self.ops.cancel_all_sent = false;

@@ -1,6 +1,7 @@
 //! A connection answering `/files/{name}`: the codec stops at a file request, the
-//! connection runs its [`FileTransfer`] (open, stat, then read and send chunk by chunk)
-//! and serves the rest of its input only once that answer is complete. Each chunk is
+//! connection runs its [`FileTransfer`] (open, stat, then read and send chunk by chunk,
+//! or sendfile once the head is sent) and serves the rest of its input only once that
+//! answer is complete. Each chunk is
 //! sent from the buffer it was read into: the output keeps that buffer as it keeps an
 //! echoed body (`Output::adopt`) and hands it back once sent, for the next read. While
 //! the output is backed up (`paused`), no further chunk is read.
@@ -19,9 +20,12 @@ use crate::file_fd;
 use crate::op_state::{Op, Stage};
 
 impl Conn {
-    /// Serves `/files/{name}` from the directory `root` (`--files-dir`, opened once).
-    pub fn serve_files_from(&mut self, root: RawFd) {
+    /// Serves `/files/{name}` from the directory `root` (`--files-dir`, opened once);
+    /// with `sendfile`, a large file in the page cache by `sendfile(2)`, which needs the
+    /// socket's own descriptor (not a direct one).
+    pub fn serve_files_from(&mut self, root: RawFd, sendfile: bool) {
         self.files_root = Some(root);
+        self.sendfile = sendfile && !self.direct;
     }
 
     /// The transfer whose operation was just submitted, for `file_ops` to name its memory.
@@ -37,7 +41,8 @@ impl Conn {
         match self.files_root {
             Some(root) => {
                 let spare = self.file_spare.take();
-                self.file = Some(FileTransfer::new(request, root, file_fd::zeroed_statx(), spare));
+                let statx = file_fd::zeroed_statx();
+                self.file = Some(FileTransfer::new(request, root, statx, spare, self.sendfile));
             }
             None => {
                 let close = render_file_error(&request, FileAnswer::Missing, &mut self.pending);
@@ -52,7 +57,10 @@ impl Conn {
         let transfer = self.file.as_ref()?;
         match (self.phase, self.ops.file) {
             (Phase::Closing, Stage::InFlight) if self.ops.file_cancel.is_idle() => Some(Op::CancelFile),
-            (Phase::Open, Stage::Idle) => transfer.wants(self.paused()).map(Op::File),
+            (Phase::Open, Stage::Idle) => {
+                let drained = self.backlog() == 0 && self.ops.send.is_idle();
+                transfer.wants(self.paused(), drained).map(Op::File)
+            }
             _ => None,
         }
     }
@@ -91,6 +99,7 @@ impl Conn {
                     0
                 }
             }
+            Progress::Sent => self.finish_file(request.closes()),
             Progress::Chunk { n, done } => {
                 self.append_chunk(n);
                 if done {
@@ -125,6 +134,11 @@ impl Conn {
         } else {
             transfer.keep_buffer(buffer);
         }
+    }
+
+    /// The file's body goes out by sendfile once the output before it is sent.
+    pub(super) fn file_body_follows(&self) -> bool {
+        self.file.as_ref().is_some_and(FileTransfer::sends_body_next)
     }
 
     /// A buffer the output held comes back once sent: the read buffer returns to its

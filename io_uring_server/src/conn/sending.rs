@@ -92,10 +92,11 @@ impl Conn {
     }
 
     /// Output follows the send in flight (a static body beyond the slices it gathers, or
-    /// more than [`MAX_SLICES`] segments): the send may tell the kernel so (MSG_MORE),
-    /// which holds its last bytes back to leave in a full segment with what follows.
+    /// more than [`MAX_SLICES`] segments, or a file's head before its body goes out by
+    /// sendfile): the send may tell the kernel so (MSG_MORE), which holds its last bytes
+    /// back to leave in a full segment with what follows.
     pub fn more_follows(&self) -> bool {
-        self.sent + self.unsent_len() < self.sending.len()
+        self.sent + self.unsent_len() < self.sending.len() || self.file_body_follows()
     }
 
     /// The send to submit next is of a static body of at least `ZERO_COPY_MIN` bytes

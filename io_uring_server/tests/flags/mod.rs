@@ -2,8 +2,9 @@
 
 /// Every io_uring feature switched off: single accept, plain recv into per-connection
 /// buffers, no DEFER_TASKRUN, no batched waits. The baseline of the ablation.
-pub const EVERY_FEATURE_OFF: [&str; 5] = [
+pub const EVERY_FEATURE_OFF: [&str; 6] = [
     "--no-multishot-accept",
+    "--no-sendfile",
     "--no-multishot-recv",
     "--no-defer-taskrun",
     "--batch-wait-us",

@@ -14,8 +14,8 @@ use harness::machine::Machine;
 use harness::process_watch::Watched;
 pub use harness::rounds::{median, spread};
 use harness::servers::{
-    AA_CONTROL, CONTENDERS, Contender, IO_URING, NGINX, TOKIO_CODEC, TOKIO_CODEC_IO_URING_FS, TOKIO_HYPER,
-    TOKIO_HYPER_IO_URING_FS,
+    AA_CONTROL, CONTENDERS, Contender, IO_URING, NGINX, TOKIO_CODEC, TOKIO_CODEC_IO_URING_FS,
+    TOKIO_CODEC_SENDFILE, TOKIO_HYPER, TOKIO_HYPER_IO_URING_FS, io_uring_with,
 };
 use http_core::files::{CORPUS, CorpusSet};
 
@@ -100,11 +100,20 @@ pub const FS_TWINS: [(Contender, Contender); 2] = [
     (TOKIO_HYPER_IO_URING_FS, TOKIO_HYPER),
 ];
 
-/// The study's servers: every contender, the io-uring-fs contenders ([`FS_TWINS`]) and
-/// the A/A control (nginx joins when installed: `with_anchors`).
+/// io_uring_server reading every file through the ring (`--no-sendfile`): the copy path
+/// its sendfile path replaces for large cached files, so the report shows what that buys.
+pub const IO_URING_READS: Contender =
+    io_uring_with("io_uring_server, files read (--no-sendfile)", &["--no-sendfile"]);
+
+/// The study's servers: every contender, the io-uring-fs contenders ([`FS_TWINS`]), the
+/// codec engine's sendfile ([`TOKIO_CODEC_SENDFILE`]), io_uring_server's read path
+/// ([`IO_URING_READS`]) and the A/A control (nginx joins when
+/// installed: `with_anchors`).
 pub fn lineup() -> Vec<Contender> {
     let mut all = CONTENDERS.to_vec();
     all.extend(FS_TWINS.iter().map(|(fs, _)| *fs));
+    all.push(TOKIO_CODEC_SENDFILE);
+    all.push(IO_URING_READS);
     all.push(AA_CONTROL);
     all
 }

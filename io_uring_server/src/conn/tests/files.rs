@@ -4,7 +4,8 @@
 use std::os::fd::IntoRawFd;
 
 use super::*;
-use crate::file::{FileOp, FileSpare};
+use crate::file::FileOp;
+use crate::file_spare::FileSpare;
 
 const FILE_THEN_GET: &[u8] = b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
@@ -21,7 +22,7 @@ fn complete_file(conn: &mut Conn, result: i32) {
 #[test]
 fn a_file_is_answered_before_the_requests_after_it() {
     let mut conn = conn();
-    conn.serve_files_from(3);
+    conn.serve_files_from(3, false);
     conn.on_data(FILE_THEN_GET, 0);
     assert_eq!(
         ops(&mut conn),
@@ -67,7 +68,7 @@ fn without_a_root_every_file_is_404_at_once() {
 #[test]
 fn an_ending_connection_waits_for_its_file_operation_before_closing() {
     let mut conn = conn();
-    conn.serve_files_from(3);
+    conn.serve_files_from(3, false);
     conn.on_data(FILE_THEN_GET, 0);
     ops(&mut conn);
     conn.fail();
@@ -88,7 +89,7 @@ fn an_ending_connection_waits_for_its_file_operation_before_closing() {
 #[test]
 fn a_stat_completing_while_ending_starts_no_read() {
     let mut conn = conn();
-    conn.serve_files_from(3);
+    conn.serve_files_from(3, false);
     conn.on_data(FILE_THEN_GET, 0);
     ops(&mut conn);
     complete_file(&mut conn, some_fd());
@@ -111,7 +112,7 @@ fn a_stat_completing_while_ending_starts_no_read() {
 fn plain_conn_with(request: &[u8]) -> Conn {
     let receiving = Receiving::Plain { size: 4096 };
     let mut conn = Conn::new(7, false, receiving, Codec::new(Limits::default()), 0);
-    conn.serve_files_from(3);
+    conn.serve_files_from(3, false);
     assert_eq!(ops(&mut conn), [Op::RecvInto]);
     receive_plain(&mut conn, request);
     assert_eq!(ops(&mut conn), [Op::File(FileOp::Open), Op::RecvInto]);
@@ -164,7 +165,7 @@ fn a_file_failing_with_500_ends_while_a_plain_recv_is_in_flight() {
 #[test]
 fn a_file_cut_short_ends_the_connection_after_what_was_sent() {
     let mut conn = conn();
-    conn.serve_files_from(3);
+    conn.serve_files_from(3, false);
     conn.on_data(FILE_THEN_GET, 0);
     ops(&mut conn);
     complete_file(&mut conn, some_fd());
@@ -229,7 +230,7 @@ fn serve_file_of(conn: &mut Conn, len: usize) -> Vec<u8> {
 #[test]
 fn the_read_buffer_is_kept_for_the_next_file() {
     let mut conn = conn();
-    conn.serve_files_from(3);
+    conn.serve_files_from(3, false);
     // Sent from the buffer it was read into (lent to the output, then handed back), and
     // copied (too small to lend): either way the next file reads into the same buffer.
     serve_file_of(&mut conn, 40_000);

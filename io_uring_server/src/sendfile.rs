@@ -1,0 +1,86 @@
+//! The zero-copy file path's two syscalls, issued from the ring thread: `cachestat(2)`
+//! (is the whole file in the page cache?) and `sendfile(2)` (hand its pages to TCP
+//! without copying them into user memory).
+//!
+//! Neither is an io_uring operation. sendfile has no io_uring opcode, and the nearest one
+//! (IORING_OP_SPLICE) always runs on an io-wq worker thread. Issued here instead, it must
+//! never block the loop:
+//! - on the socket: sendfile sends what fits in the socket buffer with O_NONBLOCK set for
+//!   the call alone (io_uring's own socket operations expect a blocking socket: on a
+//!   non-blocking one, an operation run on an io-wq thread may end with `EAGAIN`), and
+//!   the connection waits for POLLOUT through the ring before the next call;
+//! - on the disk: a file is sent this way only when cachestat finds every page of it
+//!   cached. A cold file is read through the ring as before, which also caches it for
+//!   the next request. A page evicted between the check and the send costs one disk
+//!   read on this thread: the check narrows that window, it cannot close it.
+
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
+
+use rustix::fs::OFlags;
+
+/// `cachestat(2)`'s number: the same (451) on every architecture (Linux 6.5).
+const SYS_CACHESTAT: libc::c_long = 451;
+
+/// `struct cachestat_range` of `<linux/mman.h>`.
+#[repr(C)]
+struct CachestatRange {
+    off: u64,
+    len: u64,
+}
+
+/// `struct cachestat` of `<linux/mman.h>`: page counts.
+#[repr(C)]
+#[derive(Default)]
+struct Cachestat {
+    nr_cache: u64,
+    nr_dirty: u64,
+    nr_writeback: u64,
+    nr_evicted: u64,
+    nr_recently_evicted: u64,
+}
+
+/// Every page of the first `len` bytes of `file` is in the page cache. False when the
+/// kernel cannot tell (no cachestat before Linux 6.5): the file is then read instead.
+pub fn resident(file: BorrowedFd<'_>, len: u64) -> bool {
+    let range = CachestatRange { off: 0, len };
+    let mut stat = Cachestat::default();
+    // SAFETY: the kernel reads `range` and writes `stat`, two locals that outlive this
+    // synchronous call; flags must be 0.
+    let result = unsafe {
+        libc::syscall(
+            SYS_CACHESTAT,
+            file.as_raw_fd(),
+            &raw const range,
+            &raw mut stat,
+            0u32,
+        )
+    };
+    let pages = len.div_ceil(page_size());
+    result == 0 && stat.nr_cache >= pages
+}
+
+fn page_size() -> u64 {
+    rustix::param::page_size() as u64
+}
+
+/// Sends up to `count` bytes of `file` from `offset` on `socket` without blocking.
+/// Returns the bytes sent, or the negated errno (`-EAGAIN`: the socket buffer is full),
+/// as a completion would carry it.
+pub fn send_file(socket: RawFd, file: BorrowedFd<'_>, offset: u64, count: u64) -> i32 {
+    // SAFETY: the connection's socket, open until its Close completes, which comes only
+    // after this synchronous call (the connection is in the slab while we run).
+    let socket = unsafe { BorrowedFd::borrow_raw(socket) };
+    if let Err(e) = rustix::fs::fcntl_setfl(socket, OFlags::NONBLOCK) {
+        return -e.raw_os_error();
+    }
+    let mut offset = offset;
+    let count = count.min(i32::MAX as u64) as usize;
+    let sent = rustix::fs::sendfile(socket, file.as_fd(), Some(&mut offset), count);
+    // Back to blocking, as the ring's operations on this socket expect; the accepted
+    // socket had no other F_SETFL flag to keep.
+    let restored = rustix::fs::fcntl_setfl(socket, OFlags::empty());
+    match (sent, restored) {
+        (Ok(n), Ok(())) => n as i32,
+        (Err(e), _) | (_, Err(e)) => -e.raw_os_error(),
+    }
+}
