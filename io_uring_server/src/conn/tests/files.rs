@@ -56,6 +56,26 @@ fn a_file_is_answered_before_the_requests_after_it() {
 }
 
 #[test]
+fn the_read_buffer_is_kept_for_the_next_file_until_the_connection_falls_silent() {
+    let mut conn = conn();
+    conn.serve_files_from(3, false);
+    conn.on_data(b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\n", 0);
+    ops(&mut conn);
+    complete_file(&mut conn, some_fd());
+    ops(&mut conn);
+    let (_, statx) = conn.file_transfer().stat_args();
+    (statx.stx_mode, statx.stx_size) = (libc::S_IFREG as u16, 3);
+    complete_file(&mut conn, 0);
+    ops(&mut conn);
+    complete_file(&mut conn, 3);
+    flush(&mut conn);
+    assert!(conn.file_spare.allocated() >= 3, "kept for the next file");
+    conn.on_tick(1, TIMEOUTS);
+    assert_eq!(conn.file_spare.allocated(), 0, "given up once silent");
+    assert_eq!(conn.allocated(), 0, "an idle connection holds no buffer");
+}
+
+#[test]
 fn without_a_root_every_file_is_404_at_once() {
     let mut conn = conn();
     conn.on_data(FILE_THEN_GET, 0);
