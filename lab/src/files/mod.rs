@@ -102,8 +102,10 @@ pub const FS_TWINS: [(Contender, Contender); 2] = [
 
 /// io_uring_server reading every file through the ring (`--no-sendfile`): the copy path
 /// its sendfile path replaces for large cached files, so the report shows what that buys.
-pub const IO_URING_READS: Contender =
-    io_uring_with("io_uring_server, files read (--no-sendfile)", &["--no-sendfile"]);
+pub const IO_URING_READS: Contender = io_uring_with(
+    "io_uring_server reading files (--no-sendfile)",
+    &["--no-sendfile"],
+);
 
 /// The study's servers: every contender, the io-uring-fs contenders ([`FS_TWINS`]), the
 /// codec engine's sendfile ([`TOKIO_CODEC_SENDFILE`]), io_uring_server's read path
