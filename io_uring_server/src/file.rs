@@ -152,6 +152,17 @@ impl FileTransfer {
         }
     }
 
+    /// A completion with `result` is progress for the request timeout: every step's is,
+    /// but a sendfile's only when it sent bytes, and a POLLOUT's never (a socket that
+    /// polls writable yet takes nothing, as under TCP memory pressure, must time out).
+    pub fn progressed(&self, result: i32) -> bool {
+        match self.step {
+            Step::Sendfile { .. } => result > 0,
+            Step::Writable { .. } => false,
+            _ => true,
+        }
+    }
+
     /// The body goes out by sendfile after the output rendered so far: a send of that
     /// output may say more follows (MSG_MORE).
     pub fn sends_body_next(&self) -> bool {

@@ -247,3 +247,15 @@ fn a_small_file_is_read_even_where_sendfile_may_be_used() {
     assert!(!transfer.sends_body_next());
     assert_eq!(transfer.wants(false, true), Some(FileOp::Read));
 }
+
+#[test]
+fn only_bytes_sent_count_as_progress_while_the_socket_is_waited_for() {
+    let (mut transfer, _) = cached_file_transfer("progress", SENDFILE_MIN);
+    assert!(!transfer.progressed(-libc::EAGAIN));
+    assert!(transfer.progressed(100));
+    transfer.completed(-libc::EAGAIN);
+    assert!(
+        !transfer.progressed(libc::POLLOUT as i32),
+        "a POLLOUT alone is no progress"
+    );
+}

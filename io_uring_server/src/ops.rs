@@ -118,6 +118,7 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             return Carried::Submitted;
         }
         (Op::File(FileOp::Sendfile), _) => {
+            debug_assert!(!fixed, "sendfile names the socket's own descriptor");
             let (file, offset, count) = conn.file_transfer().sendfile_args();
             return Carried::Done(sendfile::send_file(fd, file, offset, count));
         }

@@ -18,8 +18,21 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 
 use rustix::fs::OFlags;
 
-/// `cachestat(2)`'s number: the same (451) on every architecture (Linux 6.5).
-const SYS_CACHESTAT: libc::c_long = 451;
+/// `cachestat(2)`'s number (Linux 6.5) where it is 451, as on x86_64, aarch64 and
+/// riscv64 (not on alpha, mips or x32, and libc does not name it for x86_64): elsewhere
+/// [`resident`] says no, and every file is read.
+const SYS_CACHESTAT: Option<libc::c_long> = if cfg!(all(
+    target_pointer_width = "64",
+    any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "riscv64"
+    )
+)) {
+    Some(451)
+} else {
+    None
+};
 
 /// `struct cachestat_range` of `<linux/mman.h>`.
 #[repr(C)]
@@ -40,21 +53,17 @@ struct Cachestat {
 }
 
 /// Every page of the first `len` bytes of `file` is in the page cache. False when the
-/// kernel cannot tell (no cachestat before Linux 6.5): the file is then read instead.
+/// kernel cannot tell (no cachestat before Linux 6.5; since 6.14 it refuses, EPERM, a file
+/// the server may neither write nor owns): the file is then read instead.
 pub fn resident(file: BorrowedFd<'_>, len: u64) -> bool {
+    let Some(number) = SYS_CACHESTAT else {
+        return false;
+    };
     let range = CachestatRange { off: 0, len };
     let mut stat = Cachestat::default();
     // SAFETY: the kernel reads `range` and writes `stat`, two locals that outlive this
     // synchronous call; flags must be 0.
-    let result = unsafe {
-        libc::syscall(
-            SYS_CACHESTAT,
-            file.as_raw_fd(),
-            &raw const range,
-            &raw mut stat,
-            0u32,
-        )
-    };
+    let result = unsafe { libc::syscall(number, file.as_raw_fd(), &raw const range, &raw mut stat, 0u32) };
     let pages = len.div_ceil(page_size());
     result == 0 && stat.nr_cache >= pages
 }

@@ -120,8 +120,15 @@ pub async fn stream<T: Transport>(
         by_sendfile,
     } = rest;
     if by_sendfile {
-        transport.send_file(&file, offset, left).await?;
-        activity.touch(false);
+        // A slice at a time, as the read path's chunks, so that a slow reader making
+        // progress is not ended by the request timeout.
+        while left > 0 {
+            let slice = left.min(FILE_CHUNK as u64);
+            transport.send_file(&file, offset, slice).await?;
+            activity.touch(false);
+            offset += slice;
+            left -= slice;
+        }
         return Ok(());
     }
     output.clear();

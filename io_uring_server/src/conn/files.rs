@@ -72,7 +72,13 @@ impl Conn {
             self.ops.file.is_idle(),
             "a file step reported before its completion"
         );
-        self.last_progress = now;
+        if self
+            .file
+            .as_ref()
+            .is_some_and(|transfer| transfer.progressed(result))
+        {
+            self.last_progress = now;
+        }
         if self.phase != Phase::Open {
             // Ending (the operation was cancelled or ran its course): nothing names the
             // transfer's memory any more, so drop it, closing any descriptor it opened.
