@@ -92,6 +92,16 @@ pub struct Features {
     /// socket's own descriptor.
     #[arg(long)]
     pub no_sendfile: bool,
+
+    /// Name the ring by its descriptor on every io_uring_enter (a descriptor-table lookup
+    /// per call) instead of by an index it is registered at once.
+    #[arg(long)]
+    pub no_registered_ring: bool,
+
+    /// Keep the submission queue's index array instead of IORING_SETUP_NO_SQARRAY (Linux
+    /// 6.6; used by default where the kernel has it).
+    #[arg(long)]
+    pub sq_array: bool,
 }
 
 /// Provided buffers: how many, and how large.

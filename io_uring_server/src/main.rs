@@ -23,6 +23,7 @@ mod input;
 mod op_state;
 mod ops;
 mod ring;
+mod ring_enter;
 mod sendfile;
 mod setup;
 mod slab;

@@ -9,10 +9,14 @@ use std::collections::VecDeque;
 
 use io_uring::{IoUring, squeue, types};
 
+use crate::ring_enter;
+
 pub struct Ring {
     pub uring: IoUring,
     /// Entries that did not fit, oldest first; they go before any newer entry.
     parked: VecDeque<squeue::Entry>,
+    /// The index the ring's own descriptor is registered at (`ring_enter.rs`), if it is.
+    registered: Option<u32>,
 }
 
 /// What to do about an `io_uring_enter` error.
@@ -26,11 +30,23 @@ pub enum EnterError {
 }
 
 impl Ring {
-    pub fn new(uring: IoUring) -> Ring {
+    /// With `register`, enters name the ring by a registered index (`ring_enter.rs`),
+    /// where the kernel allows it (Linux 5.18) and the loop enters at all (not SQPOLL);
+    /// [`Ring::registered`] says whether they do.
+    pub fn new(uring: IoUring, register: bool) -> Ring {
+        let sqpoll = uring.params().is_setup_sqpoll();
+        let registered = (register && !sqpoll)
+            .then(|| ring_enter::register(&uring).ok())
+            .flatten();
         Ring {
             uring,
             parked: VecDeque::new(),
+            registered,
         }
+    }
+
+    pub fn registered(&self) -> bool {
+        self.registered.is_some()
     }
 
     /// Queues `entry` for the next submission (the loop's next [`Ring::enter`]).
@@ -73,8 +89,15 @@ impl Ring {
                 return self.on_error(&error);
             }
         }
-        let args = types::SubmitArgs::new().min_wait_usec(min_wait_us);
-        if let Err(error) = self.uring.submitter().submit_with_args(want, &args) {
+        let entered = match (min_wait_us, self.registered) {
+            (0, Some(index)) => ring_enter::submit_and_wait(&mut self.uring, index, want),
+            (0, None) => self.uring.submit_and_wait(want),
+            (us, _) => {
+                let args = types::SubmitArgs::new().min_wait_usec(us);
+                self.uring.submitter().submit_with_args(want, &args)
+            }
+        };
+        if let Err(error) = entered {
             self.on_error(&error);
         }
     }
@@ -131,13 +154,37 @@ mod tests {
     /// 100 pushes into a queue of 8 entries, with and without SQPOLL: none blocks, the
     /// overflow waits in order, and the loop's turns submit every entry.
     #[test]
+    fn the_ring_is_registered_where_the_loop_enters_and_a_nop_completes_through_it() {
+        let build = || {
+            IoUring::builder()
+                .build(8)
+                .expect("io_uring works on the test machine")
+        };
+        let mut ring = Ring::new(build(), true);
+        assert!(ring.registered(), "Linux 5.18 and later register the ring");
+        assert!(!Ring::new(build(), false).registered());
+        // SAFETY: a NOP names no memory.
+        unsafe { ring.push(opcode::Nop::new().build().user_data(7)) };
+        ring.enter(1, 0);
+        let seen: Vec<u64> = ring.uring.completion().map(|cqe| cqe.user_data()).collect();
+        assert_eq!(seen, [7]);
+        let mut sqpoll = IoUring::builder();
+        sqpoll.setup_sqpoll(100);
+        let sqpoll = Ring::new(sqpoll.build(8).unwrap(), true);
+        assert!(!sqpoll.registered(), "under SQPOLL the kernel thread submits");
+    }
+
+    #[test]
     fn a_full_submission_queue_parks_entries_until_the_loop_makes_room() {
         for sqpoll in [false, true] {
             let mut builder = IoUring::builder();
             if sqpoll {
                 builder.setup_sqpoll(100);
             }
-            let mut ring = Ring::new(builder.build(8).expect("io_uring works on the test machine"));
+            let mut ring = Ring::new(
+                builder.build(8).expect("io_uring works on the test machine"),
+                true,
+            );
             for i in 0..100u64 {
                 // SAFETY: a no-op names no memory.
                 unsafe { ring.push(opcode::Nop::new().build().user_data(i)) };

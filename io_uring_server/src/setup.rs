@@ -15,6 +15,9 @@ pub struct Ring {
     pub setup: &'static str,
     /// The kernel honours `min_wait_usec` (batched waits).
     pub min_wait: bool,
+    /// The submission queue has no index array (IORING_SETUP_NO_SQARRAY, Linux 6.6): the
+    /// kernel takes entries in ring order, one memory read fewer per entry.
+    pub no_sqarray: bool,
 }
 
 /// Builds a ring: `SINGLE_ISSUER | DEFER_TASKRUN` (6.1), else `COOP_TASKRUN |
@@ -28,20 +31,29 @@ pub fn build_ring(entries: u32, features: Features) -> Result<Ring, String> {
         candidates.push(Setup::DeferTaskrun);
     }
     candidates.extend([Setup::CoopTaskrun, Setup::Plain]);
+    // Without the index array first (unless `--sq-array`), then with it, for each setup.
+    let layouts: &[bool] = if features.sq_array {
+        &[false]
+    } else {
+        &[true, false]
+    };
     let mut last = io::Error::from_raw_os_error(libc::EINVAL);
     for setup in candidates {
-        match setup.build(entries) {
-            Ok(ring) => {
-                check_opcodes(&ring)?;
-                let min_wait = ring.params().is_feature_min_timeout();
-                return Ok(Ring {
-                    ring,
-                    setup: setup.name(),
-                    min_wait,
-                });
+        for &no_sqarray in layouts {
+            match setup.build(entries, no_sqarray) {
+                Ok(ring) => {
+                    check_opcodes(&ring)?;
+                    let min_wait = ring.params().is_feature_min_timeout();
+                    return Ok(Ring {
+                        ring,
+                        setup: setup.name(),
+                        min_wait,
+                        no_sqarray,
+                    });
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = e,
+                Err(e) => return Err(explain(&e)),
             }
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = e,
-            Err(e) => return Err(explain(&e)),
         }
     }
     Err(explain(&last))
@@ -68,9 +80,12 @@ impl Setup {
         }
     }
 
-    fn build(self, entries: u32) -> io::Result<IoUring> {
+    fn build(self, entries: u32, no_sqarray: bool) -> io::Result<IoUring> {
         let mut builder = IoUring::builder();
         builder.setup_cqsize(entries.saturating_mul(4));
+        if no_sqarray {
+            builder.setup_no_sqarray();
+        }
         match self {
             Setup::SqPoll => builder.setup_sqpoll(SQPOLL_IDLE_MS),
             Setup::DeferTaskrun => builder.setup_single_issuer().setup_defer_taskrun(),
@@ -125,6 +140,7 @@ fn check_opcodes(ring: &IoUring) -> Result<(), String> {
         ("ASYNC_CANCEL", opcode::AsyncCancel::CODE),
         ("TIMEOUT", opcode::Timeout::CODE),
         ("READ", opcode::Read::CODE),
+        ("POLL_ADD", opcode::PollAdd::CODE),
     ];
     match needed.iter().find(|(_, code)| !probe.is_supported(*code)) {
         Some((name, _)) => Err(format!(
@@ -151,6 +167,8 @@ mod tests {
             batch_wait_us: 100,
             zero_copy_send: false,
             no_sendfile: false,
+            no_registered_ring: false,
+            sq_array: false,
         };
         let ring = build_ring(64, features).expect("io_uring works on the test machine");
         assert!(["SINGLE_ISSUER|DEFER_TASKRUN", "COOP_TASKRUN|TASKRUN_FLAG", "none"].contains(&ring.setup));

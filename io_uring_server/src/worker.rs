@@ -68,10 +68,17 @@ fn build(
         (0, _) => "off (kernel lacks min-wait, Linux 6.12)".to_string(),
         (us, _) => format!("{us}us"),
     };
-    let description = format!("setup={}, files={files}, batch_wait={batching}", built.setup);
-    let (buf_ring, recv_description) = receive_buffers(cli, &built.ring.submitter())?;
+    let ring = Ring::new(built.ring, !cli.features.no_registered_ring);
+    let setup = match (built.no_sqarray, ring.registered()) {
+        (true, true) => format!("{}|NO_SQARRAY, registered ring", built.setup),
+        (true, false) => format!("{}|NO_SQARRAY", built.setup),
+        (false, true) => format!("{}, registered ring", built.setup),
+        (false, false) => built.setup.to_string(),
+    };
+    let description = format!("setup={setup}, files={files}, batch_wait={batching}");
+    let (buf_ring, recv_description) = receive_buffers(cli, &ring.uring.submitter())?;
     let description = format!("{description}, recv={recv_description}");
-    let zero_copy = cli.features.zero_copy_send && setup::supports_send_zc(&built.ring);
+    let zero_copy = cli.features.zero_copy_send && setup::supports_send_zc(&ring.uring);
     let description = match (cli.features.zero_copy_send, zero_copy) {
         (false, _) => description,
         (true, true) => format!("{description}, send=zero-copy from {ZERO_COPY_MIN} B"),
@@ -106,7 +113,7 @@ fn build(
         zero_copy,
         files_root,
     };
-    let worker = Worker::new(Ring::new(built.ring), buf_ring, listener, wake, config);
+    let worker = Worker::new(ring, buf_ring, listener, wake, config);
     Ok((worker, description))
 }
 

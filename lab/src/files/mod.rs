@@ -279,7 +279,8 @@ mod tests {
     #[test]
     fn the_lineup_has_every_contender_and_the_control_and_filters_by_id() {
         let ids: Vec<&str> = lineup().iter().map(|c| c.id).collect();
-        assert_eq!(ids.len(), CONTENDERS.len() + FS_TWINS.len() + 1);
+        assert_eq!(ids.len(), CONTENDERS.len() + FS_TWINS.len() + 3);
+        assert!(ids.contains(&TOKIO_CODEC_SENDFILE.id) && ids.contains(&IO_URING_READS.id));
         assert_eq!(ids.last(), Some(&AA_CONTROL.id));
         let some = only_servers(lineup(), Some("tokio_codec, io_uring"));
         let ids: Vec<&str> = some.iter().map(|c| c.id).collect();

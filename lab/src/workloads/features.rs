@@ -3,7 +3,8 @@
 //! its default flags, at the workloads that feature exists for: the receive path and the
 //! task-run mode at the verdict's fixed-rate keep-alive row, accept features where
 //! connections churn, the provided-buffer ring where connections idle, zero-copy send
-//! where responses are large. Measured like the workloads, rounds interleaved; `report`
+//! where responses are large, the cheaper enter (registered ring, no SQ index array) at
+//! one connection, four, and the fixed-rate keep-alive row. Measured like the workloads, rounds interleaved; `report`
 //! renders it.
 
 use std::fmt::Write as _;
@@ -30,7 +31,12 @@ const ZERO_COPY_MECHANISM: &str =
 /// fixed offered rate.
 const KEEP_ALIVE: &str = "keep-alive, small requests at 50% load";
 
-pub const VARIANTS: [Variant; 9] = [
+const UNREGISTERED: Contender = io_uring_with("without the registered ring", &["--no-registered-ring"]);
+const UNREGISTERED_MECHANISM: &str = "each io_uring_enter names the ring by its descriptor (a descriptor-table lookup and reference per call) instead of by the index it was registered at once";
+const SQ_ARRAY: Contender = io_uring_with("with the SQ index array", &["--sq-array"]);
+const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from an index array instead of taking entries in ring order (IORING_SETUP_NO_SQARRAY)";
+
+pub const VARIANTS: [Variant; 15] = [
     Variant {
         at: KEEP_ALIVE,
         contender: io_uring_with("without the buffer ring (plain recv)", &["--no-multishot-recv"]),
@@ -75,6 +81,36 @@ pub const VARIANTS: [Variant; 9] = [
         at: "1 MiB responses",
         contender: ZERO_COPY,
         mechanism: ZERO_COPY_MECHANISM,
+    },
+    Variant {
+        at: "one connection",
+        contender: UNREGISTERED,
+        mechanism: UNREGISTERED_MECHANISM,
+    },
+    Variant {
+        at: "4 connections",
+        contender: UNREGISTERED,
+        mechanism: UNREGISTERED_MECHANISM,
+    },
+    Variant {
+        at: KEEP_ALIVE,
+        contender: UNREGISTERED,
+        mechanism: UNREGISTERED_MECHANISM,
+    },
+    Variant {
+        at: "one connection",
+        contender: SQ_ARRAY,
+        mechanism: SQ_ARRAY_MECHANISM,
+    },
+    Variant {
+        at: "4 connections",
+        contender: SQ_ARRAY,
+        mechanism: SQ_ARRAY_MECHANISM,
+    },
+    Variant {
+        at: KEEP_ALIVE,
+        contender: SQ_ARRAY,
+        mechanism: SQ_ARRAY_MECHANISM,
     },
 ];
 
@@ -179,8 +215,8 @@ mod tests {
         let distinct = harness::rounds::first_seen(VARIANTS.iter().map(|v| v.contender));
         assert_eq!(
             distinct.len(),
-            8,
-            "zero-copy send is one contender at two workloads"
+            10,
+            "zero-copy send is one contender at two workloads, each enter variant at three"
         );
     }
 

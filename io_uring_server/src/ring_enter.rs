@@ -1,0 +1,85 @@
+//! The cheaper `io_uring_enter`: the ring's own descriptor registered with the ring once
+//! (IORING_REGISTER_RING_FDS, Linux 5.18), then every enter names it by that index
+//! (IORING_ENTER_REGISTERED_RING), so the kernel skips the descriptor-table lookup and
+//! its reference count on every call; and no wait argument is passed when there is no
+//! minimum wait to say, so nothing is copied in. The io-uring crate registers the ring
+//! only on one `Submitter`, which borrows the ring and so cannot live beside it in
+//! `Ring`: the two syscalls are made here. `--no-registered-ring` switches this off.
+
+use std::io;
+use std::os::fd::AsRawFd;
+
+use io_uring::IoUring;
+
+/// `IORING_REGISTER_RING_FDS` of `<linux/io_uring.h>`.
+const IORING_REGISTER_RING_FDS: libc::c_uint = 20;
+/// `io_uring_enter` flags of `<linux/io_uring.h>`.
+const IORING_ENTER_GETEVENTS: libc::c_uint = 1 << 0;
+const IORING_ENTER_REGISTERED_RING: libc::c_uint = 1 << 4;
+
+/// `struct io_uring_rsrc_update`: `offset` u32::MAX asks the kernel for any free slot,
+/// and it writes back the slot it chose.
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
+
+/// Registers `uring`'s descriptor with itself; returns the index enters name it by.
+pub fn register(uring: &IoUring) -> io::Result<u32> {
+    let mut update = RsrcUpdate {
+        offset: u32::MAX,
+        resv: 0,
+        data: uring.as_raw_fd() as u64,
+    };
+    // SAFETY: the kernel reads and writes back `update`, a local that outlives this
+    // synchronous call; the count (1) matches it.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            uring.as_raw_fd(),
+            IORING_REGISTER_RING_FDS,
+            &raw mut update,
+            1u32,
+        )
+    };
+    match result {
+        1 => Ok(update.offset),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
+/// Submits what `uring`'s submission queue holds and waits for `want` completions,
+/// naming the ring by its registered `index`: what `Submitter::submit_and_wait` does
+/// without SQPOLL (never registered then, see `Ring::new`), flag for flag: events are
+/// asked for when waiting, when completions overflowed, or when task work is pending
+/// (TASKRUN_FLAG); deferred task work runs only in an enter that asks for events.
+pub fn submit_and_wait(uring: &mut IoUring, index: u32, want: usize) -> io::Result<usize> {
+    let queue = uring.submission();
+    let (len, events) = (queue.len(), queue.cq_overflow() || queue.taskrun());
+    drop(queue);
+    let mut flags = IORING_ENTER_REGISTERED_RING;
+    if want > 0 || events {
+        flags |= IORING_ENTER_GETEVENTS;
+    }
+    // SAFETY: no argument is passed (null, size 0), so the kernel reads no memory of
+    // ours beyond the ring's shared queues, which `IoUring` keeps mapped; `index` is
+    // this ring's own descriptor, registered by `register`.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_enter,
+            index,
+            len as u32,
+            want as u32,
+            flags,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+        )
+    };
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(result as usize)
+    }
+}
