@@ -6,6 +6,7 @@
 //! overflow, and only the loop, by reaping, can clear that.)
 
 use std::collections::VecDeque;
+use std::marker::PhantomData;
 
 use io_uring::{IoUring, squeue, types};
 
@@ -15,8 +16,23 @@ pub struct Ring {
     pub uring: IoUring,
     /// Entries that did not fit, oldest first; they go before any newer entry.
     parked: VecDeque<squeue::Entry>,
-    /// The index the ring's own descriptor is registered at (`ring_enter.rs`), if it is.
+    /// The index the ring's own descriptor is registered at (`ring_enter.rs`), if it is:
+    /// valid on the thread that registered it only.
     registered: Option<u32>,
+    /// A registration belongs to the thread that made it, so the ring stays on it: built,
+    /// entered and dropped by one worker thread (`worker::run`).
+    _one_thread: PhantomData<*const ()>,
+}
+
+/// Gives the registered slot back before the ring's descriptor closes: the kernel holds a
+/// reference to a registered ring until then (or until the thread exits), which would
+/// keep the ring, and what it may still write, alive past its owner.
+impl Drop for Ring {
+    fn drop(&mut self) {
+        if let Some(index) = self.registered.take() {
+            ring_enter::unregister(&self.uring, index);
+        }
+    }
 }
 
 /// What to do about an `io_uring_enter` error.
@@ -42,6 +58,7 @@ impl Ring {
             uring,
             parked: VecDeque::new(),
             registered,
+            _one_thread: PhantomData,
         }
     }
 
@@ -151,8 +168,6 @@ mod tests {
         assert!(matches!(enter_error(&error(libc::EFAULT)), EnterError::Fatal(_)));
     }
 
-    /// 100 pushes into a queue of 8 entries, with and without SQPOLL: none blocks, the
-    /// overflow waits in order, and the loop's turns submit every entry.
     #[test]
     fn the_ring_is_registered_where_the_loop_enters_and_a_nop_completes_through_it() {
         let build = || {
@@ -174,6 +189,8 @@ mod tests {
         assert!(!sqpoll.registered(), "under SQPOLL the kernel thread submits");
     }
 
+    /// 100 pushes into a queue of 8 entries, with and without SQPOLL: none blocks, the
+    /// overflow waits in order, and the loop's turns submit every entry.
     #[test]
     fn a_full_submission_queue_parks_entries_until_the_loop_makes_room() {
         for sqpoll in [false, true] {

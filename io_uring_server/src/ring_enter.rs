@@ -11,8 +11,9 @@ use std::os::fd::AsRawFd;
 
 use io_uring::IoUring;
 
-/// `IORING_REGISTER_RING_FDS` of `<linux/io_uring.h>`.
+/// `IORING_(UN)REGISTER_RING_FDS` of `<linux/io_uring.h>`.
 const IORING_REGISTER_RING_FDS: libc::c_uint = 20;
+const IORING_UNREGISTER_RING_FDS: libc::c_uint = 21;
 /// `io_uring_enter` flags of `<linux/io_uring.h>`.
 const IORING_ENTER_GETEVENTS: libc::c_uint = 1 << 0;
 const IORING_ENTER_REGISTERED_RING: libc::c_uint = 1 << 4;
@@ -26,27 +27,42 @@ struct RsrcUpdate {
     data: u64,
 }
 
-/// Registers `uring`'s descriptor with itself; returns the index enters name it by.
+/// Registers `uring`'s descriptor with itself, for the calling thread only (the kernel
+/// keeps registered rings per thread); returns the index enters name it by.
 pub fn register(uring: &IoUring) -> io::Result<u32> {
     let mut update = RsrcUpdate {
         offset: u32::MAX,
         resv: 0,
         data: uring.as_raw_fd() as u64,
     };
-    // SAFETY: the kernel reads and writes back `update`, a local that outlives this
-    // synchronous call; the count (1) matches it.
-    let result = unsafe {
+    match update_ring_fds(uring, IORING_REGISTER_RING_FDS, &mut update) {
+        1 => Ok(update.offset),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
+/// Gives back the slot `index` registered on this thread; nothing to do if it fails (the
+/// thread's exit gives it back too).
+pub fn unregister(uring: &IoUring, index: u32) {
+    let mut update = RsrcUpdate {
+        offset: index,
+        resv: 0,
+        data: 0,
+    };
+    update_ring_fds(uring, IORING_UNREGISTER_RING_FDS, &mut update);
+}
+
+fn update_ring_fds(uring: &IoUring, opcode: libc::c_uint, update: &mut RsrcUpdate) -> libc::c_long {
+    // SAFETY: the kernel reads and writes back `update`, borrowed for this synchronous
+    // call; the count (1) matches it.
+    unsafe {
         libc::syscall(
             libc::SYS_io_uring_register,
             uring.as_raw_fd(),
-            IORING_REGISTER_RING_FDS,
-            &raw mut update,
+            opcode,
+            std::ptr::from_mut(update),
             1u32,
         )
-    };
-    match result {
-        1 => Ok(update.offset),
-        _ => Err(io::Error::last_os_error()),
     }
 }
 
@@ -63,9 +79,10 @@ pub fn submit_and_wait(uring: &mut IoUring, index: u32, want: usize) -> io::Resu
     if want > 0 || events {
         flags |= IORING_ENTER_GETEVENTS;
     }
-    // SAFETY: no argument is passed (null, size 0), so the kernel reads no memory of
-    // ours beyond the ring's shared queues, which `IoUring` keeps mapped; `index` is
-    // this ring's own descriptor, registered by `register`.
+    // SAFETY: no wait argument is passed (null, size 0). The kernel reads the queued
+    // entries, in the queues `IoUring` keeps mapped, and the memory they name, which
+    // `Ring::push`'s callers keep valid until each completion. `index` names this ring
+    // only on the thread that registered it, where `Ring` stays (it is not `Send`).
     let result = unsafe {
         libc::syscall(
             libc::SYS_io_uring_enter,

@@ -69,12 +69,15 @@ fn build(
         (us, _) => format!("{us}us"),
     };
     let ring = Ring::new(built.ring, !cli.features.no_registered_ring);
-    let setup = match (built.no_sqarray, ring.registered()) {
-        (true, true) => format!("{}|NO_SQARRAY, registered ring", built.setup),
-        (true, false) => format!("{}|NO_SQARRAY", built.setup),
-        (false, true) => format!("{}, registered ring", built.setup),
-        (false, false) => built.setup.to_string(),
+    let sq = if built.no_sqarray { "|NO_SQARRAY" } else { "" };
+    let enter = match (ring.registered(), cli.features.batch_wait_us) {
+        (false, _) => "",
+        (true, 0) => ", registered ring",
+        // A wait with a minimum goes through the crate's enter, which names the ring by
+        // its descriptor.
+        (true, _) => ", registered ring (unbatched enters)",
     };
+    let setup = format!("{}{sq}{enter}", built.setup);
     let description = format!("setup={setup}, files={files}, batch_wait={batching}");
     let (buf_ring, recv_description) = receive_buffers(cli, &ring.uring.submitter())?;
     let description = format!("{description}, recv={recv_description}");
