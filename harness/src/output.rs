@@ -27,6 +27,12 @@ pub fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Reads a report written by [`write_json`], naming the path in the error.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let json = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// Writes `report` to `path` as indented JSON ending in a newline.
 pub fn write_json(path: &Path, report: &impl serde::Serialize) -> Result<(), String> {
     let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;

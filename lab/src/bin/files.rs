@@ -56,6 +56,10 @@ struct Cli {
     /// The corpus directory; default `target/files-corpus` of the workspace.
     #[arg(long)]
     corpus: Option<PathBuf>,
+    /// Measure nothing: render every view again from the committed results/files.json
+    /// (after a change to how it reads, not to what was measured).
+    #[arg(long)]
+    render: bool,
 }
 
 fn main() {
@@ -63,6 +67,14 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if cli.render {
+        let workspace = workspace_root();
+        let path = workspace.join("results/files.json");
+        let report: FilesReport = harness::output::read_json(&path)?;
+        lab::files::report::write_rendered(&workspace, &report)?;
+        println!("files rendered again from {}", path.display());
+        return Ok(());
+    }
     let plan: Vec<Workload> = plan()
         .into_iter()
         .filter(|w| {

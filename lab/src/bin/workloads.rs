@@ -146,9 +146,7 @@ fn run(cli: Cli) -> Result<(), String> {
 fn render() -> Result<(), String> {
     let workspace = harness::servers::workspace_root();
     let path = workspace.join("results/workloads.json");
-    let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let report: WorkloadsReport =
-        serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))?;
+    let report: WorkloadsReport = harness::output::read_json(&path)?;
     write(&workspace, &report)?;
     println!("workloads rendered again from {}", path.display());
     Ok(())

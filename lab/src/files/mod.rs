@@ -89,9 +89,18 @@ pub fn plan() -> Vec<Workload> {
 
 /// The contender whose targets the study reports.
 pub const SUBJECT: Contender = IO_URING;
-/// Its baselines in the verdict cells (tokio's io_uring file path among them, so the report
-/// says where the hand-rolled loop is ahead of it); the last is the A/A control.
-pub const BASELINES: [Contender; 4] = [TOKIO_CODEC, TOKIO_CODEC_IO_URING_FS, TOKIO_HYPER, AA_CONTROL];
+/// Its baselines in the verdict cells: tokio's engines (tokio's io_uring file path among
+/// them, so the report says where the hand-rolled loop is ahead of it), the two controls
+/// of its sendfile path (tokio sending files the same way: what io_uring adds beyond
+/// zero-copy; its own read path: what sendfile adds); the last is the A/A control.
+pub const BASELINES: [Contender; 6] = [
+    TOKIO_CODEC,
+    TOKIO_CODEC_SENDFILE,
+    TOKIO_CODEC_IO_URING_FS,
+    TOKIO_HYPER,
+    IO_URING_READS,
+    AA_CONTROL,
+];
 
 /// tokio's io_uring fs path beside its epoll twin: `(io-uring-fs contender, twin)`, the
 /// same engine built with `--cfg tokio_unstable` and tokio's `io-uring` feature.

@@ -49,6 +49,13 @@ pub fn write_all(workspace: &Path, report: &FilesReport) -> Result<(), String> {
     let results = workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
     write_json(&results.join("files.json"), report)?;
+    write_rendered(workspace, report)
+}
+
+/// Writes every view of `report` (`results/files.md`, its BENCHMARKS.md section), not
+/// its JSON: what `scripts/files.sh --render` redraws.
+pub fn write_rendered(workspace: &Path, report: &FilesReport) -> Result<(), String> {
+    let results = workspace.join("results");
     let markdown = render(report);
     harness::output::write(&results.join("files.md"), &markdown)?;
     rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(report, &markdown))
@@ -121,7 +128,10 @@ fn least_cpu(out: &mut String, report: &FilesReport) {
     let _ = writeln!(
         out,
         "Median over the rounds of each server's CPU µs per request (nginx, the outside \
-         anchor, beside them, outside the ranking).\n"
+         anchor, beside them, outside the ranking; the A/A control left out). *next ÷ \
+         least* is the median of the two servers' per-round ratios (their range), not the \
+         ratio of the two medians. Below 64 KiB io_uring_server and its `--no-sendfile` \
+         row run the same code.\n"
     );
     let _ = writeln!(
         out,
@@ -210,7 +220,10 @@ fn targets(out: &mut String, report: &FilesReport) {
 
 fn verdicts(out: &mut String, report: &FilesReport) {
     let subject = SUBJECT.label;
-    let _ = writeln!(out, "## {subject} against tokio's engines\n");
+    let _ = writeln!(
+        out,
+        "## {subject} against tokio's engines and its own read path\n"
+    );
     if !report.contenders().iter().any(|(id, _)| id == SUBJECT.id) {
         let _ = writeln!(out, "{subject} was not measured in this run.\n");
         return;

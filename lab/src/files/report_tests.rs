@@ -182,7 +182,7 @@ fn benchmarks_gets_the_answers_not_the_details() {
     for heading in [
         "How far",
         "How close",
-        "against tokio's engines",
+        "against tokio's engines and its own read path",
         "## 4 KiB hot, 16",
     ] {
         assert!(!part.contains(heading), "{heading}: {part}");

@@ -32,9 +32,9 @@ const ZERO_COPY_MECHANISM: &str =
 const KEEP_ALIVE: &str = "keep-alive, small requests at 50% load";
 
 const UNREGISTERED: Contender = io_uring_with("without the registered ring", &["--no-registered-ring"]);
-const UNREGISTERED_MECHANISM: &str = "each io_uring_enter names the ring by its descriptor (a descriptor-table lookup and reference per call) instead of by the index it was registered at once";
+const UNREGISTERED_MECHANISM: &str = "each io_uring_enter names the ring by its descriptor (a descriptor-table lookup and reference per call) instead of by the index it was registered at, once at startup";
 const SQ_ARRAY: Contender = io_uring_with("with the SQ index array", &["--sq-array"]);
-const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from an index array instead of taking entries in ring order (IORING_SETUP_NO_SQARRAY)";
+const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from an index array, where the default (IORING_SETUP_NO_SQARRAY) has it take entries in ring order";
 
 pub const VARIANTS: [Variant; 15] = [
     Variant {
