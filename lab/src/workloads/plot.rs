@@ -74,7 +74,15 @@ pub fn draw(path: &Path, report: &WorkloadsReport, workload: &str) -> Result<(),
                 .get((count - 1.0 - i) as usize)
                 .map_or(String::new(), |(_, label)| label.clone())
         })
-        .x_label_formatter(&|x| group_thousands(*x))
+        // Below 10 the ticks fall between whole numbers: keep a decimal, so that 0.5 does
+        // not read as 0 (or as 1) beside its neighbours.
+        .x_label_formatter(&|x| {
+            if right < 10.0 {
+                format!("{x:.1}")
+            } else {
+                group_thousands(*x)
+            }
+        })
         .x_desc(unit)
         .draw()
         .map_err(|e| e.to_string())?;
