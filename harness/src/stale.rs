@@ -20,8 +20,13 @@ pub const SERVER_CODE: [&str; 9] = [
 ];
 
 /// What no server is built from, though it sits in [`SERVER_CODE`]'s folders: a change to a
-/// document (io_uring_server/DESIGN.md, a README) moves no figure.
-const NOT_BUILT: &str = ":(glob,exclude)**/*.md";
+/// document (io_uring_server/DESIGN.md, a README) or to a test (a `tests/` folder, a
+/// `*_tests.rs` file, compiled only for `cargo test`) moves no figure.
+const NOT_BUILT: [&str; 3] = [
+    ":(glob,exclude)**/*.md",
+    ":(glob,exclude)**/tests/**",
+    ":(glob,exclude)**/*_tests.rs",
+];
 
 /// Every STALE line starts so.
 const MARK: &str = "> **STALE**:";
@@ -82,7 +87,7 @@ pub fn changed_since(workspace: &Path, commit: &str) -> Result<Option<Vec<String
         .current_dir(workspace)
         .args(["diff", "--name-only", commit, "HEAD", "--"])
         .args(SERVER_CODE)
-        .arg(NOT_BUILT)
+        .args(NOT_BUILT)
         .output()
         .map_err(|e| format!("git: {e}"))?;
     if !output.status.success() {

@@ -151,15 +151,16 @@ async fn missing_files_directories_and_no_root_are_404() {
 #[tokio::test]
 async fn with_sendfile_a_large_file_gets_its_head_only_and_a_small_one_its_bytes() {
     let large = http_core::files::SENDFILE_MIN as usize;
-    let root = root_with(&[("small", 1000), ("large", large)]);
+    // Names of its own: the other tests' roots of two files are the same directory.
+    let root = root_with(&[("sendfile-small", 1000), ("sendfile-large", large)]);
     let mut output = Output::default();
-    let begun = begin::<TokioFiles>(Some(&root), &request("large", false), &mut output, true).await;
+    let begun = begin::<TokioFiles>(Some(&root), &request("sendfile-large", false), &mut output, true).await;
     let rest = begun.rest.expect("the body is left to sendfile");
     assert!(rest.by_sendfile && rest.offset == 0 && rest.left == large as u64);
     let text = String::from_utf8(output.to_vec()).unwrap();
     assert!(text.ends_with("\r\n\r\n"), "the head alone: {text}");
     let mut output = Output::default();
-    let begun = begin::<TokioFiles>(Some(&root), &request("small", false), &mut output, true).await;
+    let begun = begin::<TokioFiles>(Some(&root), &request("sendfile-small", false), &mut output, true).await;
     assert!(begun.rest.is_none(), "a small file goes out whole with its head");
     assert!(output.len() > 1000);
 }
