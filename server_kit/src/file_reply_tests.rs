@@ -91,7 +91,13 @@ fn request(name: &str, head_only: bool) -> FileRequest {
 }
 
 fn root_with(files: &[(&str, usize)]) -> std::path::PathBuf {
-    let root = std::env::temp_dir().join(format!("file-reply-{}-{}", std::process::id(), files.len()));
+    // One directory per file set (its first name too): tests run at once and remove theirs.
+    let first = files.first().map_or("", |(name, _)| name);
+    let root = std::env::temp_dir().join(format!(
+        "file-reply-{}-{}-{first}",
+        std::process::id(),
+        files.len()
+    ));
     std::fs::create_dir_all(&root).unwrap();
     for (name, len) in files {
         let bytes: Vec<u8> = (0..*len).map(|i| (i % 251) as u8).collect();
@@ -151,7 +157,6 @@ async fn missing_files_directories_and_no_root_are_404() {
 #[tokio::test]
 async fn with_sendfile_a_large_file_gets_its_head_only_and_a_small_one_its_bytes() {
     let large = http_core::files::SENDFILE_MIN as usize;
-    // Names of its own: the other tests' roots of two files are the same directory.
     let root = root_with(&[("sendfile-small", 1000), ("sendfile-large", large)]);
     let mut output = Output::default();
     let begun = begin::<TokioFiles>(Some(&root), &request("sendfile-large", false), &mut output, true).await;
