@@ -67,6 +67,7 @@ fn verdict() -> WorkloadsReport {
                 flat_out("tokio_server (hyper)", 27_000.0, 32.0),
             ],
         )],
+        outside: Vec::new(),
         samples,
     }
 }

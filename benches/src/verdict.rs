@@ -80,6 +80,7 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
         slices: rounds.slices,
         judged: None,
         calibrations,
+        outside: Vec::new(),
         samples,
     })
 }

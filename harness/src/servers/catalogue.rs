@@ -12,6 +12,8 @@ pub enum Launch {
     CargoTokioIoUringFs,
     /// The system's nginx with the repository's `nginx/nginx.conf` (`nginx.rs`).
     Nginx,
+    /// A server of the user's, started by this command (`{port}` filled in): `outside.rs`.
+    Command(&'static str),
 }
 
 /// One server configuration under test: a binary and its flags.

@@ -2,7 +2,8 @@
 //! binaries, starting each pinned to the server CPUs (or using a server the user started,
 //! via an environment variable), and stopping them.
 //! Beside them stands nginx, an outside anchor (`nginx.rs`): started the same way when it
-//! is installed, measured where it can serve the workload, never part of a verdict.
+//! is installed, measured where it can serve the workload, never part of a verdict; and
+//! any server of the user's, named by the command that starts it (`outside.rs`).
 //!
 //! No server outlives the bench: each is killed when its guard drops (also while a panic
 //! unwinds), and each child asks the kernel for SIGTERM should the bench die abruptly
@@ -18,9 +19,11 @@ use server_kit::ServerProcess;
 use crate::affinity::CpuSet;
 use crate::settings::Pinning;
 use nginx::Nginx;
+use outside::Outside;
 
 mod catalogue;
 pub mod nginx;
+pub mod outside;
 pub use catalogue::*;
 
 /// A server being benchmarked: started by us (with a pid to measure) or external.
@@ -34,6 +37,7 @@ pub struct Server {
 enum Process {
     Cargo(ServerProcess),
     Nginx(Nginx),
+    Outside(Outside),
 }
 
 impl Server {
@@ -43,6 +47,7 @@ impl Server {
         self.process.as_ref().map(|process| match process {
             Process::Cargo(server) => server.pid(),
             Process::Nginx(nginx) => nginx.worker_pid(),
+            Process::Outside(server) => server.pid(),
         })
     }
 
@@ -82,6 +87,10 @@ impl Server {
                 let binary = nginx::binary().ok_or(nginx::NOT_INSTALLED)?;
                 let nginx = Nginx::start(&binary, cpus, files_dir)?;
                 (nginx.addr(), Process::Nginx(nginx))
+            }
+            Launch::Command(command) => {
+                let server = Outside::start(command, cpus)?;
+                (server.addr(), Process::Outside(server))
             }
         };
         Ok(Server {

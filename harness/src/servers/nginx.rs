@@ -198,7 +198,7 @@ fn render_config((run_dir, files_dir): (&Path, &Path), port: u16, max_connection
 }
 
 /// A loopback port nothing listens on now.
-fn free_port() -> Result<SocketAddr, String> {
+pub(crate) fn free_port() -> Result<SocketAddr, String> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|e| format!("bind: {e}"))?;
     listener.local_addr().map_err(|e| e.to_string())
 }
@@ -245,14 +245,14 @@ fn child_of(parent: u32) -> Option<u32> {
     })
 }
 
-fn signal(pid: u32, signal: i32) {
+pub(crate) fn signal(pid: u32, signal: i32) {
     // SAFETY: kill(2) on a process we started; no memory is shared.
     unsafe {
         libc::kill(pid as libc::pid_t, signal);
     }
 }
 
-fn exited_within(child: &mut Child, limit: Duration) -> bool {
+pub(crate) fn exited_within(child: &mut Child, limit: Duration) -> bool {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {
         if matches!(child.try_wait(), Ok(Some(_))) {

@@ -117,6 +117,9 @@ pub struct WorkloadsReport {
     /// The capacities the offered workloads' rates are shares of.
     #[serde(default)]
     pub calibrations: Vec<Calibration>,
+    /// The ids of the servers the user added (`--server`, `servers::outside`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside: Vec<String>,
     pub samples: Vec<Sample>,
 }
 
@@ -134,6 +137,7 @@ impl WorkloadsReport {
             slices: 0,
             judged: None,
             calibrations: Vec::new(),
+            outside: Vec::new(),
             samples,
         }
     }

@@ -6,20 +6,25 @@
 //! section) and io_uring_server's feature rows at the workloads each feature is meant for
 //! (`results/features.md` and its section): one run, one results file, every view. Pinning and external
 //! servers work as for `cargo bench`. nginx, when installed, runs every workload it can
-//! serve as an outside anchor: in the detail tables, never in the verdict.
+//! serve as an outside anchor: in the detail tables, never in the verdict. `--server
+//! 'NAME=COMMAND {port}'` adds a server of yours to every round, judged against
+//! io_uring_server; such a run writes `results/yours.{md,json}` and leaves the committed
+//! report alone.
 
 use clap::Parser;
 use harness::machine::Machine;
 use harness::output::write_json;
+use harness::servers::Contender;
 use harness::servers::Lineup;
 use harness::servers::nginx::with_anchors;
+use harness::servers::outside;
 use harness::settings::Pinning;
 use harness::workload::calibrate::calibrate_plan;
 use harness::workload::run::{Entry, Rounds, measure_rounds};
 use lab::workloads::{
     WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report,
 };
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// For which workload is io_uring worth it: every workload shape, every contender, and in
 /// the same rounds the ready io_uring runtimes and io_uring_server's feature rows.
@@ -46,9 +51,18 @@ struct Cli {
     /// meets the same drift of the machine's speed; 1 measures each point in one go.
     #[arg(long, default_value_t = 4)]
     slices: usize,
-    /// Only the workloads whose name contains this (e.g. "churn").
+    /// Only the workloads whose name contains this (e.g. "churn"); repeat for more.
     #[arg(long)]
-    only: Option<String>,
+    only: Vec<String>,
+    /// A server of yours, started by COMMAND with `{port}` where it takes the port to
+    /// listen on (127.0.0.1), pinned and measured like ours and judged against
+    /// io_uring_server in every round; repeat for more. The run then writes
+    /// `--out`.{md,json}, not the committed report.
+    #[arg(long = "server", value_name = "NAME=COMMAND {port}")]
+    servers: Vec<String>,
+    /// Where a run with `--server` writes its report, without the extension.
+    #[arg(long, default_value = "results/yours")]
+    out: PathBuf,
     /// Measure nothing: render every view again from the committed JSON (after a change
     /// to how it reads, not to what was measured).
     #[arg(long)]
@@ -84,19 +98,17 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.render {
         return render();
     }
-    let everyone = with_anchors(&everyone());
+    let yours = outside::parse_all(&cli.servers)?;
+    let everyone = [with_anchors(&everyone()), yours.clone()].concat();
     let lineup = Lineup::prepare(&everyone, Pinning::from_env()?, None)?;
     // Only what can start: an anchor that is not installed sits out.
     let plan: Vec<Entry> = plan()
         .into_iter()
-        .filter(|e| {
-            cli.only
-                .as_ref()
-                .is_none_or(|only| e.workload.name.contains(only.as_str()))
-        })
+        .filter(|e| cli.only.is_empty() || cli.only.iter().any(|o| e.workload.name.contains(o.as_str())))
         .map(|mut e| {
             e.every_round.retain(|c| everyone.contains(c));
             e.detail.retain(|c| everyone.contains(c));
+            with_yours(&mut e, &yours);
             e
         })
         .collect();
@@ -128,8 +140,12 @@ fn run(cli: Cli) -> Result<(), String> {
         slices: rounds.slices,
         judged: Some(judged),
         calibrations,
+        outside: yours.iter().map(|c| c.id.to_string()).collect(),
         samples,
     };
+    if !yours.is_empty() {
+        return write_yours(&lineup.workspace.join(&cli.out), &report);
+    }
     let results = lineup.workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
     write_json(&results.join("workloads.json"), &report)?;
@@ -138,6 +154,35 @@ fn run(cli: Cli) -> Result<(), String> {
         "workloads written: results/workloads.{{md,json}}, results/workloads/*.svg, \
          results/runtimes.md, results/features.md, BENCHMARKS.md"
     );
+    Ok(())
+}
+
+/// Your servers run wherever the verdict's contenders do: every round where the verdict
+/// judges, the first rounds where the details alone show the workload.
+fn with_yours(entry: &mut Entry, yours: &[Contender]) {
+    if entry.every_round.is_empty() {
+        entry.detail.extend(yours);
+    } else {
+        entry.every_round.extend(yours);
+    }
+}
+
+/// A run with servers of yours: `out`.json and `out`.md (the verdict, your servers'
+/// table, the details, without pictures), nothing else.
+fn write_yours(out: &Path, report: &WorkloadsReport) -> Result<(), String> {
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    write_json(&out.with_extension("json"), report)?;
+    let md = out.with_extension("md");
+    // The committed report's pictures are not this run's: none is linked.
+    let text: String = report::render(report)
+        .lines()
+        .filter(|line| !line.starts_with("!["))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    std::fs::write(&md, text).map_err(|e| format!("{}: {e}", md.display()))?;
+    println!("written: {} and its .json", md.display());
     Ok(())
 }
 

@@ -91,7 +91,7 @@ fn targets_are_met_or_missed_from_the_data() {
         "{text}"
     );
     assert!(
-        text.contains("- ≤ 1.20x nginx label on 1 MiB hot, 16 connections: **met**: 1.11"),
+        text.contains("- ≤ 1.10x nginx label on 1 MiB hot, 16 connections: **missed**: 1.11"),
         "{text}"
     );
     assert_eq!(

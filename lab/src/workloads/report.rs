@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::workloads::{
     SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, answer, bound_by, features, forest, offered, plot,
-    runtimes,
+    runtimes, yours,
 };
 pub use harness::output::Doc;
 use harness::output::rewrite_benchmarks_section;
@@ -88,6 +88,7 @@ fn write_pass(
 pub fn render(report: &WorkloadsReport) -> String {
     let mut out = String::from("# For which workload is io_uring worth it?\n\n");
     out.push_str(&verdict(report, Doc::Results));
+    out.push_str(&yours::render(report));
     if measured_anchors(report).next().is_some() {
         let _ = writeln!(out, "{ANCHOR_NOTE}\n");
     }

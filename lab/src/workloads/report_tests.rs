@@ -40,6 +40,7 @@ fn report() -> WorkloadsReport {
         slices: 4,
         judged: None,
         calibrations: Vec::new(),
+        outside: Vec::new(),
         samples,
     }
 }

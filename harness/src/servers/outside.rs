@@ -1,0 +1,166 @@
+//! Your own server beside ours: `--server 'NAME=COMMAND {port}'` names a server by the
+//! command that starts it, with `{port}` where it takes the port to listen on
+//! (127.0.0.1). The harness starts it as it starts its own (pinned to the server CPUs,
+//! SIGTERM should the bench die), on a free port, waits until it accepts connections and
+//! measures the process it started: the command runs through `sh -c 'exec COMMAND'`, so
+//! that process is the server itself and all of its threads count. A server that forks
+//! its workers into other processes would be measured short: run it with one process (as
+//! nginx's anchor runs one worker) or in the foreground. It must serve the routes the
+//! workloads ask for (`GET /`, `GET /bytes/{n}`, `POST /payload` echoed) and answer them
+//! as `http_core` does; the client checks every byte, so a different answer fails the run.
+
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::affinity::CpuSet;
+use crate::servers::nginx::{exited_within, free_port, signal};
+use crate::servers::{Contender, Launch, pinned_command};
+
+/// How long the server may take to accept connections.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long it may take to exit after SIGTERM before it is killed.
+const STOP_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// What `--server` takes, for messages.
+pub const USAGE: &str = "--server takes NAME=COMMAND with {port} in the command, e.g. \
+    --server 'my_server=./target/release/my_server --listen 127.0.0.1:{port}'";
+
+/// The contender `spec` (`NAME=COMMAND {port}`) names: its id and label are NAME, and it
+/// is started by [`Outside::start`]. The strings live as long as the run (a run parses a
+/// few of them, once).
+pub fn parse(spec: &str) -> Result<Contender, String> {
+    let (name, command) = spec.split_once('=').ok_or(USAGE)?;
+    let (name, command) = (name.trim(), command.trim());
+    if name.is_empty() || name.contains(',') || !command.contains("{port}") {
+        return Err(format!("{USAGE} (a name without commas); got {spec:?}"));
+    }
+    let name: &'static str = Box::leak(name.to_string().into_boxed_str());
+    let command: &'static str = Box::leak(command.to_string().into_boxed_str());
+    Ok(Contender {
+        id: name,
+        label: name,
+        package: OUTSIDE_PACKAGE,
+        binary: "sh",
+        args: &[],
+        url_env: None,
+        launch: Launch::Command(command),
+    })
+}
+
+/// The `package` of every outside contender: none of ours.
+pub const OUTSIDE_PACKAGE: &str = "(your server)";
+
+/// The outside contenders of `specs`, in order; an error names the one that is wrong.
+pub fn parse_all(specs: &[String]) -> Result<Vec<Contender>, String> {
+    let contenders: Vec<Contender> = specs.iter().map(|s| parse(s)).collect::<Result<_, _>>()?;
+    for (i, c) in contenders.iter().enumerate() {
+        if contenders[..i].iter().any(|d| d.id == c.id) {
+            return Err(format!("--server: two servers named {:?}", c.id));
+        }
+    }
+    Ok(contenders)
+}
+
+/// A running outside server, stopped (SIGTERM, then SIGKILL) when dropped.
+pub struct Outside {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Outside {
+    /// Starts `command` with `{port}` filled in, pinned to `cpus`, and waits until it
+    /// accepts connections.
+    pub fn start(command: &str, cpus: Option<&CpuSet>) -> Result<Outside, String> {
+        let addr = free_port()?;
+        let line = format!("exec {}", command.replace("{port}", &addr.port().to_string()));
+        let mut child = pinned_command("sh".as_ref(), cpus)
+            .args(["-c", &line])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start {line:?}: {e}"))?;
+        let deadline = Instant::now() + STARTUP_TIMEOUT;
+        while Instant::now() < deadline {
+            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+                return Err(format!("{line:?} exited at startup ({status})"));
+            }
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
+                return Ok(Outside { child, addr });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        Err(format!(
+            "{line:?} did not accept on {addr} within {STARTUP_TIMEOUT:?}"
+        ))
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The pid of the server (the shell exec'd into it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Outside {
+    fn drop(&mut self) {
+        signal(self.child.id(), libc::SIGTERM);
+        if !exited_within(&mut self.child, STOP_TIMEOUT) {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_names_its_server_and_keeps_its_command() {
+        let c = parse("before = target/before/io_uring_server --addr 127.0.0.1:{port}").unwrap();
+        assert_eq!((c.id, c.label), ("before", "before"));
+        assert_eq!(
+            c.launch,
+            Launch::Command("target/before/io_uring_server --addr 127.0.0.1:{port}")
+        );
+        assert_eq!(c.floor(), None);
+        assert!(!c.launch.is_cargo() && !c.is_anchor());
+    }
+
+    #[test]
+    fn a_spec_without_a_name_a_port_or_with_a_taken_name_is_refused() {
+        for bad in [
+            "server {port}",
+            "=srv {port}",
+            "x=srv --port 80",
+            "a,b=srv {port}",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        let twice = ["x=a {port}".to_string(), "x=b {port}".to_string()];
+        assert!(parse_all(&twice).unwrap_err().contains("two servers named"));
+    }
+
+    #[test]
+    fn the_server_is_started_on_its_port_measured_as_itself_and_stopped() {
+        // A listener that does nothing else (python3 is there wherever .ci/run runs:
+        // scripts/import_cycles.py needs it).
+        let command = "python3 -c 'import socket,sys,time; s=socket.socket(); \
+                       s.bind((\"127.0.0.1\",int(sys.argv[1]))); s.listen(); time.sleep(30)' {port}";
+        let server = Outside::start(command, None).unwrap();
+        let comm = std::fs::read_to_string(format!("/proc/{}/comm", server.pid())).unwrap();
+        assert!(comm.starts_with("python3"), "{comm}");
+        assert!(TcpStream::connect(server.addr()).is_ok());
+        let pid = server.pid();
+        drop(server);
+        assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+    }
+}

@@ -1,0 +1,96 @@
+//! Your own servers in the verdict's lineup (`scripts/workloads.sh --server
+//! 'NAME=COMMAND {port}'`): each runs every round beside the verdict's contenders, and this
+//! table judges io_uring_server against it by the verdict's rule, row for row as the
+//! verdict judges tokio. Such a run writes `results/yours.{md,json}` (or where `--out`
+//! says), never the committed verdict.
+
+use std::fmt::Write as _;
+
+use crate::workloads::{SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport};
+use harness::judge;
+use harness::workload::client_bound;
+
+/// The table: per judged workload and row, io_uring_server ÷ each outside server; empty
+/// when the report has none.
+pub fn render(report: &WorkloadsReport) -> String {
+    if report.outside.is_empty() {
+        return String::new();
+    }
+    let header: Vec<String> = report.outside.iter().map(|o| format!("÷ {o}")).collect();
+    let mut out = format!(
+        "## io_uring_server against your servers\n\n\
+         Each cell is {} ÷ your server, lower is better (for requests/s yours ÷ its), judged \
+         by the verdict's rule: {}\n\n| workload | measure | {} |\n|---|---|{}\n",
+        SUBJECT.label,
+        judge::METHOD,
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
+    let measured = report.workloads();
+    let judged = WORKLOADS
+        .iter()
+        .filter(|w| measured.iter().any(|m| m == w.name) && report.is_judged(w.name));
+    for workload in judged {
+        let mut units = vec![workload.unit()];
+        if workload.shape == Shape::OneConnection {
+            units.push(Unit::CpuPerRequest);
+        }
+        for unit in units {
+            let cells: Vec<String> = report
+                .outside
+                .iter()
+                .map(|id| {
+                    let pair = (SUBJECT.id, id.as_str());
+                    let ratios = if unit == workload.unit() {
+                        report.ratios_of(workload, pair)
+                    } else {
+                        report.cpu_ratios_of(workload, pair)
+                    };
+                    match report.client_bound(workload.name, unit, pair) {
+                        Some(busy) => client_bound::cell(&ratios, busy),
+                        None => judge::cell(&ratios),
+                    }
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                workload.name,
+                unit.describe(),
+                cells.join(" | ")
+            );
+        }
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workloads::Sample;
+
+    #[test]
+    fn each_outside_server_gets_a_judged_column_and_none_means_no_section() {
+        let name = "keep-alive, small requests at 50% load";
+        let mut samples = Vec::new();
+        for round in 0..6 {
+            let jitter = 1.0 + round as f64 * 0.001;
+            samples.push(Sample::example(name, SUBJECT.id, round, 10.0 * jitter));
+            samples.push(Sample::example(name, "mine", round, 20.0));
+        }
+        let mut report = WorkloadsReport::over(samples);
+        assert_eq!(render(&report), "");
+        report.outside = vec!["mine".into()];
+        let table = render(&report);
+        assert!(table.contains("| workload | measure | ÷ mine |"), "{table}");
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap();
+        assert!(
+            row.contains("0.50 (") && row.contains("**wins** by ≥10%"),
+            "{row}"
+        );
+    }
+}
