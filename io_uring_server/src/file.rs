@@ -25,7 +25,8 @@ pub enum Step {
     Open,
     /// Stat the opened descriptor (IORING_OP_STATX).
     Stat,
-    /// `read` of `len` bytes read (and handed to the output) so far (IORING_OP_READ).
+    /// `read` of `len` bytes read (and handed to the output) so far (IORING_OP_READ); after
+    /// a sendfile that could not go on, `read` starts at the bytes it sent.
     Stream { len: u64, read: u64 },
     /// `sendfile` of `len` bytes sent so far, once the output before it is sent.
     Sendfile { len: u64, sent: u64 },
@@ -256,16 +257,21 @@ impl FileTransfer {
                     if self.sendfile && len >= SENDFILE_MIN && sendfile::resident(fd.as_fd(), len) {
                         self.step = Step::Sendfile { len, sent: 0 };
                     } else {
-                        self.step = Step::Stream { len, read: 0 };
-                        // Grown (zeroed) only past what an earlier file left in it.
-                        let buffer = self.buffer.get_or_insert_with(Vec::new);
-                        buffer.resize((len as usize).min(FILE_CHUNK), 0);
+                        self.stream_from(len, 0);
                     }
                 }
                 Progress::Head { len, done }
             }
             answer => Progress::Error(answer),
         }
+    }
+
+    /// Reads the rest of the `len`-byte file from offset `read` on, through the ring, into
+    /// the read buffer, grown (zeroed) only past what an earlier file left in it.
+    fn stream_from(&mut self, len: u64, read: u64) {
+        self.step = Step::Stream { len, read };
+        let buffer = self.buffer.get_or_insert_with(Vec::new);
+        buffer.resize((len - read).min(FILE_CHUNK as u64) as usize, 0);
     }
 
     /// READ completed with `result` bytes (or an error).
@@ -290,10 +296,16 @@ impl FileTransfer {
 
     /// sendfile returned `result` with `sent` of `len` bytes sent before it: the socket
     /// buffer is full (`-EAGAIN`, or a short count), or the file is sent. No bytes at
-    /// all means the file shrank after its head went out.
+    /// all means the file shrank after its head went out. A file sendfile cannot send
+    /// (EINVAL: its file system has no page-cache path to a socket; EOPNOTSUPP) is read
+    /// from where it stopped, through the ring.
     fn on_sendfile(&mut self, result: i32, len: u64, sent: u64) -> Progress {
         if result == -libc::EAGAIN {
             self.step = Step::Writable { len, sent };
+            return Progress::Continue;
+        }
+        if result == -libc::EINVAL || result == -libc::EOPNOTSUPP {
+            self.stream_from(len, sent);
             return Progress::Continue;
         }
         if result <= 0 {

@@ -242,6 +242,48 @@ fn sendfile_failures_break_the_response() {
 }
 
 #[test]
+fn a_file_sendfile_cannot_send_is_read_from_where_it_stopped() {
+    for (tag, errno) in [("einval", libc::EINVAL), ("eopnotsupp", libc::EOPNOTSUPP)] {
+        let len = SENDFILE_MIN * 5;
+        let (mut transfer, _) = cached_file_transfer(tag, len);
+        assert_eq!(transfer.completed(1000), Progress::Continue, "{tag}");
+        transfer.completed(libc::POLLOUT as i32);
+        assert_eq!(transfer.completed(-errno), Progress::Continue, "{tag}");
+        assert!(
+            matches!(transfer.step(), Step::Stream { len: l, read: 1000 } if l == len),
+            "{tag}"
+        );
+        assert!(!transfer.sends_body_next(), "{tag}: the chunks follow the head");
+        assert_eq!(transfer.wants(false, true), Some(FileOp::Read), "{tag}");
+        let (_, room, offset) = transfer.read_args();
+        assert_eq!((room.len(), offset), (FILE_CHUNK, 1000), "{tag}");
+        let chunk = Progress::Chunk {
+            n: FILE_CHUNK,
+            done: false,
+        };
+        assert_eq!(transfer.completed(FILE_CHUNK as i32), chunk, "{tag}");
+    }
+}
+
+#[test]
+fn a_file_sendfile_refuses_at_once_is_read_whole() {
+    let len = SENDFILE_MIN * 2;
+    let (mut transfer, _) = cached_file_transfer("refused", len);
+    assert_eq!(transfer.completed(-libc::EINVAL), Progress::Continue);
+    let (_, room, offset) = transfer.read_args();
+    assert_eq!(
+        (room.len() as u64, offset),
+        (len, 0),
+        "the whole file, from its start"
+    );
+    let last = Progress::Chunk {
+        n: len as usize,
+        done: true,
+    };
+    assert_eq!(transfer.completed(len as i32), last);
+}
+
+#[test]
 fn a_small_file_is_read_even_where_sendfile_may_be_used() {
     let (transfer, _) = cached_file_transfer("small", SENDFILE_MIN - 1);
     assert!(!transfer.sends_body_next());

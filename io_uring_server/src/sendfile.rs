@@ -90,6 +90,9 @@ pub fn send_file(socket: RawFd, file: BorrowedFd<'_>, offset: u64, count: u64) -
     let restored = rustix::fs::fcntl_setfl(socket, OFlags::empty());
     match (sent, restored) {
         (Ok(n), Ok(())) => n as i32,
-        (Err(e), _) | (_, Err(e)) => -e.raw_os_error(),
+        (Err(e), Ok(())) => -e.raw_os_error(),
+        // A socket left non-blocking cannot go on: EIO breaks the response (never the
+        // read fallback, which would send again what sendfile may have sent).
+        (_, Err(_)) => -libc::EIO,
     }
 }

@@ -245,7 +245,7 @@ fn child_of(parent: u32) -> Option<u32> {
     })
 }
 
-pub(crate) fn signal(pid: u32, signal: i32) {
+fn signal(pid: u32, signal: i32) {
     // SAFETY: kill(2) on a process we started; no memory is shared.
     unsafe {
         libc::kill(pid as libc::pid_t, signal);

@@ -5,16 +5,18 @@
 //! measures the process it started: the command runs through `sh -c 'exec COMMAND'`, so
 //! that process is the server itself and all of its threads count. A server that forks
 //! its workers into other processes would be measured short: run it with one process (as
-//! nginx's anchor runs one worker) or in the foreground. It must serve the routes the
+//! nginx's anchor runs one worker) or in the foreground; a wrapper script must `exec` it
+//! too. The server runs in a process group of its own, stopped whole when it is dropped. It must serve the routes the
 //! workloads ask for (`GET /`, `GET /bytes/{n}`, `POST /payload` echoed) and answer them
 //! as `http_core` does; the client checks every byte, so a different answer fails the run.
 
 use std::net::{SocketAddr, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::affinity::CpuSet;
-use crate::servers::nginx::{exited_within, free_port, signal};
+use crate::servers::nginx::{exited_within, free_port};
 use crate::servers::{Contender, Launch, pinned_command};
 
 /// How long the server may take to accept connections.
@@ -70,30 +72,32 @@ pub struct Outside {
 }
 
 impl Outside {
-    /// Starts `command` with `{port}` filled in, pinned to `cpus`, and waits until it
-    /// accepts connections.
+    /// Starts `command` ([`command_line`]) pinned to `cpus`, in a process group of its
+    /// own (so whatever it starts is stopped with it), and waits until it accepts
+    /// connections.
     pub fn start(command: &str, cpus: Option<&CpuSet>) -> Result<Outside, String> {
         let addr = free_port()?;
-        let line = format!("exec {}", command.replace("{port}", &addr.port().to_string()));
-        let mut child = pinned_command("sh".as_ref(), cpus)
+        let line = command_line(command, addr.port());
+        let child = pinned_command("sh".as_ref(), cpus)
             .args(["-c", &line])
+            .process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
             .map_err(|e| format!("cannot start {line:?}: {e}"))?;
+        // From here on, dropping it stops the group.
+        let mut server = Outside { child, addr };
         let deadline = Instant::now() + STARTUP_TIMEOUT;
         while Instant::now() < deadline {
-            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            if let Some(status) = server.child.try_wait().map_err(|e| e.to_string())? {
                 return Err(format!("{line:?} exited at startup ({status})"));
             }
             if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
-                return Ok(Outside { child, addr });
+                return Ok(server);
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = child.kill();
-        let _ = child.wait();
         Err(format!(
             "{line:?} did not accept on {addr} within {STARTUP_TIMEOUT:?}"
         ))
@@ -110,13 +114,30 @@ impl Outside {
 }
 
 impl Drop for Outside {
+    /// SIGTERM to the whole group (the server and anything it started), SIGKILL should
+    /// the server not exit within [`STOP_TIMEOUT`].
     fn drop(&mut self) {
-        signal(self.child.id(), libc::SIGTERM);
+        signal_group(self.child.id(), libc::SIGTERM);
         if !exited_within(&mut self.child, STOP_TIMEOUT) {
-            let _ = self.child.kill();
+            signal_group(self.child.id(), libc::SIGKILL);
         }
         let _ = self.child.wait();
     }
+}
+
+/// `signal` to the process group `group` (the server's pid: it leads its group).
+fn signal_group(group: u32, signal: i32) {
+    // SAFETY: killpg(2) on the group of a process we started and have not yet reaped;
+    // no memory is shared.
+    unsafe {
+        libc::killpg(group as libc::pid_t, signal);
+    }
+}
+
+/// The shell line that starts `command`: `exec` (so the process started is the server),
+/// `{port}` replaced by `port`.
+pub fn command_line(command: &str, port: u16) -> String {
+    format!("exec {}", command.replace("{port}", &port.to_string()))
 }
 
 #[cfg(test)]
@@ -147,6 +168,12 @@ mod tests {
         }
         let twice = ["x=a {port}".to_string(), "x=b {port}".to_string()];
         assert!(parse_all(&twice).unwrap_err().contains("two servers named"));
+    }
+
+    #[test]
+    fn the_command_line_execs_the_server_on_its_port() {
+        let line = command_line("srv --listen 127.0.0.1:{port} --port-file x", 8080);
+        assert_eq!(line, "exec srv --listen 127.0.0.1:8080 --port-file x");
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub fn render(report: &WorkloadsReport) -> String {
     let mut out = format!(
         "## io_uring_server against your servers\n\n\
          Each cell is {} ÷ your server, lower is better (for requests/s yours ÷ its), judged \
-         by the verdict's rule: {}\n\n| workload | measure | {} |\n|---|---|{}\n",
+         by the verdict's rule. {}\n\n| workload | measure | {} |\n|---|---|{}\n",
         SUBJECT.label,
         judge::METHOD,
         header.join(" | "),
