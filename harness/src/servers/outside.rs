@@ -6,9 +6,10 @@
 //! that process is the server itself and all of its threads count. A server that forks
 //! its workers into other processes would be measured short: run it with one process (as
 //! nginx's anchor runs one worker) or in the foreground; a wrapper script must `exec` it
-//! too. The server runs in a process group of its own, stopped whole when it is dropped. It must serve the routes the
-//! workloads ask for (`GET /`, `GET /bytes/{n}`, `POST /payload` echoed) and answer them
-//! as `http_core` does; the client checks every byte, so a different answer fails the run.
+//! too. The server runs in a process group of its own, stopped whole when it is dropped.
+//! It must serve the routes the workloads ask for (`GET /`, `GET /bytes/{n}`, `POST
+//! /payload` echoed) and answer them as `http_core` does; the client checks every byte, so
+//! a different answer fails the run.
 
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::process::CommandExt;
