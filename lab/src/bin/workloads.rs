@@ -8,8 +8,8 @@
 //! servers work as for `cargo bench`. nginx, when installed, runs every workload it can
 //! serve as an outside anchor: in the detail tables, never in the verdict. `--server
 //! 'NAME=COMMAND {port}'` adds a server of yours to every round, judged against
-//! io_uring_server; such a run writes `results/yours.{md,json}` and leaves the committed
-//! report alone.
+//! io_uring_server; such a run, or one of some workloads (`--only`), writes
+//! `results/partial/workloads.{md,json}` and leaves the committed report alone.
 
 use clap::Parser;
 use harness::machine::Machine;
@@ -51,7 +51,10 @@ struct Cli {
     /// meets the same drift of the machine's speed; 1 measures each point in one go.
     #[arg(long, default_value_t = 4)]
     slices: usize,
-    /// Only the workloads whose name contains this (e.g. "churn"); repeat for more.
+    /// Only the workloads whose name contains this (e.g. "churn"; the names are in
+    /// harness/src/workload/catalogue.rs); repeat for more. A part of the study: it
+    /// writes `--out`.{md,json}, not the committed report; one that names no workload is
+    /// refused.
     #[arg(long)]
     only: Vec<String>,
     /// A server of yours, started by COMMAND with `{port}` where it takes the port to
@@ -60,8 +63,8 @@ struct Cli {
     /// `--out`.{md,json}, not the committed report.
     #[arg(long = "server", value_name = "NAME=COMMAND {port}")]
     servers: Vec<String>,
-    /// Where a run with `--server` writes its report, without the extension.
-    #[arg(long, default_value = "results/yours")]
+    /// Where a run with `--server` or `--only` writes its report, without the extension.
+    #[arg(long, default_value = "results/partial/workloads")]
     out: PathBuf,
     /// Measure nothing: render every view again from the committed JSON (after a change
     /// to how it reads, not to what was measured).
@@ -112,6 +115,9 @@ fn run(cli: Cli) -> Result<(), String> {
             e
         })
         .collect();
+    if plan.is_empty() {
+        return Err(format!("--only {:?} names no workload", cli.only));
+    }
     let rounds = Rounds {
         rounds: cli.rounds,
         seconds: cli.seconds,
@@ -143,8 +149,8 @@ fn run(cli: Cli) -> Result<(), String> {
         outside: yours.iter().map(|c| c.id.to_string()).collect(),
         samples,
     };
-    if !yours.is_empty() {
-        return write_yours(&lineup.workspace.join(&cli.out), &report);
+    if !yours.is_empty() || !cli.only.is_empty() {
+        return write_partial(&lineup.workspace.join(&cli.out), &report);
     }
     let results = lineup.workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
@@ -167,9 +173,10 @@ fn with_yours(entry: &mut Entry, yours: &[Contender]) {
     }
 }
 
-/// A run with servers of yours: `out`.json and `out`.md (the verdict, your servers'
-/// table, the details, without pictures), nothing else.
-fn write_yours(out: &Path, report: &WorkloadsReport) -> Result<(), String> {
+/// A part of the study (some workloads, or servers of yours beside ours): `out`.json and
+/// `out`.md (the verdict of these rounds, your servers' table, the details, without
+/// pictures), nothing else.
+fn write_partial(out: &Path, report: &WorkloadsReport) -> Result<(), String> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }

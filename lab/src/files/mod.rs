@@ -7,6 +7,7 @@
 //! process), beside requests/s, latency, the bytes the server read from disk and the most
 //! threads it ran. The ratios are taken within a round.
 
+use harness::usage::CLIENT_SATURATED;
 use serde::{Deserialize, Serialize};
 
 use harness::load::Point;
@@ -196,6 +197,14 @@ impl Sample {
         }
     }
 
+    /// How busy the client was over the point (1.0: saturated), as its bottleneck line
+    /// says it (`harness::usage`: "..., client N% busy"); `None` where the line has none.
+    pub fn client_busy(&self) -> Option<f64> {
+        let (_, rest) = self.bottleneck.rsplit_once("client ")?;
+        let percent: f64 = rest.split('%').next()?.trim().parse().ok()?;
+        Some(percent / 100.0)
+    }
+
     /// Of the bytes the server sent as file bodies, the share it read from disk.
     pub fn from_disk(&self) -> Option<f64> {
         let served = self.requests as f64 * self.file_bytes as f64;
@@ -244,6 +253,19 @@ impl FilesReport {
     /// `a / b` of CPU per request at `workload`, per round where both were measured.
     pub fn ratios(&self, workload: &str, a: &str, b: &str) -> Vec<f64> {
         harness::rounds::ratios(&self.cpu(workload, a), &self.cpu(workload, b))
+    }
+
+    /// How busy the client was, the most in any round, where it reached
+    /// [`CLIENT_SATURATED`] while `a` or `b` served `workload`: the closed loop then ran
+    /// at the client's pace, so their CPU per request is no cost to compare (the verdict's
+    /// client-bound rule); `None`: the rule decides.
+    pub fn client_bound(&self, workload: &str, (a, b): (&str, &str)) -> Option<f64> {
+        self.samples
+            .iter()
+            .filter(|s| s.workload == workload && (s.contender == a || s.contender == b))
+            .filter_map(Sample::client_busy)
+            .filter(|busy| *busy >= CLIENT_SATURATED)
+            .reduce(f64::max)
     }
 
     /// The median over rounds of `contender`'s CPU per request at `workload`.

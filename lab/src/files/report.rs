@@ -8,6 +8,8 @@ use harness::judge::{self, Estimate};
 use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::rounds;
 use harness::servers::{AA_CONTROL, COMPIO, MONOIO, NGINX, TOKIO_CODEC, TOKIO_URING};
+use harness::usage::CLIENT_SATURATED;
+use harness::workload::client_bound;
 
 use crate::files::tables::{compared, cpu_text};
 use crate::files::{BASELINES, FilesReport, SUBJECT, spread};
@@ -149,7 +151,9 @@ fn least_cpu(out: &mut String, report: &FilesReport) {
          anchor, beside them, outside the ranking; the A/A control left out). *next ÷ \
          least* is the median of the two servers' per-round ratios (their range), not the \
          ratio of the two medians. Below 64 KiB io_uring_server and its `--no-sendfile` \
-         row run the same code.\n"
+         row run the same code. *client-bound*: the client was at least {:.0}% busy in some \
+         round of that server's, so its figure is the client's pace more than its own cost.\n",
+        CLIENT_SATURATED * 100.0
     );
     let _ = writeln!(
         out,
@@ -163,9 +167,11 @@ fn least_cpu(out: &mut String, report: &FilesReport) {
             .collect();
         ranked.sort_by(|a, b| a.2.total_cmp(&b.2));
         let named = |i: usize| {
-            ranked
-                .get(i)
-                .map_or("n/a".into(), |(_, label, cpu)| format!("{label} ({cpu:.1})"))
+            ranked.get(i).map_or("n/a".into(), |(id, label, cpu)| {
+                let bound = report.client_bound(&workload, (id, id)).is_some();
+                let bound = if bound { ", client-bound" } else { "" };
+                format!("{label} ({cpu:.1}{bound})")
+            })
         };
         let gap = match (ranked.first(), ranked.get(1)) {
             (Some(least), Some(next)) => spread(&report.ratios(&workload, &next.0, &least.0)),
@@ -211,13 +217,25 @@ fn targets(out: &mut String, report: &FilesReport) {
          interval); *met* when the estimate is within the target.\n"
     );
     let measured = |id: &str| report.contenders().into_iter().find(|(i, _)| i == id);
+    let mut bound_targets = 0;
     for target in TARGETS {
-        let line = match (measured(SUBJECT.id), measured(target.baseline)) {
-            (None, _) => format!(
+        let bound = report.client_bound(target.workload, (SUBJECT.id, target.baseline));
+        let line = match (measured(SUBJECT.id), measured(target.baseline), bound) {
+            (Some(_), Some((_, label)), Some(busy)) => {
+                bound_targets += 1;
+                let ratios = report.ratios(target.workload, SUBJECT.id, target.baseline);
+                format!(
+                    "≤ {:.2}x {label} on {}: {}",
+                    target.limit,
+                    target.workload,
+                    client_bound::cell(&ratios, busy)
+                )
+            }
+            (None, _, _) => format!(
                 "≤ {:.2}x {} on {}: not judged, {subject} was not measured in this run.",
                 target.limit, target.baseline, target.workload
             ),
-            (Some(_), Some((_, label))) => format!(
+            (Some(_), Some((_, label)), None) => format!(
                 "≤ {:.2}x {label} on {}: {}",
                 target.limit,
                 target.workload,
@@ -226,7 +244,7 @@ fn targets(out: &mut String, report: &FilesReport) {
                     target.limit
                 )
             ),
-            (Some(_), None) => format!(
+            (Some(_), None, _) => format!(
                 "≤ {:.2}x {} on {}: not judged, {} was not measured in this run.",
                 target.limit, target.baseline, target.workload, target.baseline
             ),
@@ -234,6 +252,21 @@ fn targets(out: &mut String, report: &FilesReport) {
         let _ = writeln!(out, "- {line}");
     }
     out.push('\n');
+    if bound_targets > 0 {
+        let _ = writeln!(out, "{}\n", bound_note(bound_targets));
+    }
+}
+
+/// What a client-bound cell of this study means, under the table and the targets.
+pub fn bound_note(cells: usize) -> String {
+    format!(
+        "{cells} of these read *client-bound*: in some round the client was at least {:.0}% \
+         busy while one of the two servers ran, so that closed loop went at the client's \
+         pace (a saturated closed loop's CPU per request is a capacity figure, and this one \
+         the client's); the rule decides none of them, as the verdict decides no \
+         client-bound cell.",
+        CLIENT_SATURATED * 100.0
+    )
 }
 
 fn verdicts(out: &mut String, report: &FilesReport) {
@@ -252,19 +285,27 @@ fn verdicts(out: &mut String, report: &FilesReport) {
         judge::METHOD
     );
     let mut controls = Vec::new();
+    let mut bound_cells = 0;
     for workload in report.workloads() {
         for baseline in BASELINES {
             let ratios = report.ratios(&workload, SUBJECT.id, baseline.id);
-            let _ = writeln!(
-                out,
-                "| {workload} | {} | {} |",
-                baseline.label,
-                judge::cell(&ratios)
-            );
-            if baseline.id == AA_CONTROL.id {
-                controls.push(ratios);
-            }
+            let cell = match report.client_bound(&workload, (SUBJECT.id, baseline.id)) {
+                Some(busy) => {
+                    bound_cells += 1;
+                    client_bound::cell(&ratios, busy)
+                }
+                None => {
+                    if baseline.id == AA_CONTROL.id {
+                        controls.push(ratios.clone());
+                    }
+                    judge::cell(&ratios)
+                }
+            };
+            let _ = writeln!(out, "| {workload} | {} | {cell} |", baseline.label);
         }
     }
     let _ = writeln!(out, "\n{}\n", judge::control_tally(&controls));
+    if bound_cells > 0 {
+        let _ = writeln!(out, "{}\n", bound_note(bound_cells));
+    }
 }

@@ -190,3 +190,45 @@ fn benchmarks_gets_the_answers_not_the_details() {
     }
     assert!(part.ends_with("[results/files.md](results/files.md).\n"));
 }
+
+#[test]
+fn the_clients_busy_share_is_read_from_the_bottleneck_line() {
+    let workload = plan().remove(0);
+    let mut sample = sample(&workload, IO_URING.id, 0, 10.0);
+    sample.bottleneck = "client (server 12%, client 100% busy)".into();
+    assert_eq!(sample.client_busy(), Some(1.0));
+    sample.bottleneck = "neither: round trips (server 54%, client 18% busy)".into();
+    assert_eq!(sample.client_busy(), Some(0.18));
+    sample.bottleneck = "server in round 0".into();
+    assert_eq!(sample.client_busy(), None);
+}
+
+#[test]
+fn a_point_the_client_bound_is_not_judged_nor_a_target_met() {
+    let mut report = report(true);
+    let point = "1 MiB hot, 16 connections";
+    for sample in report.samples.iter_mut().filter(|s| s.workload == point) {
+        if sample.contender == NGINX.id || sample.contender == IO_URING.id {
+            sample.bottleneck = "client (server 11%, client 97% busy)".into();
+        }
+    }
+    let text = render(&report);
+    assert!(
+        text.contains(&format!(
+            "- ≤ 1.10x nginx label on {point}: 1.11 (1.11-1.11, 3 rounds) *client-bound* (client 97% busy)"
+        )),
+        "{text}"
+    );
+    let cell = format!("| {point} | {} | ", TOKIO_CODEC.label);
+    let row = text.lines().find(|l| l.starts_with(&cell)).unwrap();
+    assert!(
+        row.contains("*client-bound* (client 97% busy)") && !row.contains("**"),
+        "{row}"
+    );
+    assert!(text.contains("of these read *client-bound*"), "{text}");
+    let least = text
+        .lines()
+        .find(|l| l.starts_with(&format!("| {point} | ")))
+        .unwrap();
+    assert!(least.contains("io_uring label (10.0, client-bound)"), "{least}");
+}

@@ -1,27 +1,22 @@
 //! The answer block at the top of README.md and BENCHMARKS.md: what io_uring_server
 //! saves or costs per workload family, in µs (or bytes) and in %, against tokio's two
-//! engines, with the rule's word; what a ready io_uring runtime does instead; what the
-//! saving is worth beside a handler's own cost; the run it comes from. Every figure is
-//! read from the report: the % from a row's geometric-mean ratio, the amount from the
-//! baseline's median figure times that ratio's distance from 1.
+//! engines, with the rule's word; what a ready io_uring runtime does instead; the
+//! requests/s rows the rule decided; what the saving is worth beside a handler's own cost
+//! ([`super::worth`]); the run it comes from.
 
 use std::path::Path;
 
 use crate::workloads::judged::{self, Row};
 use crate::workloads::runtimes::{BASELINE, READY};
+use crate::workloads::worth::{amount, handlers, signed_percent, word};
 use crate::workloads::{BASELINES, SUBJECT, Shape, Unit, WorkloadsReport};
-use harness::format::group_thousands;
 use harness::judge::{Estimate, Word};
 use harness::output::{replace_between, write};
-use harness::rounds::median;
 use harness::servers::Contender;
 use harness::workload::offered::base;
 
 pub const BEGIN: &str = "<!-- BEGIN ANSWER: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END ANSWER -->";
-
-/// What a service's own handler costs per request, µs: the saving is weighed against each.
-pub const HANDLERS_US: [f64; 2] = [10.0, 100.0];
 
 /// The documents that open with the answer.
 const DOCUMENTS: [&str; 2] = ["README.md", "BENCHMARKS.md"];
@@ -65,8 +60,8 @@ pub fn render(report: &WorkloadsReport) -> String {
          95% interval over the rounds excludes 1 (\"by ≥10%\" when it also clears the ±10% \
          band), *ties* when the 90% interval lies within ±10%. \"At 50% load\" is a fixed \
          open-loop rate, the same for every server. The requests/s rows (a few busy \
-         connections), often decided by the client, are in the picture and the full verdict \
-         only. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it).\n",
+         connections) are said in words above where the rule decided them; a cell the client \
+         bound is not judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it).\n",
     );
     out
 }
@@ -110,6 +105,10 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         text.push(' ');
         text.push_str(&keeps);
     }
+    if let Some(served) = requests_per_sec(report) {
+        text.push(' ');
+        text.push_str(&served);
+    }
     if let Some(worth) = handlers(report, rows) {
         text.push(' ');
         text.push_str(&worth);
@@ -145,6 +144,55 @@ fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
             kept.join(", ")
         )
     })
+}
+
+/// The requests/s rows (a few busy connections) in words: each cell the rule decided
+/// against a baseline ("serves 21% fewer requests/s than tokio hyper on *4 connections*,
+/// *loses* by ≥10%"), and how many the client bound, which are not judged.
+fn requests_per_sec(report: &WorkloadsReport) -> Option<String> {
+    let mut decided = Vec::new();
+    let mut bound = 0;
+    let rows = judged::rows(report);
+    for row in rows.iter().filter(|row| row.unit == Unit::RequestsPerSec) {
+        for (baseline, ratios) in BASELINES.iter().zip(&row.against) {
+            if row.client_bound(report, (SUBJECT.id, baseline.id)).is_some() {
+                bound += 1;
+                continue;
+            }
+            let Some(estimate) = Estimate::of(ratios) else {
+                continue;
+            };
+            // The cell is the baseline's requests/s ÷ io_uring_server's.
+            let change = (1.0 - 1.0 / estimate.ratio) * 100.0;
+            let (more, how) = if change > 0.0 {
+                ("fewer", change)
+            } else {
+                ("more", -change)
+            };
+            if matches!(estimate.word, Word::Wins | Word::Loses) {
+                decided.push(format!(
+                    "{how:.0}% {more} than tokio {} on *{}* ({})",
+                    short(baseline),
+                    row.workload,
+                    word(&estimate)
+                ));
+            }
+        }
+    }
+    if decided.is_empty() && bound == 0 {
+        return None;
+    }
+    let decided = match decided.is_empty() {
+        true => "the rule decided none".to_string(),
+        false => format!("it serves {}", decided.join("; ")),
+    };
+    let bound = match bound {
+        0 => String::new(),
+        n => format!("; {n} cells were client-bound and are not judged"),
+    };
+    Some(format!(
+        "On requests/s with a few busy connections, {decided}{bound}."
+    ))
 }
 
 /// The compact table: per row, io_uring_server against each baseline, then each ready
@@ -229,84 +277,6 @@ fn short(contender: &Contender) -> &str {
         .split_once('(')
         .and_then(|(_, rest)| rest.strip_suffix(')'))
         .unwrap_or(contender.label)
-}
-
-/// "−2.0 of 10.0 µs (−20%, *wins* by ≥10%)": the baseline's median figure and what
-/// io_uring_server saves (−) or costs (+) of it, from the ratio.
-fn amount(report: &WorkloadsReport, row: &Row, baseline: &Contender, ratios: &[f64]) -> Option<String> {
-    let estimate = Estimate::of(ratios)?;
-    let figure = median(&row.figures(report, baseline.id))?;
-    let change = figure * (estimate.ratio - 1.0);
-    let sign = if change <= 0.0 { "−" } else { "+" };
-    let (change, figure, unit) = match row.unit {
-        Unit::BytesPerIdleConnection => (group_thousands(change.abs()), group_thousands(figure), "bytes"),
-        _ => (micros(change.abs()), micros(figure), "µs"),
-    };
-    Some(format!(
-        "{sign}{change} of {figure} {unit} ({}, {})",
-        signed_percent(&estimate),
-        word(&estimate)
-    ))
-}
-
-/// "−20%", "+5%": the ratio's distance from 1.
-fn signed_percent(estimate: &Estimate) -> String {
-    let change = (estimate.ratio - 1.0) * 100.0;
-    let sign = if change <= 0.0 { "−" } else { "+" };
-    format!("{sign}{:.0}%", change.abs())
-}
-
-/// "*wins* by ≥10%": the rule's word as the answer shows it.
-fn word(estimate: &Estimate) -> String {
-    let by = if estimate.beyond_floor { " by ≥10%" } else { "" };
-    format!("*{}*{by}", estimate.word.as_str())
-}
-
-/// µs with one decimal, two below 1.
-fn micros(value: f64) -> String {
-    if value < 1.0 {
-        format!("{value:.2}")
-    } else {
-        format!("{value:.1}")
-    }
-}
-
-/// What the CPU io_uring_server saves against the codec engine is worth to a service
-/// whose handler spends [`HANDLERS_US`] per request: the saving as a share of the codec
-/// engine's cost plus the handler's, over the CPU rows it wins.
-fn handlers(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
-    let shares: Vec<(f64, f64)> = rows
-        .iter()
-        .filter(|row| matches!(row.unit, Unit::CpuPerRequest | Unit::CpuPerConnection))
-        .filter_map(|row| {
-            let estimate = Estimate::of(&row.against[0])?;
-            if estimate.word != Word::Wins {
-                return None;
-            }
-            let figure = median(&row.figures(report, BASELINE.id))?;
-            let saved = figure * (1.0 - estimate.ratio);
-            let [first, second] = HANDLERS_US.map(|handler| saved / (figure + handler) * 100.0);
-            Some((first, second))
-        })
-        .collect();
-    let range = |values: Vec<f64>| {
-        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if (high - low).abs() < 0.05 {
-            format!("{low:.1}%")
-        } else {
-            format!("{low:.1}-{high:.1}%")
-        }
-    };
-    let [first, second] = HANDLERS_US;
-    (!shares.is_empty()).then(|| {
-        format!(
-            "Where it wins on CPU, the saving is {} of all the CPU a request takes in a service \
-             whose own handler costs {first:.0} µs per request, {} where it costs {second:.0} µs.",
-            range(shares.iter().map(|s| s.0).collect()),
-            range(shares.iter().map(|s| s.1).collect()),
-        )
-    })
 }
 
 #[cfg(test)]

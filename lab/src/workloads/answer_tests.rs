@@ -105,3 +105,35 @@ fn the_block_replaces_what_lies_between_its_markers() {
     assert!(rewritten.starts_with("# Title\n\n") && rewritten.ends_with("rest\n"));
     assert!(rewritten.contains("| keep-alive, small requests |"));
 }
+
+#[test]
+fn a_decided_requests_per_second_row_is_said_in_words_and_a_client_bound_one_counted() {
+    let mut report = report(false);
+    for round in 0..4 {
+        let wobble = 1.0 + 0.01 * round as f64;
+        for (workload, busy) in [("4 connections", 0.6), ("16 connections", 0.99)] {
+            for (contender, value) in [
+                (SUBJECT.id, 80_000.0 * wobble),
+                (TOKIO_CODEC.id, 81_000.0),
+                (TOKIO_HYPER.id, 100_000.0),
+                (AA_CONTROL.id, 80_000.0 * wobble),
+            ] {
+                report.samples.push(Sample {
+                    client_busy: Some(busy),
+                    ..Sample::example(workload, contender, round, value)
+                });
+            }
+        }
+    }
+    let report = WorkloadsReport::over(report.samples);
+    let text = render(&report);
+    // hyper served 100,000 to io_uring_server's ~81,000: it serves about 19% fewer.
+    assert!(
+        text.contains(
+            "On requests/s with a few busy connections, it serves 19% fewer than tokio hyper on \
+             *4 connections* (*loses* by ≥10%); 2 cells were client-bound and are not judged."
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("| 4 connections |"), "no table row: {text}");
+}

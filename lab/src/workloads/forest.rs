@@ -3,7 +3,8 @@
 //! interval a whisker, a line at 1 ("no difference") and the ±10% tie band shaded, so a
 //! reader sees which rows clear the band. The codec panel also shows each ready io_uring
 //! runtime ÷ the codec engine where the report measured them; every contender keeps its
-//! colour ([`harness::chart::colour_of`]).
+//! colour ([`harness::chart::colour_of`]). A requests/s cell the client bound is not drawn
+//! (the rule does not decide it), and its row's label says so.
 
 use std::path::Path;
 
@@ -38,23 +39,27 @@ pub fn label(row: &Row) -> String {
 }
 
 /// The panels `rows` fill: io_uring_server ÷ each baseline (the ready runtimes beside it
-/// against the codec engine), then the A/A control where it ran; a series without any
-/// estimate is left out.
+/// against the codec engine), then the A/A control where it ran; a client-bound cell has
+/// no estimate, and a series without any is left out.
 fn panels(report: &WorkloadsReport, rows: &[Row]) -> Vec<Panel> {
-    let estimates = |ratios: &dyn Fn(&Row) -> Vec<f64>| -> Vec<Option<Estimate>> {
-        rows.iter().map(|row| Estimate::of(&ratios(row))).collect()
+    let estimates = |pair: (&str, &str), ratios: &dyn Fn(&Row) -> Vec<f64>| -> Vec<Option<Estimate>> {
+        rows.iter()
+            .map(|row| match row.client_bound(report, pair) {
+                Some(_) => None,
+                None => Estimate::of(&ratios(row)),
+            })
+            .collect()
     };
     let mut panels: Vec<Panel> = BASELINES
         .iter()
         .enumerate()
         .map(|(index, baseline)| {
-            let mut series = vec![(SUBJECT, estimates(&|row| row.against[index].clone()))];
+            let against = |row: &Row| row.against[index].clone();
+            let mut series = vec![(SUBJECT, estimates((SUBJECT.id, baseline.id), &against))];
             if index == 0 {
                 for runtime in READY {
-                    series.push((
-                        runtime,
-                        estimates(&|row| row.ratios(report, (runtime.id, baseline.id))),
-                    ));
+                    let pair = (runtime.id, baseline.id);
+                    series.push((runtime, estimates(pair, &|row| row.ratios(report, pair))));
                 }
             }
             Panel {
@@ -65,7 +70,10 @@ fn panels(report: &WorkloadsReport, rows: &[Row]) -> Vec<Panel> {
         .collect();
     panels.push(Panel {
         title: "A/A control ÷ io_uring_server".into(),
-        series: vec![(AA_CONTROL, estimates(&|row| row.aa.clone()))],
+        series: vec![(
+            AA_CONTROL,
+            estimates((AA_CONTROL.id, SUBJECT.id), &|row| row.aa.clone()),
+        )],
     });
     for panel in &mut panels {
         panel.series.retain(|(_, e)| e.iter().any(Option::is_some));
@@ -78,7 +86,18 @@ fn panels(report: &WorkloadsReport, rows: &[Row]) -> Vec<Panel> {
 pub fn draw(path: &Path, report: &WorkloadsReport) -> Result<usize, String> {
     let rows = judged::rows(report);
     let panels = panels(report, &rows);
-    let labels: Vec<String> = rows.iter().map(label).collect();
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            let bound = BASELINES
+                .iter()
+                .any(|b| row.client_bound(report, (SUBJECT.id, b.id)).is_some());
+            match bound {
+                true => format!("{} (client-bound: not drawn)", label(row)),
+                false => label(row),
+            }
+        })
+        .collect();
     let width = LABELS + PANEL * panels.len().max(1) as u32;
     let height = ROW * rows.len().max(1) as u32 + 150;
     let root = SVGBackend::new(path, (width, height)).into_drawing_area();
@@ -256,5 +275,39 @@ mod tests {
             "A/A control ÷",
         ];
         assert!(panels.iter().all(|p| svg.contains(p)), "{svg}");
+    }
+
+    #[test]
+    fn a_client_bound_cell_is_not_drawn_and_its_row_says_so() {
+        let mut samples = Vec::new();
+        for round in 0..4 {
+            let wobble = 1.0 + 0.02 * round as f64;
+            for contender in [SUBJECT.id, TOKIO_CODEC.id, TOKIO_HYPER.id, AA_CONTROL.id] {
+                samples.push(Sample {
+                    client_busy: Some(0.99),
+                    ..Sample::example("16 connections", contender, round, 90_000.0 * wobble)
+                });
+                samples.push(Sample::example("64 KiB echo", contender, round, 20.0 * wobble));
+            }
+        }
+        let report = WorkloadsReport::over(samples);
+        let rows = judged::rows(&report);
+        assert_eq!(rows.len(), 2);
+        let bound = rows.iter().position(|r| r.workload == "16 connections").unwrap();
+        for panel in panels(&report, &rows) {
+            for (contender, estimates) in &panel.series {
+                assert!(estimates[bound].is_none(), "{} drawn", contender.label);
+                assert!(estimates[1 - bound].is_some(), "{}", contender.label);
+            }
+        }
+        let path = std::env::temp_dir().join(format!("forest-bound-{}.svg", std::process::id()));
+        draw(&path, &report).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(
+            svg.contains("16 connections · requests/s (client-bound: not drawn)"),
+            "{svg}"
+        );
+        assert!(!svg.contains("64 KiB echo · server CPU (client-bound"), "{svg}");
     }
 }

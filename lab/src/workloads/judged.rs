@@ -51,6 +51,15 @@ impl Row {
         }
     }
 
+    /// How busy the client was where it bound `subject` ÷ `baseline` on this row (a
+    /// requests/s row, [`harness::workload::client_bound`]); `None`: the rule decides.
+    pub fn client_bound(&self, report: &WorkloadsReport, pair: (&str, &str)) -> Option<f64> {
+        match self.source {
+            Source::Values(w) => report.client_bound(w.name, self.unit, pair),
+            Source::Cpu(_) | Source::IdleFit => None,
+        }
+    }
+
     /// `contender`'s figures on this row's measure, one per round it has one.
     pub fn figures(&self, report: &WorkloadsReport, contender: &str) -> Vec<f64> {
         match self.source {

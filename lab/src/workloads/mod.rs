@@ -22,6 +22,7 @@ pub mod offered;
 pub mod plot;
 pub mod report;
 pub mod runtimes;
+pub mod worth;
 pub mod yours;
 
 /// The contenders the verdict judges, measured every round: the subject, its baselines

@@ -2,8 +2,9 @@
 //! (io_uring_server) beside the ready io_uring runtimes a user would pick instead
 //! (tokio-uring, monoio, compio), each running the same codec, each ÷ tokio_server's codec
 //! engine at every workload the verdict judges. Measured like the workloads (interleaved
-//! rounds, fresh servers, slices) and judged by the same rule, with the A/A control; it
-//! answers how much of io_uring's difference a ready runtime keeps.
+//! rounds, fresh servers, slices) and judged by the same rule, with the A/A control, a
+//! requests/s cell the client bound read *client-bound* and left out of every tally, as in
+//! the verdict; it answers how much of io_uring's difference a ready runtime keeps.
 
 use std::fmt::Write as _;
 
@@ -12,7 +13,7 @@ use harness::judge::{self, Word};
 use harness::output::Doc;
 use harness::rounds;
 use harness::servers::{AA_CONTROL, COMPIO, Contender, IO_URING, MONOIO, TOKIO_CODEC, TOKIO_URING};
-use harness::workload::verdict;
+use harness::workload::{client_bound, verdict};
 
 /// The io_uring engines compared, the hand-rolled loop first.
 pub const RUNTIMES: [Contender; 4] = [IO_URING, TOKIO_URING, MONOIO, COMPIO];
@@ -92,12 +93,32 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
     out
 }
 
-/// One workload's row: each subject's ratios and the A/A control's.
+/// One workload's row: each subject's ratios and the A/A control's, and for each how busy
+/// the client was where it bound the cell ([`client_bound`]).
 struct Row {
     workload: String,
     measure: String,
     cells: Vec<Vec<f64>>,
+    bound: Vec<Option<f64>>,
     aa: Vec<f64>,
+    aa_bound: Option<f64>,
+}
+
+impl Row {
+    /// The rule's word for subject `index`; `None` where the client bound the cell.
+    fn word(&self, index: usize) -> Option<Word> {
+        self.bound[index]
+            .is_none()
+            .then(|| Word::judge(&self.cells[index]))
+    }
+}
+
+/// A cell as the rule reads it, or *client-bound* with the client's busy share.
+fn cell(ratios: &[f64], bound: Option<f64>) -> String {
+    match bound {
+        Some(busy) => client_bound::cell(ratios, busy),
+        None => judge::cell(ratios),
+    }
 }
 
 /// Every row of the table of `subjects` ÷ `baseline`: per workload measured, in the
@@ -120,11 +141,15 @@ fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -
                 true => report.ratios_of(&workload, pair),
                 false => report.cpu_ratios_of(&workload, pair),
             };
+            let bound = |pair| report.client_bound(workload.name, unit, pair);
+            let aa = (AA_CONTROL.id, IO_URING.id);
             rows.push(Row {
                 workload: workload.name.into(),
                 measure,
                 cells: subjects.iter().map(|s| of((s.id, baseline.id))).collect(),
-                aa: of((AA_CONTROL.id, IO_URING.id)),
+                bound: subjects.iter().map(|s| bound((s.id, baseline.id))).collect(),
+                aa: of(aa),
+                aa_bound: bound(aa),
             });
         }
     }
@@ -146,7 +171,9 @@ fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -
                 .iter()
                 .map(|s| rounds::ratios(&slopes(s), &slopes(&baseline)))
                 .collect(),
+            bound: vec![None; subjects.len()],
             aa: rounds::ratios(&slopes(&AA_CONTROL), &slopes(&IO_URING)),
+            aa_bound: None,
         });
     }
     rows
@@ -163,9 +190,14 @@ fn table(out: &mut String, subjects: &[Contender], rows: &[Row], aa: bool) {
         "---|".repeat(subjects.len())
     );
     for row in rows {
-        let cells: Vec<String> = row.cells.iter().map(|r| judge::cell(r)).collect();
+        let cells: Vec<String> = row
+            .cells
+            .iter()
+            .zip(&row.bound)
+            .map(|(ratios, bound)| cell(ratios, *bound))
+            .collect();
         let aa_cell = if aa {
-            format!(" {} |", judge::cell(&row.aa))
+            format!(" {} |", cell(&row.aa, row.aa_bound))
         } else {
             String::new()
         };
@@ -180,26 +212,38 @@ fn table(out: &mut String, subjects: &[Contender], rows: &[Row], aa: bool) {
 }
 
 /// Under the first table: per runtime, how many rows it wins, ties and loses against the
-/// baseline, and how often the A/A control tied.
+/// baseline (client-bound cells left out), and how often the A/A control tied.
 fn summary(rows: &[Row]) -> String {
     let mut out = String::from("\n");
     for (index, runtime) in RUNTIMES.iter().enumerate() {
-        let words: Vec<Word> = rows.iter().map(|r| Word::judge(&r.cells[index])).collect();
-        let count = |word: Word| words.iter().filter(|w| **w == word).count();
+        let words: Vec<Option<Word>> = rows.iter().map(|r| r.word(index)).collect();
+        let count = |word: Word| words.iter().filter(|w| **w == Some(word)).count();
+        let bound = words.iter().filter(|w| w.is_none()).count();
+        let judged = rows.len() - bound;
+        let left_out = match bound {
+            0 => String::new(),
+            n => format!("; {n} client-bound, left out"),
+        };
         let _ = writeln!(
             out,
-            "- {} against {}: wins {}, ties {}, loses {}, inconclusive or not measured {} of {} rows.",
+            "- {} against {}: wins {}, ties {}, loses {}, inconclusive or not measured {} of {judged} rows{left_out}.",
             runtime.label,
             BASELINE.label,
             count(Word::Wins),
             count(Word::Ties),
             count(Word::Loses),
-            rows.len() - count(Word::Wins) - count(Word::Ties) - count(Word::Loses),
-            rows.len()
+            judged - count(Word::Wins) - count(Word::Ties) - count(Word::Loses),
         );
     }
-    let aa: Vec<Vec<f64>> = rows.iter().map(|r| r.aa.clone()).collect();
+    let aa: Vec<Vec<f64>> = rows
+        .iter()
+        .filter(|r| r.aa_bound.is_none())
+        .map(|r| r.aa.clone())
+        .collect();
     let _ = writeln!(out, "\n{}", judge::control_tally(&aa));
+    if rows.iter().any(|r| r.bound.iter().any(Option::is_some)) {
+        let _ = writeln!(out, "\n{}", client_bound::explain());
+    }
     out
 }
 
@@ -208,16 +252,13 @@ fn summary(rows: &[Row]) -> String {
 fn keeps(against_tokio: &[Row]) -> String {
     let won: Vec<&Row> = against_tokio
         .iter()
-        .filter(|r| Word::judge(&r.cells[0]) == Word::Wins)
+        .filter(|r| r.word(0) == Some(Word::Wins))
         .collect();
     let kept: Vec<String> = READY
         .iter()
         .map(|ready| {
             let index = RUNTIMES.iter().position(|r| r == ready).unwrap_or_default();
-            let also = won
-                .iter()
-                .filter(|r| Word::judge(&r.cells[index]) == Word::Wins)
-                .count();
+            let also = won.iter().filter(|r| r.word(index) == Some(Word::Wins)).count();
             format!("{} {also}", ready.label)
         })
         .collect();

@@ -97,3 +97,49 @@ fn an_idle_count_without_a_fit_keeps_a_row_of_its_own() {
     assert!(text.contains(&format!("| {} |", idle.name)), "{text}");
     assert!(!text.contains("| idle connections |"), "{text}");
 }
+
+#[test]
+fn a_requests_per_second_cell_the_client_bound_is_shown_and_left_out_of_the_tallies() {
+    let workload = lineup()
+        .into_iter()
+        .map(|(w, _)| w)
+        .find(|w| w.unit() == Unit::RequestsPerSec)
+        .unwrap();
+    let mut samples = Vec::new();
+    for round in 0..6 {
+        let noise = 1.0 + 0.01 * round as f64;
+        for (contender, value, busy) in [
+            (BASELINE, 100_000.0, 0.5),
+            (IO_URING, 80_000.0 * noise, 0.5),
+            (TOKIO_URING, 60_000.0 * noise, 0.97),
+            (MONOIO, 80_000.0 * noise, 0.5),
+            (COMPIO, 100_000.0, 0.5),
+            (AA_CONTROL, 80_000.0 * noise, 0.5),
+        ] {
+            samples.push(Sample {
+                client_busy: Some(busy),
+                ..Sample::example(workload.name, contender.id, round, value)
+            });
+        }
+    }
+    let text = render(&WorkloadsReport::over(samples), Doc::Results);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("| {} |", workload.name)))
+        .unwrap();
+    let cells: Vec<&str> = line.split(" | ").collect();
+    assert!(cells[2].contains("**loses**"), "{line}");
+    assert!(
+        cells[3].contains("*client-bound* (client 97% busy)") && !cells[3].contains("**"),
+        "{line}"
+    );
+    assert!(
+        text.contains("- tokio_uring_server against tokio_server (codec): wins 0, ties 0, loses 0, inconclusive or not measured 0 of 0 rows; 1 client-bound, left out."),
+        "{text}"
+    );
+    assert!(
+        text.contains("- io_uring_server against tokio_server (codec): wins 0, ties 0, loses 1,"),
+        "{text}"
+    );
+    assert!(text.contains("reads *client-bound*"), "{text}");
+}

@@ -1,12 +1,12 @@
 //! Your own servers in the verdict's lineup (`scripts/workloads.sh --server
 //! 'NAME=COMMAND {port}'`): each runs every round beside the verdict's contenders, and this
 //! table judges io_uring_server against it by the verdict's rule, row for row as the
-//! verdict judges tokio. Such a run writes `results/yours.{md,json}` (or where `--out`
+//! verdict judges tokio. Such a run writes `results/partial/workloads.{md,json}` (or where `--out`
 //! says), never the committed verdict.
 
 use std::fmt::Write as _;
 
-use crate::workloads::{SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport};
+use crate::workloads::{SUBJECT, Shape, Unit, WORKLOADS, Workload, WorkloadsReport};
 use harness::judge;
 use harness::workload::client_bound;
 
@@ -19,18 +19,17 @@ pub fn render(report: &WorkloadsReport) -> String {
     let header: Vec<String> = report.outside.iter().map(|o| format!("÷ {o}")).collect();
     let mut out = format!(
         "## io_uring_server against your servers\n\n\
-         Each cell is {} ÷ your server, lower is better (for requests/s yours ÷ its), judged \
-         by the verdict's rule. {}\n\n| workload | measure | {} |\n|---|---|{}\n",
+         Each cell is {} (this checkout) ÷ your server in the same round, lower is better \
+         for io_uring_server (for requests/s, your server's ÷ io_uring_server's, so below 1 \
+         favours io_uring_server there too): *wins* means io_uring_server costs less, \
+         *loses* that your server does. Judged by the verdict's rule. {}\n\n\
+         | workload | measure | {} |\n|---|---|{}\n",
         SUBJECT.label,
         judge::METHOD,
         header.join(" | "),
         "---|".repeat(header.len())
     );
-    let measured = report.workloads();
-    let judged = WORKLOADS
-        .iter()
-        .filter(|w| measured.iter().any(|m| m == w.name) && report.is_judged(w.name));
-    for workload in judged {
+    for workload in &judged_rows(report) {
         let mut units = vec![workload.unit()];
         if workload.shape == Shape::OneConnection {
             units.push(Unit::CpuPerRequest);
@@ -61,8 +60,27 @@ pub fn render(report: &WorkloadsReport) -> String {
             );
         }
     }
+    let bound = report.outside.iter().any(|id| {
+        judged_rows(report).iter().any(|w| {
+            report
+                .client_bound(w.name, w.unit(), (SUBJECT.id, id.as_str()))
+                .is_some()
+        })
+    });
+    if bound {
+        let _ = writeln!(out, "\n{}", client_bound::explain());
+    }
     out.push('\n');
     out
+}
+
+/// The workloads the verdict judges that `report` measured, in the catalogue's order.
+fn judged_rows(report: &WorkloadsReport) -> Vec<Workload> {
+    let measured = report.workloads();
+    WORKLOADS
+        .into_iter()
+        .filter(|w| measured.iter().any(|m| m == w.name) && report.is_judged(w.name))
+        .collect()
 }
 
 #[cfg(test)]

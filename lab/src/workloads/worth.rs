@@ -1,0 +1,93 @@
+//! What a saving is worth, as the answer block shows it: an amount of the baseline's
+//! figure with its share and the rule's word, and what the CPU saved is beside a handler's
+//! own cost. Every figure is read from the report: the % from a row's geometric-mean
+//! ratio, the amount from the baseline's median figure times that ratio's distance from 1.
+
+use crate::workloads::judged::Row;
+use crate::workloads::runtimes::BASELINE;
+use crate::workloads::{Unit, WorkloadsReport};
+use harness::format::group_thousands;
+use harness::judge::{Estimate, Word};
+use harness::rounds::median;
+use harness::servers::Contender;
+
+/// What a service's own handler costs per request, µs: the saving is weighed against each.
+pub const HANDLERS_US: [f64; 2] = [10.0, 100.0];
+
+/// "−2.0 of 10.0 µs (−20%, *wins* by ≥10%)": the baseline's median figure and what
+/// io_uring_server saves (−) or costs (+) of it, from the ratio.
+pub fn amount(report: &WorkloadsReport, row: &Row, baseline: &Contender, ratios: &[f64]) -> Option<String> {
+    let estimate = Estimate::of(ratios)?;
+    let figure = median(&row.figures(report, baseline.id))?;
+    let change = figure * (estimate.ratio - 1.0);
+    let sign = if change <= 0.0 { "−" } else { "+" };
+    let (change, figure, unit) = match row.unit {
+        Unit::BytesPerIdleConnection => (group_thousands(change.abs()), group_thousands(figure), "bytes"),
+        _ => (micros(change.abs()), micros(figure), "µs"),
+    };
+    Some(format!(
+        "{sign}{change} of {figure} {unit} ({}, {})",
+        signed_percent(&estimate),
+        word(&estimate)
+    ))
+}
+
+/// "−20%", "+5%": the ratio's distance from 1.
+pub fn signed_percent(estimate: &Estimate) -> String {
+    let change = (estimate.ratio - 1.0) * 100.0;
+    let sign = if change <= 0.0 { "−" } else { "+" };
+    format!("{sign}{:.0}%", change.abs())
+}
+
+/// "*wins* by ≥10%": the rule's word as the answer shows it.
+pub fn word(estimate: &Estimate) -> String {
+    let by = if estimate.beyond_floor { " by ≥10%" } else { "" };
+    format!("*{}*{by}", estimate.word.as_str())
+}
+
+/// µs with one decimal, two below 1.
+fn micros(value: f64) -> String {
+    if value < 1.0 {
+        format!("{value:.2}")
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// What the CPU io_uring_server saves against the codec engine is worth to a service
+/// whose handler spends [`HANDLERS_US`] per request: the saving as a share of the codec
+/// engine's cost plus the handler's, over the CPU rows it wins.
+pub fn handlers(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
+    let shares: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|row| matches!(row.unit, Unit::CpuPerRequest | Unit::CpuPerConnection))
+        .filter_map(|row| {
+            let estimate = Estimate::of(&row.against[0])?;
+            if estimate.word != Word::Wins {
+                return None;
+            }
+            let figure = median(&row.figures(report, BASELINE.id))?;
+            let saved = figure * (1.0 - estimate.ratio);
+            let [first, second] = HANDLERS_US.map(|handler| saved / (figure + handler) * 100.0);
+            Some((first, second))
+        })
+        .collect();
+    let range = |values: Vec<f64>| {
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if (high - low).abs() < 0.05 {
+            format!("{low:.1}%")
+        } else {
+            format!("{low:.1}-{high:.1}%")
+        }
+    };
+    let [first, second] = HANDLERS_US;
+    (!shares.is_empty()).then(|| {
+        format!(
+            "Where it wins on CPU, the saving is {} of all the CPU a request takes in a service \
+             whose own handler costs {first:.0} µs per request, {} where it costs {second:.0} µs.",
+            range(shares.iter().map(|s| s.0).collect()),
+            range(shares.iter().map(|s| s.1).collect()),
+        )
+    })
+}
