@@ -1,7 +1,8 @@
-//! The rule for requests/s cells: a requests/s figure is the server's only while the
-//! client has CPU to spare, so a cell in which the client was at least
-//! [`CLIENT_SATURATED`] busy in any round, with either server it compares, reads
-//! *client-bound* instead of a word and is left out of the rule's tally.
+//! The client-bound rule: a figure is the server's only while the client has CPU to
+//! spare (requests/s, and the CPU per request of a loop that ran at the client's pace),
+//! so a cell in which the client was at least [`CLIENT_SATURATED`] busy in any round,
+//! with either server it compares, reads *client-bound* instead of a word and is left out
+//! of the rule's tally. Memory per idle connection does not depend on the pace.
 
 use super::Unit;
 use super::samples::WorkloadsReport;
@@ -10,10 +11,10 @@ use crate::usage::CLIENT_SATURATED;
 
 impl WorkloadsReport {
     /// The busiest the client was in any round of `workload` with either of `pair`, where
-    /// a `unit` cell comparing them is client-bound: requests/s only, and at least
-    /// [`CLIENT_SATURATED`] busy. `None`: the rule decides the cell.
+    /// a `unit` cell comparing them is client-bound: at least [`CLIENT_SATURATED`] busy,
+    /// in any unit but memory. `None`: the rule decides the cell.
     pub fn client_bound(&self, workload: &str, unit: Unit, (a, b): (&str, &str)) -> Option<f64> {
-        if unit != Unit::RequestsPerSec {
+        if unit == Unit::BytesPerIdleConnection {
             return None;
         }
         self.samples
@@ -38,9 +39,9 @@ pub fn cell(ratios: &[f64], busy: f64) -> String {
 /// What a client-bound cell means, for the line under a table.
 pub fn explain() -> String {
     format!(
-        "A requests/s cell in which the client was at least {:.0}% busy in any round, with \
-         either server, reads *client-bound*: the client, not the server, set that figure, so \
-         the rule does not decide it.",
+        "A cell in which the client was at least {:.0}% busy in any round, with either server, \
+         reads *client-bound*: the client, not the server, set the pace (its requests/s, and \
+         the rate each server's CPU per request was taken at), so the rule does not decide it.",
         CLIENT_SATURATED * 100.0
     )
 }
@@ -72,8 +73,13 @@ mod tests {
         assert_eq!(report.client_bound("other", rps, ("a", "b")), None);
         assert_eq!(
             report.client_bound("4 connections", Unit::CpuPerRequest, ("a", "b")),
+            Some(0.93),
+            "a CPU figure at the client's pace too"
+        );
+        assert_eq!(
+            report.client_bound("4 connections", Unit::BytesPerIdleConnection, ("a", "b")),
             None,
-            "only requests/s cells"
+            "not memory"
         );
     }
 

@@ -39,7 +39,7 @@ pub struct Sample {
     pub syscalls_per_request: Option<f64>,
     pub bottleneck: String,
     /// The client's CPU over the point's wall time and its CPUs (1.0: saturated); `None`
-    /// in reports from before it was kept. A requests/s cell is client-bound where it
+    /// in reports from before it was kept. A cell is client-bound where it
     /// reached [`crate::usage::CLIENT_SATURATED`] ([`super::client_bound`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_busy: Option<f64>,

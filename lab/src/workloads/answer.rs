@@ -13,6 +13,7 @@ use crate::workloads::{BASELINES, SUBJECT, Shape, Unit, WorkloadsReport};
 use harness::judge::{Estimate, Word};
 use harness::output::{replace_between, write};
 use harness::servers::Contender;
+use harness::usage::CLIENT_SATURATED;
 use harness::workload::offered::base;
 
 pub const BEGIN: &str = "<!-- BEGIN ANSWER: scripts/workloads.sh rewrites this section -->";
@@ -54,15 +55,16 @@ pub fn render(report: &WorkloadsReport) -> String {
         in_words(report, &rows),
     );
     out.push_str(&table(report, &rows));
-    out.push_str(
+    out.push_str(&format!(
         "\n![verdict](results/verdict.svg)\n\nEach cell: what io_uring_server saves (−) or costs \
          (+) of the tokio engine's figure, in %, and the rule's word: *wins* or *loses* when the \
          95% interval over the rounds excludes 1 (\"by ≥10%\" when it also clears the ±10% \
          band), *ties* when the 90% interval lies within ±10%. \"At 50% load\" is a fixed \
          open-loop rate, the same for every server. The requests/s rows (a few busy \
-         connections) are said in words above where the rule decided them; a cell the client \
-         bound is not judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it).\n",
-    );
+         connections) are summarised in the answer above where the rule decided them; a cell \
+         in which the client was at least {:.0}% busy (*client-bound*) is not judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it).\n",
+        CLIENT_SATURATED * 100.0
+    ));
     out
 }
 
@@ -71,10 +73,16 @@ pub fn render(report: &WorkloadsReport) -> String {
 fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
     let by_word = |wanted: &[Word]| -> Vec<String> {
         rows.iter()
+            .filter(|row| !bound_by_codec(report, row))
             .filter(|row| Estimate::of(&row.against[0]).is_some_and(|e| wanted.contains(&e.word)))
             .map(|row| format!("*{}*", name(row)))
             .collect()
     };
+    let bound: Vec<String> = rows
+        .iter()
+        .filter(|row| bound_by_codec(report, row))
+        .map(|row| format!("*{}*", name(row)))
+        .collect();
     let mut sentences = Vec::new();
     let list = |names: Vec<String>| names.join(", ");
     let (cheaper, same, costlier, open) = (
@@ -88,6 +96,7 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         (same, "costs the same within ±10% on"),
         (costlier, "costs more on"),
         (open, "is undecided on"),
+        (bound, "is not judged (the client was the bottleneck) on"),
     ] {
         if !names.is_empty() {
             sentences.push(format!("{clause} {}", list(names)));
@@ -116,10 +125,16 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
     text
 }
 
+/// Whether the client bound `row`'s cell against the codec engine.
+fn bound_by_codec(report: &WorkloadsReport, row: &Row) -> bool {
+    row.client_bound(report, (SUBJECT.id, BASELINE.id)).is_some()
+}
+
 /// "Of its N wins, a ready runtime in its place keeps: monoio a, compio b, tokio_uring c."
 fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
     let wins: Vec<&Row> = rows
         .iter()
+        .filter(|row| !bound_by_codec(report, row))
         .filter(|row| Estimate::of(&row.against[0]).is_some_and(|e| e.word == Word::Wins))
         .collect();
     let kept: Vec<String> = READY
@@ -129,8 +144,9 @@ fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
             let count = wins
                 .iter()
                 .filter(|row| {
-                    Estimate::of(&row.ratios(report, (runtime.id, BASELINE.id)))
-                        .is_some_and(|e| e.word == Word::Wins)
+                    let pair = (runtime.id, BASELINE.id);
+                    row.client_bound(report, pair).is_none()
+                        && Estimate::of(&row.ratios(report, pair)).is_some_and(|e| e.word == Word::Wins)
                 })
                 .count();
             format!("{} {count}", runtime.label.trim_end_matches("_server"))
@@ -184,7 +200,7 @@ fn requests_per_sec(report: &WorkloadsReport) -> Option<String> {
     }
     let decided = match decided.is_empty() {
         true => "the rule decided none".to_string(),
-        false => format!("it serves {}", decided.join("; ")),
+        false => format!("{} serves {}", SUBJECT.label, decided.join("; ")),
     };
     let bound = match bound {
         0 => String::new(),

@@ -130,10 +130,40 @@ fn a_decided_requests_per_second_row_is_said_in_words_and_a_client_bound_one_cou
     // hyper served 100,000 to io_uring_server's ~81,000: it serves about 19% fewer.
     assert!(
         text.contains(
-            "On requests/s with a few busy connections, it serves 19% fewer than tokio hyper on \
+            "On requests/s with a few busy connections, io_uring_server serves 19% fewer than tokio hyper on \
              *4 connections* (*loses* by ≥10%); 2 cells were client-bound and are not judged."
         ),
         "{text}"
     );
     assert!(!text.contains("| 4 connections |"), "no table row: {text}");
+}
+
+#[test]
+fn a_row_the_client_bound_is_no_win_and_says_so() {
+    let mut report = report(true);
+    for round in 0..4 {
+        let wobble = 1.0 + 0.01 * round as f64;
+        for (contender, value) in [
+            (SUBJECT.id, 0.4 * wobble),
+            (TOKIO_CODEC.id, 0.5),
+            (TOKIO_HYPER.id, 3.0),
+            (AA_CONTROL.id, 0.4 * wobble),
+        ] {
+            report.samples.push(Sample {
+                client_busy: Some(0.98),
+                ..Sample::example("pipelined 16 deep", contender, round, value)
+            });
+        }
+    }
+    let text = render(&WorkloadsReport::over(report.samples));
+    assert!(
+        text.contains("is not judged (the client was the bottleneck) on *pipelined 16 deep*"),
+        "{text}"
+    );
+    assert!(text.contains("of those 1 wins over the codec engine"), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| pipelined 16 deep |"))
+        .unwrap();
+    assert!(row.contains("*client-bound*") && !row.contains("*wins*"), "{row}");
 }

@@ -3,7 +3,7 @@
 //! interval a whisker, a line at 1 ("no difference") and the ±10% tie band shaded, so a
 //! reader sees which rows clear the band. The codec panel also shows each ready io_uring
 //! runtime ÷ the codec engine where the report measured them; every contender keeps its
-//! colour ([`harness::chart::colour_of`]). A requests/s cell the client bound is not drawn
+//! colour ([`harness::chart::colour_of`]). A cell the client bound is not drawn
 //! (the rule does not decide it), and its row's label says so.
 
 use std::path::Path;

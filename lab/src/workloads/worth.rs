@@ -5,7 +5,7 @@
 
 use crate::workloads::judged::Row;
 use crate::workloads::runtimes::BASELINE;
-use crate::workloads::{Unit, WorkloadsReport};
+use crate::workloads::{SUBJECT, Unit, WorkloadsReport};
 use harness::format::group_thousands;
 use harness::judge::{Estimate, Word};
 use harness::rounds::median;
@@ -16,7 +16,9 @@ pub const HANDLERS_US: [f64; 2] = [10.0, 100.0];
 
 /// "−2.0 of 10.0 µs (−20%, *wins* by ≥10%)": the baseline's median figure and what
 /// io_uring_server saves (−) or costs (+) of it, from the ratio.
+/// A cell the client bound says *client-bound* in place of the rule's word.
 pub fn amount(report: &WorkloadsReport, row: &Row, baseline: &Contender, ratios: &[f64]) -> Option<String> {
+    let bound = row.client_bound(report, (SUBJECT.id, baseline.id)).is_some();
     let estimate = Estimate::of(ratios)?;
     let figure = median(&row.figures(report, baseline.id))?;
     let change = figure * (estimate.ratio - 1.0);
@@ -28,7 +30,11 @@ pub fn amount(report: &WorkloadsReport, row: &Row, baseline: &Contender, ratios:
     Some(format!(
         "{sign}{change} of {figure} {unit} ({}, {})",
         signed_percent(&estimate),
-        word(&estimate)
+        if bound {
+            "*client-bound*".to_string()
+        } else {
+            word(&estimate)
+        }
     ))
 }
 
@@ -61,6 +67,7 @@ pub fn handlers(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
     let shares: Vec<(f64, f64)> = rows
         .iter()
         .filter(|row| matches!(row.unit, Unit::CpuPerRequest | Unit::CpuPerConnection))
+        .filter(|row| row.client_bound(report, (SUBJECT.id, BASELINE.id)).is_none())
         .filter_map(|row| {
             let estimate = Estimate::of(&row.against[0])?;
             if estimate.word != Word::Wins {
