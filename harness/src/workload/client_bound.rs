@@ -17,13 +17,19 @@ impl WorkloadsReport {
         if unit == Unit::BytesPerIdleConnection {
             return None;
         }
-        self.samples
-            .iter()
-            .filter(|s| s.workload == workload && (s.contender == a || s.contender == b))
-            .filter_map(|s| s.client_busy)
-            .filter(|busy| *busy >= CLIENT_SATURATED)
-            .reduce(f64::max)
+        busiest(
+            self.samples
+                .iter()
+                .filter(|s| s.workload == workload && (s.contender == a || s.contender == b))
+                .filter_map(|s| s.client_busy),
+        )
     }
+}
+
+/// The highest of the client's busy shares `busy` where it reached [`CLIENT_SATURATED`]:
+/// the share a client-bound cell shows; `None`: the client had CPU to spare throughout.
+pub fn busiest(busy: impl Iterator<Item = f64>) -> Option<f64> {
+    busy.filter(|share| *share >= CLIENT_SATURATED).reduce(f64::max)
 }
 
 /// A client-bound cell: the ratio as the rule would show it, then *client-bound* and how

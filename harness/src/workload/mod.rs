@@ -127,6 +127,16 @@ impl Workload {
         )
     }
 
+    /// The units of its verdict rows: its own, and for one connection a second in server
+    /// CPU per request.
+    pub fn verdict_units(&self) -> Vec<Unit> {
+        let mut units = vec![self.unit()];
+        if self.shape == Shape::OneConnection {
+            units.push(Unit::CpuPerRequest);
+        }
+        units
+    }
+
     /// Whether syscalls per request are counted for it (in a separate run, first round only).
     pub fn counts_syscalls(&self) -> bool {
         matches!(

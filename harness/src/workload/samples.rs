@@ -230,11 +230,23 @@ impl WorkloadsReport {
         if !self.is_judged(workload.name) || self.judged_on_fit(workload) {
             return Vec::new();
         }
-        let mut rows = vec![(workload.unit(), self.verdict_ratios(workload))];
-        if workload.shape == Shape::OneConnection {
-            rows.push((Unit::CpuPerRequest, self.verdict_cpu_ratios(workload)));
+        workload
+            .verdict_units()
+            .into_iter()
+            .map(|unit| match unit == workload.unit() {
+                true => (unit, self.verdict_ratios(workload)),
+                false => (unit, self.verdict_cpu_ratios(workload)),
+            })
+            .collect()
+    }
+
+    /// `pair`'s per-round ratios at `workload` in `unit`: one of its verdict units
+    /// ([`Workload::verdict_units`]), its own or server CPU per request.
+    pub fn ratios_in(&self, workload: &Workload, unit: Unit, pair: (&str, &str)) -> Vec<f64> {
+        match unit == workload.unit() {
+            true => self.ratios_of(workload, pair),
+            false => self.cpu_ratios_of(workload, pair),
         }
-        rows
     }
 
     /// Whether any cell of `workload`'s verdict rows (the A/A control's included, where it

@@ -7,7 +7,6 @@
 //! process), beside requests/s, latency, the bytes the server read from disk and the most
 //! threads it ran. The ratios are taken within a round.
 
-use harness::usage::CLIENT_SATURATED;
 use serde::{Deserialize, Serialize};
 
 use harness::load::Point;
@@ -256,16 +255,16 @@ impl FilesReport {
     }
 
     /// How busy the client was, the most in any round, where it reached
-    /// [`CLIENT_SATURATED`] while `a` or `b` served `workload`: the closed loop then ran
+    /// [`harness::usage::CLIENT_SATURATED`] while `a` or `b` served `workload`: the closed loop then ran
     /// at the client's pace, so their CPU per request is no cost to compare (the verdict's
     /// client-bound rule); `None`: the rule decides.
     pub fn client_bound(&self, workload: &str, (a, b): (&str, &str)) -> Option<f64> {
-        self.samples
-            .iter()
-            .filter(|s| s.workload == workload && (s.contender == a || s.contender == b))
-            .filter_map(Sample::client_busy)
-            .filter(|busy| *busy >= CLIENT_SATURATED)
-            .reduce(f64::max)
+        harness::workload::client_bound::busiest(
+            self.samples
+                .iter()
+                .filter(|s| s.workload == workload && (s.contender == a || s.contender == b))
+                .filter_map(Sample::client_busy),
+        )
     }
 
     /// The median over rounds of `contender`'s CPU per request at `workload`.

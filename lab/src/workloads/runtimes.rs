@@ -132,15 +132,12 @@ fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -
         if !measured.iter().any(|m| m == workload.name) || on_fit {
             continue;
         }
-        let mut units = vec![(workload.unit(), workload.measure())];
-        if workload.shape == Shape::OneConnection {
-            units.push((Unit::CpuPerRequest, Unit::CpuPerRequest.describe().into()));
-        }
-        for (unit, measure) in units {
-            let of = |pair: (&str, &str)| match unit == workload.unit() {
-                true => report.ratios_of(&workload, pair),
-                false => report.cpu_ratios_of(&workload, pair),
+        for unit in workload.verdict_units() {
+            let measure = match unit == workload.unit() {
+                true => workload.measure(),
+                false => unit.describe().into(),
             };
+            let of = |pair: (&str, &str)| report.ratios_in(&workload, unit, pair);
             let bound = |pair| report.client_bound(workload.name, unit, pair);
             let aa = (AA_CONTROL.id, IO_URING.id);
             rows.push(Row {

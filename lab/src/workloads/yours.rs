@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::workloads::{SUBJECT, Shape, Unit, WORKLOADS, Workload, WorkloadsReport};
+use crate::workloads::{SUBJECT, WORKLOADS, Workload, WorkloadsReport};
 use harness::judge;
 use harness::workload::client_bound;
 
@@ -30,21 +30,13 @@ pub fn render(report: &WorkloadsReport) -> String {
         "---|".repeat(header.len())
     );
     for workload in &judged_rows(report) {
-        let mut units = vec![workload.unit()];
-        if workload.shape == Shape::OneConnection {
-            units.push(Unit::CpuPerRequest);
-        }
-        for unit in units {
+        for unit in workload.verdict_units() {
             let cells: Vec<String> = report
                 .outside
                 .iter()
                 .map(|id| {
                     let pair = (SUBJECT.id, id.as_str());
-                    let ratios = if unit == workload.unit() {
-                        report.ratios_of(workload, pair)
-                    } else {
-                        report.cpu_ratios_of(workload, pair)
-                    };
+                    let ratios = report.ratios_in(workload, unit, pair);
                     match report.client_bound(workload.name, unit, pair) {
                         Some(busy) => client_bound::cell(&ratios, busy),
                         None => judge::cell(&ratios),
