@@ -8,12 +8,13 @@ use plotters::coord::combinators::{BindKeyPoints, IntoLogRange};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
-use crate::servers::{ANCHORS, CONTENDERS, Contender};
+use crate::servers::{Contender, drawn};
 
 /// Okabe-Ito's blue, vermillion and bluish green, then black, a purple, Okabe-Ito's
-/// reddish purple, orange and sky blue: distinct for colour-blind readers and dark enough
-/// for thin lines on white (enough for every contender, nginx and one more line).
-pub const COLOURS: [RGBColor; 8] = [
+/// reddish purple, orange and sky blue, then a brown: distinct for colour-blind readers and
+/// dark enough for thin lines on white (enough for every line drawn, [`drawn`], and one
+/// more).
+pub const COLOURS: [RGBColor; 9] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -22,6 +23,7 @@ pub const COLOURS: [RGBColor; 8] = [
     RGBColor(204, 121, 167),
     RGBColor(230, 159, 0),
     RGBColor(86, 180, 233),
+    RGBColor(140, 86, 75),
 ];
 
 /// One contender's values.
@@ -37,9 +39,7 @@ pub struct Line {
 /// One line per contender, then per anchor, each in its own colour (the same in every
 /// plot), its points from `points_of`; a contender without points is left out.
 pub fn contender_lines(points_of: impl Fn(&Contender) -> Vec<(f64, f64)>) -> Vec<Line> {
-    CONTENDERS
-        .iter()
-        .chain(&ANCHORS)
+    drawn()
         .map(|c| Line {
             name: c.label.to_string(),
             colour: colour_of(c.id),
@@ -53,7 +53,7 @@ pub fn contender_lines(points_of: impl Fn(&Contender) -> Vec<(f64, f64)>) -> Vec
 /// `contender`'s colour in every plot: its place among the contenders, then the
 /// anchors, in [`COLOURS`]; any other (the A/A control, a control engine) the last colour.
 pub fn colour_of(contender: &str) -> RGBColor {
-    let place = CONTENDERS.iter().chain(&ANCHORS).position(|c| c.id == contender);
+    let place = drawn().position(|c| c.id == contender);
     place.map_or(COLOURS[COLOURS.len() - 1], |i| COLOURS[i % COLOURS.len()])
 }
 

@@ -30,7 +30,7 @@ pub enum LoadKind {
     Open,
     /// A closed loop of `POST /payload` echoes.
     Echo,
-    /// A new connection per request.
+    /// A new connection per request (or per few, closed by the client).
     Churn,
 }
 
@@ -184,6 +184,8 @@ pub struct Load {
     pub ask: Ask,
     /// A new connection per request, closed by whom; `None`: kept-alive connections.
     pub churn: Option<Churn>,
+    /// With `churn`, the requests each connection carries before the client closes it.
+    pub requests_per_connection: usize,
     pub connections: usize,
     pub depth: usize,
     pub rate: Option<f64>,
@@ -216,6 +218,7 @@ impl Load {
             kind,
             ask: Ask::Hello,
             churn: None,
+            requests_per_connection: 1,
             connections,
             depth,
             rate,
@@ -245,6 +248,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         expect_body: files.is_none().then_some(target.contract_body),
         files,
         churn: load.churn,
+        requests_per_connection: load.requests_per_connection,
         ..Config::new(target.addr, target.request)
     };
     if let Some(pid) = server.pid() {

@@ -2,7 +2,8 @@
 //! it (a batch of `depth` pipelined requests at a time in the closed loop, one request per
 //! slot of its schedule in the open loop; in the file mode each request names a file the
 //! connection's seeded picker chose), or with churn make a new connection per
-//! request (`churn.rs`): connect, send, read and validate the answer, close, start over.
+//! request, or per few requests (`churn.rs`): connect, send, read and validate each
+//! answer, close, start over.
 //! Every answer is recorded in the thread's `Tally`. A failed keep-alive connection ends
 //! the client and fails the run; a failed churn connection is counted by kind and the
 //! client goes on with the next one (any failure still fails the run).
@@ -12,6 +13,7 @@ use std::net::IpAddr;
 use std::sync::atomic::Ordering;
 
 use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use crate::churn::{self, Churn};
@@ -98,7 +100,9 @@ pub(crate) fn prepare(mut config: Config) -> Config {
 }
 
 /// Client `index`'s connections, one after another, until the run ends; `sources` are the
-/// addresses to bind to in turn (starting at the client's own offset).
+/// addresses to bind to in turn (starting at the client's own offset). Each connection
+/// carries [`Config::requests_per_connection`] requests, one per slot of the schedule
+/// (the first one's latency includes the connect), and is then closed.
 async fn connections(
     config: &Config,
     limits: &Limits,
@@ -107,35 +111,77 @@ async fn connections(
     tally: &RefCell<Tally>,
 ) {
     let mut source = (!sources.is_empty()).then(|| index % sources.len());
+    let mut open: Option<Open> = None;
     while let Some(sending) = pacer.next(limits.deadline).await {
         if !limits.take(1, sending.intended) {
             return;
         }
-        match one_connection(config, source.map(|i| sources[i]), limits.patience()).await {
-            Ok(()) => tally.borrow_mut().record(sending, limits),
+        let patience = limits.patience();
+        let connection = match open.take() {
+            Some(connection) => Ok(connection),
+            None => {
+                let from = source.map(|i| sources[i]);
+                source = source.map(|i| (i + 1) % sources.len());
+                churn::connect_by(config.addr, from, patience)
+                    .await
+                    .map(Open::new)
+            }
+        };
+        let answered = match connection {
+            Ok(connection) => one_request(config, connection, patience).await,
+            Err(failure) => Err(failure),
+        };
+        match answered {
+            Ok(kept) => {
+                tally.borrow_mut().record(sending, limits);
+                open = kept;
+            }
             Err(failure) => tally.borrow_mut().fail(failure),
         }
-        source = source.map(|i| (i + 1) % sources.len());
     }
 }
 
-/// Connect, send, read and validate the answer, close.
-async fn one_connection(config: &Config, source: Option<IpAddr>, patience: Instant) -> Result<(), Failure> {
-    let mut stream = churn::connect_by(config.addr, source, patience).await?;
-    stream
+/// A churn connection between its requests: what it has read past the last answer, and
+/// how many it has carried.
+struct Open {
+    stream: TcpStream,
+    buffer: Vec<u8>,
+    carried: usize,
+}
+
+impl Open {
+    fn new(stream: TcpStream) -> Open {
+        Open {
+            stream,
+            buffer: Vec::new(),
+            carried: 0,
+        }
+    }
+}
+
+/// Send one request on `connection`, read and validate the answer; the connection back
+/// while it has requests left to carry, else closed (by the server first where it closes).
+async fn one_request(
+    config: &Config,
+    mut connection: Open,
+    patience: Instant,
+) -> Result<Option<Open>, Failure> {
+    connection
+        .stream
         .write_all(&config.request)
         .await
         .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
-    let mut buffer = Vec::new();
-    read_response(&mut stream, &mut buffer, (config, None), patience).await?;
+    let (stream, buffer) = (&mut connection.stream, &mut connection.buffer);
+    read_response(stream, buffer, (config, None), patience).await?;
+    connection.carried += 1;
     if config.churn == Some(Churn::ServerCloses) {
         while buffer.is_empty() {
-            if read_some(&mut stream, &mut buffer, patience).await? == 0 {
-                return Ok(());
+            if read_some(stream, buffer, patience).await? == 0 {
+                return Ok(None);
             }
         }
         let message = format!("{} bytes after an answer to `Connection: close`", buffer.len());
         return Err(Failure::new(ErrorKind::Body, message));
     }
-    Ok(())
+    Ok((connection.carried < config.requests_per_connection).then_some(connection))
 }

@@ -25,16 +25,20 @@ pub struct Config {
     /// Run this long first and discard the answers to requests meant to leave in it
     /// (they are counted in [`Summary::warmup_requests`](crate::run::Summary::warmup_requests)). Default is zero.
     pub warmup: Duration,
-    /// Stop after this many measured requests (with `churn`: connections).
+    /// Stop after this many measured requests.
     pub max_requests: Option<u64>,
-    /// Total requests per second for the open loop (with `churn`: connections per
-    /// second); `None` runs closed loop.
+    /// Total requests per second for the open loop (with `churn` and one request per
+    /// connection, connections per second); `None` runs closed loop.
     pub rate: Option<f64>,
     pub expect_status: u16,
     pub expect_body_len: Option<usize>,
     /// A new connection per request, closed by the server or the client; `None`:
     /// keep-alive connections held for the whole run.
     pub churn: Option<Churn>,
+    /// With `churn`, the requests each connection carries before it is closed (one after
+    /// another, each in its own slot of the open loop's schedule); more than one only
+    /// where the client closes. Default is 1.
+    pub requests_per_connection: usize,
     /// With `churn` against 127.0.0.1, bind each connection to one of 127.0.0.2..=127.0.0.9
     /// in turn, so closed connections waiting in TIME_WAIT do not exhaust one address's
     /// ports. Default is true.
@@ -78,6 +82,7 @@ impl Config {
             expect_body: None,
             files: None,
             churn: None,
+            requests_per_connection: 1,
             spread_sources: true,
             hdr_log: None,
         }

@@ -10,6 +10,8 @@
 //!                                       # the closed loop while 5,000 idle connections wait
 //! loadgen http://127.0.0.1:8081/ --connections 32 --churn server-closes          # churn
 //! loadgen http://127.0.0.1:8081/ --connections 8 --churn client-closes --rate 5000
+//! loadgen http://127.0.0.1:8081/ --connections 32 --churn client-closes \
+//!     --requests-per-connection 10                          # 10 requests, then the client closes
 //! loadgen http://127.0.0.1:8081/bytes/65536 --connections 16 --check-body         # pattern
 //! loadgen http://127.0.0.1:8081/ --rate 20000 --hdr-log run.hlog   # HdrHistogram interval log
 //! loadgen http://127.0.0.1:8081/files/ --connections 16 --files-set 64k --seed 7
@@ -52,12 +54,11 @@ struct Cli {
     /// settling, and is a tenth of the default run; 0 measures from the first request.
     #[arg(long, default_value_t = 1.0)]
     warmup: f64,
-    /// Stop after this many measured requests (with --churn: connections), warm-up not
-    /// counted.
+    /// Stop after this many measured requests, warm-up not counted.
     #[arg(long)]
     requests: Option<u64>,
-    /// Open loop: total requests (with --churn: connections) per second, latency measured
-    /// from intended send times.
+    /// Open loop: total requests per second (with --churn, one request per connection:
+    /// connections per second), latency measured from intended send times.
     #[arg(long)]
     rate: Option<f64>,
     /// Status every response must have.
@@ -84,6 +85,10 @@ struct Cli {
     /// close`; the client reads to EOF) or by the client (once it has the answer).
     #[arg(long, value_enum)]
     churn: Option<Churn>,
+    /// With --churn client-closes, the requests each connection carries, one after
+    /// another, before the client closes it (HttpArena's `limited-conn` closes after 10).
+    #[arg(long, default_value_t = 1, requires = "churn")]
+    requests_per_connection: usize,
     /// With --churn, connect from 127.0.0.1 (the kernel's choice) instead of spreading the
     /// connections over 127.0.0.2-127.0.0.9.
     #[arg(long, requires = "churn")]
@@ -124,6 +129,7 @@ fn main() {
         expect_body_len: cli.expect_body_len,
         expect_body: cli.check_body.then_some(target.contract_body),
         churn: cli.churn,
+        requests_per_connection: cli.requests_per_connection,
         spread_sources: !cli.no_spread_sources,
         hdr_log: cli.hdr_log,
         files: cli

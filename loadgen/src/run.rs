@@ -31,6 +31,12 @@ pub fn run(config: Config) -> Result<Summary, String> {
     if (config.rate.is_some() || config.churn.is_some()) && config.depth != 1 {
         return Err("the open loop (--rate) and churn send one request at a time: use --depth 1".into());
     }
+    if config.requests_per_connection == 0 {
+        return Err("a connection carries at least one request: --requests-per-connection 1 or more".into());
+    }
+    if config.requests_per_connection > 1 && config.churn != Some(churn::Churn::ClientCloses) {
+        return Err("several requests per connection are sent with --churn client-closes".into());
+    }
     if config.files.is_some() && config.churn.is_some() {
         return Err("the file mode runs on keep-alive connections: drop --churn".into());
     }

@@ -9,13 +9,15 @@ use serde::{Deserialize, Serialize};
 use crate::churn::Churn;
 use crate::errors::ErrorsByKind;
 
-/// What a run measured. With `churn`, each request is one connection: `requests` counts
-/// connections completed, `requests_per_sec` is connections per second, and the latency
-/// runs from the connect to the answer's last byte.
+/// What a run measured. With `churn`, each connection carries `requests_per_connection`
+/// requests (one: `requests` counts connections completed, `requests_per_sec` is
+/// connections per second), and a connection's first latency runs from the connect to
+/// the answer's last byte.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
     pub mode: &'static str,
     pub churn: Option<Churn>,
+    pub requests_per_connection: usize,
     /// The source addresses connections were bound to, in turn; empty: the kernel's
     /// choice.
     pub source_addrs: Vec<IpAddr>,

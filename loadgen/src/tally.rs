@@ -129,6 +129,7 @@ impl Tally {
         Ok(Summary {
             mode: if self.open { "open" } else { "closed" },
             churn: config.churn,
+            requests_per_connection: config.requests_per_connection,
             source_addrs,
             connections: config.connections,
             depth: config.depth,

@@ -1,14 +1,15 @@
 //! loadgen against small scripted servers (the open loop's timing is in `open_loop.rs`):
 //! wrong responses fail the run, request bounds hold, idle connections are
 //! held open beside a load, and churn makes one connection per request in both
-//! who-closes patterns. (Churn against the workspace's servers is part of
+//! who-closes patterns, or several requests per connection where the client closes. (Churn against the workspace's servers is part of
 //! `conformance::check_stress`.)
 
 mod common;
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use common::{OK, codec_server, config, load, scripted_server};
+use common::{OK, codec_server, config, counting_server, load, scripted_server};
 use loadgen::churn::Churn;
 use loadgen::errors::ErrorsByKind;
 use loadgen::idle::IdleConnections;
@@ -152,6 +153,32 @@ fn churn_makes_one_connection_per_request_whoever_closes() {
         assert!((300..=400).contains(&open.requests), "{open:?}");
         assert!(open.source_addrs.is_empty());
     }
+}
+
+#[test]
+fn a_connection_carries_its_requests_then_the_client_closes_it() {
+    let (addr, accepted) = counting_server();
+    let carried = load(Config {
+        churn: Some(Churn::ClientCloses),
+        requests_per_connection: 10,
+        max_requests: Some(100),
+        duration: Duration::from_secs(10),
+        ..config(addr)
+    });
+    assert_eq!((carried.requests, carried.errors), (100, 0), "{carried:?}");
+    assert_eq!(carried.requests_per_connection, 10);
+    assert_eq!(
+        accepted.load(Ordering::Relaxed),
+        10,
+        "one connection per 10 requests"
+    );
+
+    let server_closes = run(Config {
+        churn: Some(Churn::ServerCloses),
+        requests_per_connection: 10,
+        ..config(addr)
+    });
+    assert!(server_closes.unwrap_err().contains("--churn client-closes"));
 }
 
 #[test]

@@ -20,6 +20,13 @@ pub struct Cli {
     #[command(flatten)]
     pub common: CommonArgs,
 
+    /// tokio's multi-thread, work-stealing scheduler even on one thread: what
+    /// `#[tokio::main]` gives (with --threads workers). Without it, one thread runs the
+    /// current-thread scheduler, the fastest tokio setup on one core; more threads always
+    /// run the multi-thread one.
+    #[arg(long)]
+    pub multi_thread: bool,
+
     /// Send a file of 64 KiB or more with sendfile(2) when the socket is writable,
     /// instead of reading it into memory and writing that (codec engines only).
     #[arg(long)]

@@ -21,8 +21,10 @@ fn main() {
     let threads = cli.common.threads();
     // One thread: tokio's current-thread scheduler, which skips the multi-thread one's
     // work-stealing queues and cross-thread wake-ups (the io_uring servers are thread per
-    // core too). More threads: the work-stealing runtime, as hyper users run it.
-    let mut builder = if threads == 1 {
+    // core too). More threads, or --multi-thread: the work-stealing runtime, as
+    // `#[tokio::main]` gives it to most users.
+    let multi_thread = threads > 1 || cli.multi_thread;
+    let mut builder = if !multi_thread {
         tokio::runtime::Builder::new_current_thread()
     } else {
         let mut builder = tokio::runtime::Builder::new_multi_thread();
@@ -40,7 +42,12 @@ fn main() {
     runtime.block_on(async {
         let (listener, local) = server::listen(cli.addr).unwrap_or_else(|e| e.exit());
         let engine = cli.engine;
-        let mut details = format!("engine={engine}, threads={threads}");
+        let scheduler = if multi_thread {
+            "multi-thread"
+        } else {
+            "current-thread"
+        };
+        let mut details = format!("engine={engine}, threads={threads}, scheduler={scheduler}");
         if cfg!(all(tokio_unstable, feature = "io-uring-fs")) {
             details.push_str(", files=tokio io_uring");
         }

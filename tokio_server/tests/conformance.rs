@@ -87,3 +87,8 @@ fn shared_buffer_codec_engine_conforms() {
 fn shared_buffer_codec_engine_flags_and_startup_errors() {
     conformance::check_flags(BIN, &["--engine", "codec-shared"]);
 }
+
+#[test]
+fn hyper_engine_on_the_multi_thread_scheduler_conforms() {
+    conformance::check_server(BIN, &["--engine", "hyper", "--multi-thread"], HYPER_DEVIATIONS);
+}

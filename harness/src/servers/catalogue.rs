@@ -132,6 +132,21 @@ pub const TOKIO_HYPER_IO_URING_FS: Contender = Contender {
     ..TOKIO_HYPER
 };
 
+/// hyper on tokio's multi-thread, work-stealing scheduler (`--multi-thread`), even on one
+/// server thread: tokio as `#[tokio::main]` gives it to most users, beside the
+/// current-thread [`TOKIO_HYPER`] in the verdict's details and the sweep ([`SCHEDULER`]);
+/// not in [`CONTENDERS`].
+pub const TOKIO_HYPER_MULTI_THREAD: Contender = Contender {
+    id: "tokio_hyper_multi_thread",
+    label: "tokio_server (hyper, multi-thread)",
+    args: &["--engine", "hyper", "--multi-thread"],
+    url_env: None,
+    ..TOKIO_HYPER
+};
+
+/// The scheduler control: tokio's default scheduler beside the current-thread engines.
+pub const SCHEDULER: [Contender; 1] = [TOKIO_HYPER_MULTI_THREAD];
+
 /// The codec on tokio reading into a buffer per thread, not per connection: not in
 /// [`CONTENDERS`]; it stands beside the others where memory per idle connection is
 /// measured, to tell what is io_uring's doing from what is the server's design.
@@ -247,9 +262,21 @@ impl Contender {
     }
 }
 
-/// The contender or floor with this id, among the [`CONTENDERS`] and [`FLOORS`].
+/// The contender or floor with this id, among the [`CONTENDERS`], the [`SCHEDULER`]
+/// control and the [`FLOORS`].
 pub fn by_id(id: &str) -> Option<Contender> {
-    CONTENDERS.iter().chain(&FLOORS).copied().find(|c| c.id == id)
+    CONTENDERS
+        .iter()
+        .chain(&SCHEDULER)
+        .chain(&FLOORS)
+        .copied()
+        .find(|c| c.id == id)
+}
+
+/// Every server a plot draws as a line of its own, in the order that gives each its
+/// colour: the [`CONTENDERS`], the [`ANCHORS`], then the [`SCHEDULER`] control.
+pub fn drawn() -> impl Iterator<Item = &'static Contender> {
+    CONTENDERS.iter().chain(&ANCHORS).chain(&SCHEDULER)
 }
 
 /// The contenders of `cargo bench`, the sweep and the large-body study, in report order.

@@ -16,11 +16,15 @@ const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 15_000];
 /// The closed loop run beside the idle connections.
 ///
 /// The offered workloads (keep-alive, the echo and churn at 25, 50 and 75% of the smallest
-/// contender capacity, [`super::offered`]) follow the churn ones: the verdict's CPU rows
-/// for those loads are the 50% ones.
+/// contender capacity, [`super::offered`]; short-lived connections at 50% only) follow the
+/// churn ones: the verdict's CPU rows for those loads are the 50% ones.
 const IDLE_ACTIVE: usize = 64;
 
-pub const WORKLOADS: [Workload; 26] = [
+/// Requests each connection carries in the short-lived workloads: HttpArena's
+/// `limited-conn` closes after 10.
+const SHORT_LIVED_REQUESTS: usize = 10;
+
+pub const WORKLOADS: [Workload; 28] = [
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -83,6 +87,13 @@ pub const WORKLOADS: [Workload; 26] = [
         name: "churn, client closes",
         shape: Shape::Churn {
             closes: Churn::ClientCloses,
+            clients: CHURN_CLIENTS,
+        },
+    },
+    Workload {
+        name: "10 requests per connection",
+        shape: Shape::ShortLived {
+            requests: SHORT_LIVED_REQUESTS,
             clients: CHURN_CLIENTS,
         },
     },
@@ -168,6 +179,13 @@ pub const WORKLOADS: [Workload; 26] = [
         shape: Shape::Offered {
             of: "churn, client closes",
             percent: 75,
+        },
+    },
+    Workload {
+        name: "10 requests per connection at 50% load",
+        shape: Shape::Offered {
+            of: "10 requests per connection",
+            percent: 50,
         },
     },
     Workload {

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use loadgen::churn::Churn;
 use loadgen::idle::IdleConnections;
 use loadgen::response::Expect;
 
@@ -35,7 +36,9 @@ pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) 
 }
 
 /// One slice of `workload` (not an idle one) on `server`, `duration` long; an offered
-/// workload ([`Shape::Offered`]) at `offered` requests/s.
+/// workload ([`Shape::Offered`]) at `offered` requests/s. Where its tail is judged
+/// ([`Workload::judges_tail`]) the platform's hiccups are metered beside it
+/// ([`crate::noise`]: the server's CPU idle just before, the client's during).
 pub fn point(
     server: &Server,
     workload: &Workload,
@@ -50,7 +53,14 @@ pub fn point(
         }
         (shape, _) => load_of(shape, duration, pinning),
     };
-    load::run_point(server, load)
+    if !workload.judges_tail() {
+        return load::run_point(server, load);
+    }
+    let (point, noise) = crate::noise::measure(pinning, true, || load::run_point(server, load))?;
+    Ok(Point {
+        noise: Some(noise),
+        ..point
+    })
 }
 
 /// The sample of `server`'s `point` of `workload` (its slices merged:
@@ -70,6 +80,7 @@ pub fn finish(
     let value = match workload.unit() {
         Unit::CpuPerRequest | Unit::CpuPerConnection => point.server_cpu_us_per_request,
         Unit::LatencyP50 => Some(point.latency_us.p50 as f64),
+        Unit::LatencyP99 => Some(point.latency_us.p99 as f64),
         Unit::RequestsPerSec => Some(point.requests_per_sec),
         Unit::BytesPerIdleConnection => unreachable!("idle workloads return above"),
     };
@@ -94,7 +105,7 @@ pub fn finish(
     Ok(sample)
 }
 
-/// `shape`'s load (keep-alive, echo or churn) as an open loop at `rate` requests/s.
+/// `shape`'s load (keep-alive, echo, churn or short-lived connections) as an open loop at `rate` requests/s.
 fn at_rate(shape: Shape, rate: f64, duration: Duration, pinning: &Pinning) -> Load {
     let flat_out = load_of(shape, duration, pinning);
     let kind = match flat_out.kind {
@@ -130,6 +141,11 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
         Shape::Response { bytes, connections } => closed(connections, Ask::Bytes(bytes)),
         Shape::Churn { closes, clients } => Load {
             churn: Some(closes),
+            ..Load::new(LoadKind::Churn, (clients, 1), None, duration, pinning)
+        },
+        Shape::ShortLived { requests, clients } => Load {
+            churn: Some(Churn::ClientCloses),
+            requests_per_connection: requests,
             ..Load::new(LoadKind::Churn, (clients, 1), None, duration, pinning)
         },
         Shape::Idle { active, .. } => closed(active, Ask::Hello),
@@ -231,6 +247,11 @@ fn sample(
         machine_cpu_us: point.machine_cpu_us_per_request,
         requests_per_sec: point.requests_per_sec,
         p99_us: point.latency_us.p99,
+        p999_us: Some(point.latency_us.p999),
+        hiccup_p99_us: point
+            .noise
+            .and_then(|noise| noise.hiccups)
+            .map(|floor| floor.larger(|h| h.p99_us)),
         syscalls_per_request: syscalls,
         bottleneck: point.bottleneck,
         client_busy: Some(point.client_busy),

@@ -42,10 +42,15 @@ pub enum Shape {
     Response { bytes: usize, connections: usize },
     /// `GET /` on a new connection each time, `clients` at once, closed by whom `closes` says.
     Churn { closes: Churn, clients: usize },
+    /// `GET /` `requests` times on each new connection, one after another, then the
+    /// client closes it; `clients` at once. Between churn and keep-alive: what most
+    /// clients of a service do.
+    ShortLived { requests: usize, clients: usize },
     /// `count` kept-alive connections that each made one request and now wait, held by a
     /// freshly started server while `active` connections run a closed loop of `GET /`.
     Idle { count: usize, active: usize },
-    /// The load of the workload named `of` (keep-alive, echo or churn) as an open loop at
+    /// The load of the workload named `of` (keep-alive, echo, churn or short-lived
+    /// connections) as an open loop at
     /// `percent`% of the smallest contender capacity for it (10^6 ÷ its server CPU µs per
     /// request flat out, [`offered`]): every contender serves the same requests per
     /// second, so CPU per request compares servers rather than how fast the client drove
@@ -60,6 +65,9 @@ pub enum Unit {
     CpuPerRequest,
     CpuPerConnection,
     LatencyP50,
+    /// The open loop's p99, from each request's intended send (corrected for coordinated
+    /// omission): the tail at a fixed rate, a second row of the keep-alive cost row.
+    LatencyP99,
     BytesPerIdleConnection,
     RequestsPerSec,
 }
@@ -68,7 +76,9 @@ impl Unit {
     /// A figure in this unit as a table shows it.
     pub fn show(self, value: f64) -> String {
         match self {
-            Unit::BytesPerIdleConnection | Unit::RequestsPerSec => format!("{value:.0}"),
+            Unit::BytesPerIdleConnection | Unit::RequestsPerSec | Unit::LatencyP99 => {
+                format!("{value:.0}")
+            }
             _ => format!("{value:.1}"),
         }
     }
@@ -78,6 +88,7 @@ impl Unit {
             Unit::CpuPerRequest => "server CPU µs per request",
             Unit::CpuPerConnection => "server CPU µs per connection",
             Unit::LatencyP50 => "median round trip, µs",
+            Unit::LatencyP99 => "p99 latency at the fixed rate, µs (from each request's intended send)",
             Unit::BytesPerIdleConnection => "server memory bytes per idle connection",
             Unit::RequestsPerSec => "requests/s (the cell is the baseline's ÷ io_uring_server's)",
         }
@@ -127,21 +138,48 @@ impl Workload {
         )
     }
 
-    /// The units of its verdict rows: its own, and for one connection a second in server
-    /// CPU per request.
+    /// The units of its verdict rows: its own, for one connection a second in server
+    /// CPU per request, and for kept-alive small requests at the verdict's offered rate
+    /// a second in p99 latency ([`Self::judges_tail`]).
     pub fn verdict_units(&self) -> Vec<Unit> {
         let mut units = vec![self.unit()];
         if self.shape == Shape::OneConnection {
             units.push(Unit::CpuPerRequest);
         }
+        if self.judges_tail() {
+            units.push(Unit::LatencyP99);
+        }
         units
+    }
+
+    /// Whether its tail latency is a verdict row: kept-alive small requests at the
+    /// verdict's offered rate, whose points also meter the platform's hiccups (the floor
+    /// a p99 is read against, [`crate::noise`]).
+    pub fn judges_tail(&self) -> bool {
+        match self.shape {
+            Shape::Offered { of, percent } => {
+                percent == offered::VERDICT_PERCENT
+                    && matches!(offered::base(of).shape, Shape::KeepAlive { .. })
+            }
+            _ => false,
+        }
+    }
+
+    /// `sample`'s figure in `unit`, one of its verdict units: its own value, server CPU
+    /// per request, or the p99 of a point that kept up with its rate.
+    pub fn figure(&self, unit: Unit, sample: &samples::Sample) -> Option<f64> {
+        match unit {
+            _ if unit == self.unit() => sample.value,
+            Unit::LatencyP99 => sample.value.map(|_| sample.p99_us as f64),
+            _ => sample.server_cpu_us,
+        }
     }
 
     /// Whether syscalls per request are counted for it (in a separate run, first round only).
     pub fn counts_syscalls(&self) -> bool {
         matches!(
             self.shape,
-            Shape::KeepAlive { .. } | Shape::OneConnection | Shape::Churn { .. }
+            Shape::KeepAlive { .. } | Shape::OneConnection | Shape::Churn { .. } | Shape::ShortLived { .. }
         )
     }
 }

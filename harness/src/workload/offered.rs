@@ -226,7 +226,10 @@ mod tests {
                 assert!(
                     matches!(
                         base.shape,
-                        Shape::KeepAlive { .. } | Shape::Echo { .. } | Shape::Churn { .. }
+                        Shape::KeepAlive { .. }
+                            | Shape::Echo { .. }
+                            | Shape::Churn { .. }
+                            | Shape::ShortLived { .. }
                     ),
                     "{}",
                     workload.name

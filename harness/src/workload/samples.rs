@@ -36,6 +36,15 @@ pub struct Sample {
     pub machine_cpu_us: Option<f64>,
     pub requests_per_sec: f64,
     pub p99_us: u64,
+    /// The p99.9 beside it; `None` in reports from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p999_us: Option<u64>,
+    /// Where the tail is judged ([`Workload::judges_tail`]): the platform's hiccup floor at
+    /// p99 over the same slices, the larger of the server's CPU (idle, just before each
+    /// slice) and the client's (during it), the largest over the slices
+    /// ([`crate::noise::HiccupFloor`]). A p99 at or under it is the machine's own stall.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hiccup_p99_us: Option<u64>,
     pub syscalls_per_request: Option<f64>,
     pub bottleneck: String,
     /// The client's CPU over the point's wall time and its CPUs (1.0: saturated); `None`
@@ -76,6 +85,8 @@ impl Sample {
             machine_cpu_us: Some(value * 3.0),
             requests_per_sec: 1000.0,
             p99_us: 50,
+            p999_us: None,
+            hiccup_p99_us: None,
             syscalls_per_request: (round == 0).then_some(0.5),
             bottleneck: "client".into(),
             client_busy: None,
@@ -151,18 +162,8 @@ impl WorkloadsReport {
 
     /// The compared figure of `contender` at `workload`, by round.
     pub fn values(&self, workload: &str, contender: &str) -> Vec<Option<f64>> {
-        self.by_round(workload, contender, |s| s.value)
-    }
-
-    /// `figure` of `contender`'s samples at `workload`, by round.
-    fn by_round(
-        &self,
-        workload: &str,
-        contender: &str,
-        figure: fn(&Sample) -> Option<f64>,
-    ) -> Vec<Option<f64>> {
         (0..self.rounds)
-            .map(|round| figure(self.of(workload, contender).find(|s| s.round == round)?))
+            .map(|round| self.of(workload, contender).find(|s| s.round == round)?.value)
             .collect()
     }
 
@@ -178,34 +179,10 @@ impl WorkloadsReport {
         self.ratios_of(workload, (AA_CONTROL.id, SUBJECT.id))
     }
 
-    /// The verdict's row for `workload`: the ratios against each of the [`BASELINES`],
-    /// and the A/A control's.
-    pub fn verdict_ratios(&self, workload: &Workload) -> (Vec<Vec<f64>>, Vec<f64>) {
-        let baselines = BASELINES.iter().map(|b| self.ratios(workload, b.id)).collect();
-        (baselines, self.aa_ratios(workload))
-    }
-
-    /// As [`Self::verdict_ratios`], in server CPU per request (one connection's second row).
-    pub fn verdict_cpu_ratios(&self, workload: &Workload) -> (Vec<Vec<f64>>, Vec<f64>) {
-        let baselines = BASELINES
-            .iter()
-            .map(|b| self.cpu_ratios(workload, b.id))
-            .collect();
-        (
-            baselines,
-            self.cpu_ratios_of(workload, (AA_CONTROL.id, SUBJECT.id)),
-        )
-    }
-
     /// `subject` ÷ `baseline` at `workload`, per round, as [`Self::ratios`] (any pair of
     /// contenders: the runtime table's).
-    pub fn ratios_of(&self, workload: &Workload, (subject, baseline): (&str, &str)) -> Vec<f64> {
-        let values = |contender| self.values(workload.name, contender);
-        let (subject, baseline) = (values(subject), values(baseline));
-        match workload.unit() {
-            Unit::RequestsPerSec => rounds::ratios(&baseline, &subject),
-            _ => rounds::ratios(&subject, &baseline),
-        }
+    pub fn ratios_of(&self, workload: &Workload, pair: (&str, &str)) -> Vec<f64> {
+        self.ratios_in(workload, workload.unit(), pair)
     }
 
     /// Whether `workload` is an idle one that the verdict judges with the others on their
@@ -230,23 +207,43 @@ impl WorkloadsReport {
         if !self.is_judged(workload.name) || self.judged_on_fit(workload) {
             return Vec::new();
         }
+        let row = |unit| {
+            let baselines = BASELINES
+                .iter()
+                .map(|b| self.ratios_in(workload, unit, (SUBJECT.id, b.id)))
+                .collect();
+            (
+                baselines,
+                self.ratios_in(workload, unit, (AA_CONTROL.id, SUBJECT.id)),
+            )
+        };
         workload
             .verdict_units()
             .into_iter()
-            .map(|unit| match unit == workload.unit() {
-                true => (unit, self.verdict_ratios(workload)),
-                false => (unit, self.verdict_cpu_ratios(workload)),
-            })
+            .map(|unit| (unit, row(unit)))
             .collect()
     }
 
-    /// `pair`'s per-round ratios at `workload` in `unit`: one of its verdict units
-    /// ([`Workload::verdict_units`]), its own or server CPU per request.
-    pub fn ratios_in(&self, workload: &Workload, unit: Unit, pair: (&str, &str)) -> Vec<f64> {
-        match unit == workload.unit() {
-            true => self.ratios_of(workload, pair),
-            false => self.cpu_ratios_of(workload, pair),
+    /// `pair`'s per-round ratios at `workload` in `unit`, one of its verdict units
+    /// ([`Workload::verdict_units`]): `pair.0` ÷ `pair.1` (the inverse for requests/s, so
+    /// that below 1 favours `pair.0` in every unit).
+    pub fn ratios_in(&self, workload: &Workload, unit: Unit, (subject, baseline): (&str, &str)) -> Vec<f64> {
+        let figures = |contender| self.figures_in(workload, unit, contender);
+        let (subject, baseline) = (figures(subject), figures(baseline));
+        match unit {
+            Unit::RequestsPerSec => rounds::ratios(&baseline, &subject),
+            _ => rounds::ratios(&subject, &baseline),
         }
+    }
+
+    /// `contender`'s figures at `workload` in `unit` (one of its verdict units), by round.
+    pub fn figures_in(&self, workload: &Workload, unit: Unit, contender: &str) -> Vec<Option<f64>> {
+        (0..self.rounds)
+            .map(|round| {
+                let sample = self.of(workload.name, contender).find(|s| s.round == round)?;
+                workload.figure(unit, sample)
+            })
+            .collect()
     }
 
     /// Whether any cell of `workload`'s verdict rows (the A/A control's included, where it
@@ -266,18 +263,6 @@ impl WorkloadsReport {
                     && self.client_bound(workload.name, *unit, *pair).is_none()
             })
         })
-    }
-
-    /// Subject ÷ `baseline` in server CPU per request at `workload`, per round: the
-    /// second row of a workload judged on something else (one connection).
-    pub fn cpu_ratios(&self, workload: &Workload, baseline: &str) -> Vec<f64> {
-        self.cpu_ratios_of(workload, (SUBJECT.id, baseline))
-    }
-
-    /// `subject` ÷ `baseline` in server CPU per request at `workload`, per round.
-    pub fn cpu_ratios_of(&self, workload: &Workload, (subject, baseline): (&str, &str)) -> Vec<f64> {
-        let cpu = |contender: &str| self.by_round(workload.name, contender, |s| s.server_cpu_us);
-        rounds::ratios(&cpu(subject), &cpu(baseline))
     }
 
     /// The workloads measured, in the order first measured.

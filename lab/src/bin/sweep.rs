@@ -17,7 +17,7 @@ use harness::noise;
 use harness::progress::Progress;
 use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
-use harness::servers::{CONTENDERS, FLOORS, Lineup, Server};
+use harness::servers::{CONTENDERS, FLOORS, Lineup, SCHEDULER, Server};
 use harness::settings::Pinning;
 use harness::steal::STEAL_LIMIT;
 use lab::sweep::{
@@ -60,7 +60,9 @@ fn run(cli: Cli) -> Result<(), String> {
         return Err("--open-rounds must be at least 1".into());
     }
     let pinning = Pinning::choose(&CpuSet::current(), cli.server_cpus, cli.client_cpus);
-    let main = with_anchors(&CONTENDERS);
+    // tokio's default scheduler beside the current-thread engines: the scan shows both.
+    let scanned: Vec<_> = CONTENDERS.iter().chain(&SCHEDULER).copied().collect();
+    let main = with_anchors(&scanned);
     let everyone: Vec<_> = main.iter().chain(&FLOORS).copied().collect();
     let threads = cli.server_threads.map(NonZeroUsize::get);
     let lineup = Lineup::start_with(&everyone, pinning, threads)?;

@@ -43,7 +43,8 @@ struct Cli {
     #[arg(long, default_value_t = 8)]
     max_rounds: usize,
     /// The first rounds, in which the contenders shown only in the details
-    /// (the shared-buffer codec, nginx, and everyone at the capacity and 25%/75% loads) run too.
+    /// (tokio_uring_server, hyper on tokio's multi-thread scheduler, nginx, and everyone
+    /// at the capacity and 25%/75% loads) run too.
     #[arg(long, default_value_t = 2)]
     detail_rounds: usize,
     /// Slices each contender's point is cut into, alternated with the round's other

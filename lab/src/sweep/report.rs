@@ -13,7 +13,7 @@ use harness::format::{group_thousands, micros};
 use harness::load::{LoadKind, Point};
 use harness::output::write_json;
 use harness::servers::nginx::ANCHOR_NOTE;
-use harness::servers::{ANCHORS, CONTENDERS, by_id};
+use harness::servers::{ANCHORS, by_id, drawn};
 use harness::steal::STEAL_LIMIT;
 
 /// Writes `sweep.json`, `sweep.md` (with the comparison against the previous sweep) and
@@ -55,7 +55,7 @@ pub fn render_markdown(report: &SweepReport, stability: &Result<Stability, Strin
             .iter()
             .for_each(|c| t.push_str(&format!(" {c} conns |")));
         t.push_str(&format!("\n|---|{}\n", "---|".repeat(CONNECTIONS.len())));
-        for c in CONTENDERS.iter().chain(&ANCHORS) {
+        for c in drawn() {
             let cells: Vec<String> = report.points_of(c.id, LoadKind::Closed).map(cell).collect();
             if cells.is_empty() {
                 continue;

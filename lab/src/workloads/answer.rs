@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::workloads::judged::{self, Row};
+use crate::workloads::judged::{self, Row, Source};
 use crate::workloads::runtimes::{BASELINE, READY};
 use crate::workloads::worth::{amount, handlers, signed_percent, word};
 use crate::workloads::{BASELINES, SUBJECT, Shape, Unit, WorkloadsReport};
@@ -261,7 +261,7 @@ fn rank(row: &Row) -> usize {
     match shape {
         Shape::KeepAlive { .. } => 0,
         Shape::Echo { .. } => 1,
-        Shape::Churn { .. } => 2,
+        Shape::Churn { .. } | Shape::ShortLived { .. } => 2,
         Shape::OneConnection => 3,
         Shape::Response { .. } => 4,
         Shape::Pipelined { .. } | Shape::SmallService { .. } => 5,
@@ -269,12 +269,15 @@ fn rank(row: &Row) -> usize {
     }
 }
 
-/// A row as a reader names it: "churn, server closes", "one connection (server CPU)".
+/// A row as a reader names it: "churn, server closes", "one connection (server CPU)",
+/// "keep-alive, small requests (p99 latency)".
 fn name(row: &Row) -> String {
-    match row.shape() {
-        Some(Shape::OneConnection) => format!("{} ({})", row.workload, row.short_measure()),
-        None => "idle connections (memory)".into(),
-        Some(_) => plain_name(row).to_string(),
+    match (row.shape(), row.source) {
+        (None, _) => "idle connections (memory)".into(),
+        (Some(Shape::OneConnection), _) | (_, Source::Also(_)) => {
+            format!("{} ({})", plain_name(row), row.short_measure())
+        }
+        (Some(_), _) => plain_name(row).to_string(),
     }
 }
 

@@ -50,7 +50,10 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
         "{text}"
     );
     assert!(
-        text.contains("costs less on *keep-alive, small requests*."),
+        text.contains(
+            "costs less on *keep-alive, small requests*; costs the same within ±10% on \
+             *keep-alive, small requests (p99 latency)*."
+        ),
         "{text}"
     );
     assert!(
@@ -90,7 +93,10 @@ fn a_tie_is_weighed_against_no_handler() {
     let text = render(&report);
     assert!(text.contains("−0.10 of 10.0 µs (−1%, *ties*)"), "{text}");
     assert!(
-        text.contains("costs the same within ±10% on *keep-alive, small requests*."),
+        text.contains(
+            "costs the same within ±10% on *keep-alive, small requests*, *keep-alive, small \
+             requests (p99 latency)*."
+        ),
         "{text}"
     );
     assert!(!text.contains("Where it wins on CPU"), "{text}");

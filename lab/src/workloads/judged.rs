@@ -13,8 +13,9 @@ use harness::rounds;
 pub enum Source {
     /// The workload's own figure, in its unit.
     Values(Workload),
-    /// Server CPU per request (one connection's second row).
-    Cpu(Workload),
+    /// The workload's second measure, the row's unit (one connection's server CPU per
+    /// request, the keep-alive cost row's p99).
+    Also(Workload),
     /// The slope of the idle connections' fit, bytes per idle connection.
     IdleFit,
 }
@@ -36,7 +37,7 @@ impl Row {
     /// The shape of load the row measures (`None` for the idle fit).
     pub fn shape(&self) -> Option<Shape> {
         match self.source {
-            Source::Values(w) | Source::Cpu(w) => Some(w.shape),
+            Source::Values(w) | Source::Also(w) => Some(w.shape),
             Source::IdleFit => None,
         }
     }
@@ -46,7 +47,7 @@ impl Row {
     pub fn ratios(&self, report: &WorkloadsReport, (subject, baseline): (&str, &str)) -> Vec<f64> {
         match self.source {
             Source::Values(w) => report.ratios_of(&w, (subject, baseline)),
-            Source::Cpu(w) => report.cpu_ratios_of(&w, (subject, baseline)),
+            Source::Also(w) => report.ratios_in(&w, self.unit, (subject, baseline)),
             Source::IdleFit => rounds::ratios(&report.idle_slopes(subject), &report.idle_slopes(baseline)),
         }
     }
@@ -56,7 +57,7 @@ impl Row {
     pub fn client_bound(&self, report: &WorkloadsReport, pair: (&str, &str)) -> Option<f64> {
         match self.source {
             Source::Values(w) => report.client_bound(w.name, self.unit, pair),
-            Source::Cpu(_) | Source::IdleFit => None,
+            Source::Also(_) | Source::IdleFit => None,
         }
     }
 
@@ -64,9 +65,10 @@ impl Row {
     pub fn figures(&self, report: &WorkloadsReport, contender: &str) -> Vec<f64> {
         match self.source {
             Source::Values(w) => report.values(w.name, contender).into_iter().flatten().collect(),
-            Source::Cpu(w) => report
-                .of(w.name, contender)
-                .filter_map(|s| s.server_cpu_us)
+            Source::Also(w) => report
+                .figures_in(&w, self.unit, contender)
+                .into_iter()
+                .flatten()
                 .collect(),
             Source::IdleFit => report.idle_slopes(contender).into_iter().flatten().collect(),
         }
@@ -78,6 +80,7 @@ impl Row {
             Unit::CpuPerRequest => "server CPU",
             Unit::CpuPerConnection => "server CPU per connection",
             Unit::LatencyP50 => "round trip",
+            Unit::LatencyP99 => "p99 latency",
             Unit::BytesPerIdleConnection => "memory per idle connection",
             Unit::RequestsPerSec => "requests/s",
         }
@@ -93,7 +96,7 @@ pub fn rows(report: &WorkloadsReport) -> Vec<Row> {
         for (unit, (against, aa)) in report.verdict_rows(workload) {
             let source = match unit == workload.unit() {
                 true => Source::Values(*workload),
-                false => Source::Cpu(*workload),
+                false => Source::Also(*workload),
             };
             rows.push(Row {
                 workload: workload.name.into(),

@@ -8,7 +8,9 @@
 //! contenders, the ready io_uring runtimes (the runtime table, [`runtimes`]) and
 //! io_uring_server's feature rows ([`features`]), so every view reads the same rounds.
 
-use harness::servers::{AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC_SHARED, TOKIO_URING};
+use harness::servers::{
+    AA_CONTROL, ANCHORS, Contender, IO_URING, SCHEDULER, TOKIO_CODEC_SHARED, TOKIO_URING,
+};
 pub use harness::workload::catalogue::{WORKLOADS, response_sizes};
 use harness::workload::offered::{VERDICT_PERCENT, base};
 pub use harness::workload::samples::{Sample, WorkloadsReport};
@@ -22,6 +24,7 @@ pub mod offered;
 pub mod plot;
 pub mod report;
 pub mod runtimes;
+pub mod tail;
 pub mod worth;
 pub mod yours;
 
@@ -55,15 +58,20 @@ pub fn judged_contenders(workload: &Workload) -> Vec<Contender> {
 }
 
 /// The contenders shown in the detail tables only, measured in the first rounds:
-/// tokio_uring_server, then the outside anchors where they can serve it (all but the
+/// tokio_uring_server, where the verdict judges hyper on tokio's default multi-thread
+/// scheduler ([`SCHEDULER`]), then the outside anchors where they can serve it (all but the
 /// echo: nginx cannot echo a body without extra modules). A workload nobody runs every
 /// round ([`judged_contenders`]) has the verdict's contenders here too.
 pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
     let mut contenders = Vec::new();
-    if judged_contenders(workload).is_empty() {
+    let judged = !judged_contenders(workload).is_empty();
+    if !judged {
         contenders.extend(verdict_contenders());
     }
     contenders.push(TOKIO_URING);
+    if judged {
+        contenders.extend(SCHEDULER);
+    }
     let echo = match workload.shape {
         Shape::Offered { of, .. } => matches!(base(of).shape, Shape::Echo { .. }),
         shape => matches!(shape, Shape::Echo { .. }),

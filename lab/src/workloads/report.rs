@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::workloads::{
     SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, answer, bound_by, features, forest, offered, plot,
-    runtimes, yours,
+    runtimes, tail, yours,
 };
 pub use harness::output::Doc;
 use harness::output::rewrite_benchmarks_section;
@@ -232,6 +232,13 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         let _ = writeln!(out, "Memory counted: {}.\n", report.idle_memory_counts());
     }
     if let Some(table) = offered::table(report, workload) {
+        let _ = writeln!(out, "{table}");
+    }
+    if let Some(table) = WORKLOADS
+        .iter()
+        .find(|w| w.name == workload)
+        .and_then(|w| tail::table(report, w))
+    {
         let _ = writeln!(out, "{table}");
     }
 }

@@ -52,6 +52,35 @@ pub fn scripted_server(response: &'static str, stall_at: u64, stall: Duration) -
     addr
 }
 
+/// A server answering every request head with [`OK`] until the client closes, and the
+/// count of connections it has accepted.
+pub fn counting_server() -> (SocketAddr, Arc<AtomicU64>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = Arc::new(AtomicU64::new(0));
+    let counted = accepted.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            counted.fetch_add(1, Ordering::Relaxed);
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let (mut pending, mut chunk) = (Vec::new(), vec![0u8; 4096]);
+                while let Ok(n @ 1..) = stream.read(&mut chunk) {
+                    pending.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+                        pending.drain(..end + 4);
+                        if stream.write_all(OK.as_bytes()).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (addr, accepted)
+}
+
 pub const OK: &str = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
 pub fn config(addr: SocketAddr) -> Config {

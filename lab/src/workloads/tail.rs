@@ -1,0 +1,101 @@
+//! The tail where the verdict judges it ([`Workload::judges_tail`]: kept-alive small
+//! requests at the verdict's offered rate): each server's p99 by round, its p99.9, and the
+//! platform's hiccup floor metered in the same slices, in that workload's section. The
+//! verdict's p99 row is decided from the same p99s; the floor says which of them the
+//! machine's own stalls could account for.
+
+use std::fmt::Write as _;
+
+use crate::workloads::{Sample, Workload, WorkloadsReport};
+use harness::rounds::median;
+
+/// The tail table of `workload`, `None` where its tail is not judged or not measured.
+pub fn table(report: &WorkloadsReport, workload: &Workload) -> Option<String> {
+    if !workload.judges_tail()
+        || report
+            .of(workload.name, crate::workloads::SUBJECT.id)
+            .next()
+            .is_none()
+    {
+        return None;
+    }
+    let mut out = String::from(
+        "### The tail at this rate\n\n\
+         The p99 of each server's open loop, from each request's intended send (corrected \
+         for coordinated omission), by round, as the verdict's p99 row judges it; a round \
+         the server fell behind in has none. Beside it the p99.9, and the platform's hiccup \
+         floor: how late a thread sleeping 1 ms woke, at p99, on the server's CPU (idle, just \
+         before each slice) or the client's (during it), the larger, the largest over the \
+         round's slices. A p99 at or under the floor is the machine's own stall, which no \
+         server could avoid.\n\n\
+         | server | p99 µs, by round | p99 (median) | p99.9 µs (median) | hiccup floor at p99, µs (median) | rounds with p99 at or under the floor |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for (id, label) in report.contenders(workload.name) {
+        let samples: Vec<_> = report.of(workload.name, &id).collect();
+        let kept: Vec<_> = samples.iter().filter(|s| s.value.is_some()).collect();
+        let by_round: Vec<String> = samples
+            .iter()
+            .map(|s| match s.value {
+                Some(_) => s.p99_us.to_string(),
+                None => "fell behind".into(),
+            })
+            .collect();
+        let figures = |f: fn(&Sample) -> Option<u64>| -> Vec<f64> {
+            kept.iter().filter_map(|s| f(s)).map(|v| v as f64).collect()
+        };
+        let show = |values: Vec<f64>| median(&values).map_or("n/a".into(), |v| format!("{v:.0}"));
+        let under = kept
+            .iter()
+            .filter(|s| s.hiccup_p99_us.is_some_and(|floor| s.p99_us <= floor))
+            .count();
+        let _ = writeln!(
+            out,
+            "| {label} | {} | {} | {} | {} | {under} of {} |",
+            by_round.join(" "),
+            show(figures(|s| Some(s.p99_us))),
+            show(figures(|s| s.p999_us)),
+            show(figures(|s| s.hiccup_p99_us)),
+            kept.len()
+        );
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workloads::WORKLOADS;
+
+    fn tail_workload() -> Workload {
+        *WORKLOADS
+            .iter()
+            .find(|w| w.judges_tail())
+            .expect("a workload judges its tail")
+    }
+
+    #[test]
+    fn the_tail_table_gives_each_round_and_counts_those_under_the_floor() {
+        let workload = tail_workload();
+        let sample = |contender: &str, round, p99, floor, kept: bool| Sample {
+            p99_us: p99,
+            p999_us: Some(p99 * 3),
+            hiccup_p99_us: Some(floor),
+            value: kept.then_some(10.0),
+            ..Sample::example(workload.name, contender, round, 10.0)
+        };
+        let report = WorkloadsReport::over(vec![
+            sample("io_uring", 0, 80, 100, true),
+            sample("io_uring", 1, 300, 100, true),
+            sample("io_uring", 2, 999, 100, false),
+            sample("io_uring", 3, 120, 100, true),
+        ]);
+        let table = table(&report, &workload).unwrap();
+        assert!(
+            table.contains("| io_uring | 80 300 fell behind 120 | 120 | 360 | 100 | 1 of 3 |"),
+            "{table}"
+        );
+        let other = *WORKLOADS.iter().find(|w| !w.judges_tail()).unwrap();
+        assert_eq!(super::table(&report, &other), None);
+    }
+}
