@@ -20,11 +20,19 @@ const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 15_000];
 /// churn ones: the verdict's CPU rows for those loads are the 50% ones.
 const IDLE_ACTIVE: usize = 64;
 
+/// The file corpus's set the file workloads serve (`http_core::files::CORPUS`): 1 MiB
+/// files, hot in the page cache, where io_uring_server sends by sendfile.
+pub const FILE_SET: &str = "1m";
+
+/// Connections asking for files: each window of the open loop ends with one 1 MiB round
+/// trip per connection in flight ([`super::offered::keeps_up`]), so few.
+const FILE_CONNECTIONS: usize = 8;
+
 /// Requests each connection carries in the short-lived workloads: HttpArena's
 /// `limited-conn` closes after 10.
 const SHORT_LIVED_REQUESTS: usize = 10;
 
-pub const WORKLOADS: [Workload; 28] = [
+pub const WORKLOADS: [Workload; 30] = [
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -74,6 +82,13 @@ pub const WORKLOADS: [Workload; 28] = [
         shape: Shape::Response {
             bytes: 1 << 20,
             connections: 4,
+        },
+    },
+    Workload {
+        name: "1 MiB files",
+        shape: Shape::Files {
+            set: FILE_SET,
+            connections: FILE_CONNECTIONS,
         },
     },
     Workload {
@@ -137,6 +152,13 @@ pub const WORKLOADS: [Workload; 28] = [
         shape: Shape::Offered {
             of: "64 KiB echo",
             percent: 75,
+        },
+    },
+    Workload {
+        name: "1 MiB files at 50% load",
+        shape: Shape::Offered {
+            of: "1 MiB files",
+            percent: 50,
         },
     },
     Workload {
@@ -210,6 +232,17 @@ pub const WORKLOADS: [Workload; 28] = [
         },
     },
 ];
+
+/// The corpus sets the file workloads serve, for the study to write and warm.
+pub fn file_sets() -> Vec<&'static str> {
+    WORKLOADS
+        .iter()
+        .filter_map(|w| match w.shape {
+            Shape::Files { set, .. } => Some(set),
+            _ => None,
+        })
+        .collect()
+}
 
 /// The body sizes the response workloads ask for (`GET /bytes/{n}`): each must be one the
 /// nginx anchor prepares (`STUDIED_BODY_SIZES`, checked below).

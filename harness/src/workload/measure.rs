@@ -24,6 +24,10 @@ pub struct Slot {
     pub offered: Option<f64>,
     /// Count syscalls in a separate run (first round only, and where the workload asks).
     pub count_syscalls: bool,
+    /// The slices the point is cut into ([`crate::slices`]): each ends with up to one
+    /// request per connection in flight, which [`offered::keeps_up`] does not count
+    /// against the server.
+    pub slices: usize,
 }
 
 /// Measures `workload` on `server`; any wrong answer fails the study.
@@ -37,8 +41,9 @@ pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) 
 
 /// One slice of `workload` (not an idle one) on `server`, `duration` long; an offered
 /// workload ([`Shape::Offered`]) at `offered` requests/s. Where its tail is judged
-/// ([`Workload::judges_tail`]) the platform's hiccups are metered beside it
-/// ([`crate::noise`]: the server's CPU idle just before, the client's during).
+/// ([`Workload::judges_tail`]) the platform's hiccups are metered beside the verdict's
+/// contenders' slices ([`crate::noise`]: the server's CPU idle for half a second just
+/// before, the client's during; the others' go without, to spare the time).
 pub fn point(
     server: &Server,
     workload: &Workload,
@@ -53,7 +58,7 @@ pub fn point(
         }
         (shape, _) => load_of(shape, duration, pinning),
     };
-    if !workload.judges_tail() {
+    if !workload.judges_tail() || !super::in_the_verdict(&server.contender) {
         return load::run_point(server, load);
     }
     let (point, noise) = crate::noise::measure(pinning, true, || load::run_point(server, load))?;
@@ -93,8 +98,12 @@ pub fn finish(
         .map_or(point.requests_per_sec, |answered| {
             answered as f64 / slot.duration.as_secs_f64()
         });
+    // Each slice's window closes on up to one request per connection still in flight
+    // (loadgen sends one at a time per connection): the last round trips, not a backlog,
+    // which shows as requests not yet sent.
+    let in_flight = (point.connections * slot.slices.max(1)) as f64 / slot.duration.as_secs_f64();
     let value = match slot.offered {
-        Some(rate) if !offered::keeps_up(rate, served) => None,
+        Some(rate) if !offered::keeps_up(rate, served, in_flight) => None,
         _ => value,
     };
     let mut sample = sample(workload, slot.round, value, syscalls, point);
@@ -105,7 +114,7 @@ pub fn finish(
     Ok(sample)
 }
 
-/// `shape`'s load (keep-alive, echo, churn or short-lived connections) as an open loop at `rate` requests/s.
+/// `shape`'s load (keep-alive, echo, files, churn or short-lived connections) as an open loop at `rate` requests/s.
 fn at_rate(shape: Shape, rate: f64, duration: Duration, pinning: &Pinning) -> Load {
     let flat_out = load_of(shape, duration, pinning);
     let kind = match flat_out.kind {
@@ -139,6 +148,7 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
             ..Load::new(LoadKind::Echo, (connections, 1), None, duration, pinning)
         },
         Shape::Response { bytes, connections } => closed(connections, Ask::Bytes(bytes)),
+        Shape::Files { set, connections } => closed(connections, Ask::File { set, seed: 1 }),
         Shape::Churn { closes, clients } => Load {
             churn: Some(closes),
             ..Load::new(LoadKind::Churn, (clients, 1), None, duration, pinning)

@@ -9,7 +9,7 @@
 use loadgen::churn::Churn;
 use serde::Serialize;
 
-use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+use crate::servers::{AA_CONTROL, Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod calibrate;
 pub mod catalogue;
@@ -40,6 +40,10 @@ pub enum Shape {
     Echo { bytes: usize, connections: usize },
     /// `GET /bytes/{bytes}` in a closed loop.
     Response { bytes: usize, connections: usize },
+    /// `GET /files/{name}` of the file corpus's `set` (`harness::corpus`, hot in the page
+    /// cache), a file picked at random per request, in a closed loop: what
+    /// io_uring_server's sendfile path is for.
+    Files { set: &'static str, connections: usize },
     /// `GET /` on a new connection each time, `clients` at once, closed by whom `closes` says.
     Churn { closes: Churn, clients: usize },
     /// `GET /` `requests` times on each new connection, one after another, then the
@@ -49,7 +53,7 @@ pub enum Shape {
     /// `count` kept-alive connections that each made one request and now wait, held by a
     /// freshly started server while `active` connections run a closed loop of `GET /`.
     Idle { count: usize, active: usize },
-    /// The load of the workload named `of` (keep-alive, echo, churn or short-lived
+    /// The load of the workload named `of` (keep-alive, echo, files, churn or short-lived
     /// connections) as an open loop at
     /// `percent`% of the smallest contender capacity for it (10^6 ÷ its server CPU µs per
     /// request flat out, [`offered`]): every contender serves the same requests per
@@ -153,8 +157,8 @@ impl Workload {
     }
 
     /// Whether its tail latency is a verdict row: kept-alive small requests at the
-    /// verdict's offered rate, whose points also meter the platform's hiccups (the floor
-    /// a p99 is read against, [`crate::noise`]).
+    /// verdict's offered rate, whose verdict contenders' points also meter the platform's
+    /// hiccups (the floor a p99 is read against, [`crate::noise`]).
     pub fn judges_tail(&self) -> bool {
         match self.shape {
             Shape::Offered { of, percent } => {
@@ -187,3 +191,9 @@ impl Workload {
 /// The contender every verdict judges, and the baselines it is judged against.
 pub const SUBJECT: Contender = IO_URING;
 pub const BASELINES: [Contender; 2] = [TOKIO_CODEC, TOKIO_HYPER];
+
+/// Whether a verdict row divides `contender`'s figures: the subject, a baseline or the
+/// A/A control.
+pub fn in_the_verdict(contender: &Contender) -> bool {
+    *contender == SUBJECT || *contender == AA_CONTROL || BASELINES.contains(contender)
+}

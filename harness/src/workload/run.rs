@@ -108,6 +108,7 @@ pub fn measure_rounds(
                 duration,
                 offered: entry.offered,
                 count_syscalls: round == 0,
+                slices: rounds.slices,
             };
             let step = |progress: &mut Progress, label: &str| {
                 progress.step(&format!(

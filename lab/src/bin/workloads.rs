@@ -12,17 +12,20 @@
 //! `results/partial/workloads.{md,json}` and leaves the committed report alone.
 
 use clap::Parser;
+use harness::corpus;
 use harness::machine::Machine;
 use harness::output::write_json;
-use harness::servers::Contender;
 use harness::servers::Lineup;
 use harness::servers::nginx::with_anchors;
 use harness::servers::outside;
+use harness::servers::{Contender, Launch};
 use harness::settings::Pinning;
 use harness::workload::calibrate::calibrate_plan;
+use harness::workload::catalogue::file_sets;
 use harness::workload::run::{Entry, Rounds, measure_rounds};
+use http_core::files::CORPUS;
 use lab::workloads::{
-    WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report,
+    WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report, serves_files,
 };
 use std::path::{Path, PathBuf};
 
@@ -104,20 +107,28 @@ fn run(cli: Cli) -> Result<(), String> {
     }
     let yours = outside::parse_all(&cli.servers)?;
     let everyone = [with_anchors(&everyone()), yours.clone()].concat();
-    let lineup = Lineup::prepare(&everyone, Pinning::from_env()?, None)?;
-    // Only what can start: an anchor that is not installed sits out.
+    let mut lineup = Lineup::prepare(&everyone, Pinning::from_env()?, None)?;
+    // Only what can start: an anchor that is not installed sits out; the file workloads
+    // run on the servers started here with the corpus (`--files-dir`) alone.
     let plan: Vec<Entry> = plan()
         .into_iter()
         .filter(|e| cli.only.is_empty() || cli.only.iter().any(|o| e.workload.name.contains(o.as_str())))
         .map(|mut e| {
-            e.every_round.retain(|c| everyone.contains(c));
-            e.detail.retain(|c| everyone.contains(c));
-            with_yours(&mut e, &yours);
+            let files = serves_files(&e.workload);
+            let can = |c: &Contender| everyone.contains(c) && (!files || serves_corpus(c));
+            e.every_round.retain(can);
+            e.detail.retain(can);
+            if !files {
+                with_yours(&mut e, &yours);
+            }
             e
         })
         .collect();
     if plan.is_empty() {
         return Err(format!("--only {:?} names no workload", cli.only));
+    }
+    if plan.iter().any(|e| serves_files(&e.workload)) {
+        lineup.files_dir = Some(hot_corpus()?);
     }
     let rounds = Rounds {
         rounds: cli.rounds,
@@ -164,8 +175,35 @@ fn run(cli: Cli) -> Result<(), String> {
     Ok(())
 }
 
-/// Your servers run wherever the verdict's contenders do: every round where the verdict
-/// judges, the first rounds where the details alone show the workload.
+/// Whether `contender` serves the file corpus: started here from its binary or as nginx
+/// (given `--files-dir`), not a server of yours nor one named by `BENCH_*_URL`.
+fn serves_corpus(contender: &Contender) -> bool {
+    let elsewhere = contender.url_env.is_some_and(|name| std::env::var(name).is_ok());
+    !elsewhere && (contender.launch.is_cargo() || contender.launch == Launch::Nginx)
+}
+
+/// The file corpus (`harness::corpus`, written once under `target/`), with the sets the
+/// file workloads serve read once so that their pages are cached (should a page be
+/// evicted, io_uring_server reads that file instead of sending it by sendfile, and the
+/// details' CPU shows it): the directory every server then serves `/files/` from.
+fn hot_corpus() -> Result<PathBuf, String> {
+    let dir = corpus::default_dir(&harness::servers::workspace_root());
+    if corpus::ensure(&dir)? {
+        eprintln!("workloads: file corpus written to {}", dir.display());
+    }
+    for label in file_sets() {
+        let set = CORPUS
+            .iter()
+            .find(|set| set.label == label)
+            .ok_or_else(|| format!("no corpus set {label}"))?;
+        corpus::warm(&dir, set)?;
+    }
+    Ok(dir)
+}
+
+/// Your servers run wherever the verdict's contenders do, but for the file workloads: every round where the verdict
+/// every round where the verdict judges, the first rounds where the details alone show
+/// the workload.
 fn with_yours(entry: &mut Entry, yours: &[Contender]) {
     if entry.every_round.is_empty() {
         entry.detail.extend(yours);

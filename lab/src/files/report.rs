@@ -264,7 +264,8 @@ pub fn bound_note(cells: usize) -> String {
          busy while one of the two servers ran, so that closed loop went at the client's \
          pace (a saturated closed loop's CPU per request is a capacity figure, and this one \
          the client's); the rule decides none of them, as the verdict decides no \
-         client-bound cell.",
+         client-bound cell. The verdict's *1 MiB files at 50% load* row measures hot 1 MiB \
+         files at a fixed rate the client holds, the same for every server.",
         CLIENT_SATURATED * 100.0
     )
 }

@@ -263,7 +263,7 @@ fn rank(row: &Row) -> usize {
         Shape::Echo { .. } => 1,
         Shape::Churn { .. } | Shape::ShortLived { .. } => 2,
         Shape::OneConnection => 3,
-        Shape::Response { .. } => 4,
+        Shape::Response { .. } | Shape::Files { .. } => 4,
         Shape::Pipelined { .. } | Shape::SmallService { .. } => 5,
         Shape::Idle { .. } | Shape::Offered { .. } => 6,
     }

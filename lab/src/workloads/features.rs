@@ -4,7 +4,8 @@
 //! task-run mode at the verdict's fixed-rate keep-alive row, accept features where
 //! connections churn, the provided-buffer ring where connections idle, zero-copy send
 //! where responses are large, the cheaper enter (registered ring, no SQ index array) at
-//! one connection, four, and the fixed-rate keep-alive row. Measured like the workloads, rounds interleaved; `report`
+//! one connection, four, and the fixed-rate keep-alive row, sendfile where files are
+//! large (its row reads them through the ring instead). Measured like the workloads, rounds interleaved; `report`
 //! renders it.
 
 use std::fmt::Write as _;
@@ -36,7 +37,7 @@ const UNREGISTERED_MECHANISM: &str = "each io_uring_enter names the ring by its 
 const SQ_ARRAY: Contender = io_uring_with("with the SQ index array", &["--sq-array"]);
 const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from an index array, where the default (IORING_SETUP_NO_SQARRAY) has it take entries in ring order";
 
-pub const VARIANTS: [Variant; 15] = [
+pub const VARIANTS: [Variant; 16] = [
     Variant {
         at: KEEP_ALIVE,
         contender: io_uring_with("without the buffer ring (plain recv)", &["--no-multishot-recv"]),
@@ -111,6 +112,11 @@ pub const VARIANTS: [Variant; 15] = [
         at: KEEP_ALIVE,
         contender: SQ_ARRAY,
         mechanism: SQ_ARRAY_MECHANISM,
+    },
+    Variant {
+        at: "1 MiB files at 50% load",
+        contender: crate::files::IO_URING_READS,
+        mechanism: "every file read through the ring into the connection's buffer and sent from there (page cache to buffer, buffer to socket) instead of sendfile handing the page-cache pages to TCP",
     },
 ];
 
@@ -215,7 +221,7 @@ mod tests {
         let distinct = harness::rounds::first_seen(VARIANTS.iter().map(|v| v.contender));
         assert_eq!(
             distinct.len(),
-            10,
+            11,
             "zero-copy send is one contender at two workloads, each enter variant at three"
         );
     }

@@ -9,7 +9,8 @@
 //! io_uring_server's feature rows ([`features`]), so every view reads the same rounds.
 
 use harness::servers::{
-    AA_CONTROL, ANCHORS, Contender, IO_URING, SCHEDULER, TOKIO_CODEC_SHARED, TOKIO_URING,
+    AA_CONTROL, ANCHORS, Contender, IO_URING, SCHEDULER, TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED,
+    TOKIO_URING,
 };
 pub use harness::workload::catalogue::{WORKLOADS, response_sizes};
 use harness::workload::offered::{VERDICT_PERCENT, base};
@@ -72,6 +73,10 @@ pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
     if judged {
         contenders.extend(SCHEDULER);
     }
+    if serves_files(workload) {
+        // The I/O-model control: the same zero-copy send on epoll.
+        contenders.push(TOKIO_CODEC_SENDFILE);
+    }
     let echo = match workload.shape {
         Shape::Offered { of, .. } => matches!(base(of).shape, Shape::Echo { .. }),
         shape => matches!(shape, Shape::Echo { .. }),
@@ -80,6 +85,14 @@ pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
         contenders.extend(ANCHORS);
     }
     contenders
+}
+
+/// Whether `workload` asks for files (the corpus must be served: [`Shape::Files`]).
+pub fn serves_files(workload: &Workload) -> bool {
+    match workload.shape {
+        Shape::Offered { of, .. } => serves_files(&base(of)),
+        shape => matches!(shape, Shape::Files { .. }),
+    }
 }
 
 /// What bounds every server on this workload, where that is not the I/O model: shown
@@ -94,6 +107,14 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
              received into, in one vectored write with its head (io_uring_server: one \
              SENDMSG; a body that arrived whole in a provided buffer is copied, since that \
              buffer goes back to the ring), so what is left to the I/O model is a few syscalls per request.",
+        ),
+        Shape::Files { .. } => Some(
+            "What bounds it: each file's bytes reach the socket from the page cache. \
+             io_uring_server, nginx and tokio_server (codec, sendfile) hand those pages to TCP \
+             with sendfile, which copies nothing in the server; the others read each file \
+             into their own memory and write it from there, two copies per byte. Its feature \
+             row (io_uring_server reading files) is io_uring_server on that read path, and \
+             results/files.md measures hot and cold files at more sizes and connections.",
         ),
         Shape::Response { .. } => Some(
             "What bounds it: every byte is copied from the server's memory into the socket, \

@@ -26,8 +26,8 @@ pub fn table(report: &WorkloadsReport, workload: &Workload) -> Option<String> {
          the server fell behind in has none. Beside it the p99.9, and the platform's hiccup \
          floor: how late a thread sleeping 1 ms woke, at p99, on the server's CPU (idle, just \
          before each slice) or the client's (during it), the larger, the largest over the \
-         round's slices. A p99 at or under the floor is the machine's own stall, which no \
-         server could avoid.\n\n\
+         round's slices, metered beside the verdict's contenders only. A p99 at or under \
+         the floor is the machine's own stall, which no server could avoid.\n\n\
          | server | p99 µs, by round | p99 (median) | p99.9 µs (median) | hiccup floor at p99, µs (median) | rounds with p99 at or under the floor |\n\
          |---|---|---|---|---|---|\n",
     );
@@ -45,18 +45,24 @@ pub fn table(report: &WorkloadsReport, workload: &Workload) -> Option<String> {
             kept.iter().filter_map(|s| f(s)).map(|v| v as f64).collect()
         };
         let show = |values: Vec<f64>| median(&values).map_or("n/a".into(), |v| format!("{v:.0}"));
-        let under = kept
-            .iter()
-            .filter(|s| s.hiccup_p99_us.is_some_and(|floor| s.p99_us <= floor))
-            .count();
+        let floors = figures(|s| s.hiccup_p99_us);
+        let (floor, under) = match floors.is_empty() {
+            true => ("not metered".to_string(), "-".to_string()),
+            false => {
+                let metered: Vec<_> = kept.iter().filter(|s| s.hiccup_p99_us.is_some()).collect();
+                let under = metered
+                    .iter()
+                    .filter(|s| s.hiccup_p99_us.is_some_and(|floor| s.p99_us <= floor))
+                    .count();
+                (show(floors), format!("{under} of {}", metered.len()))
+            }
+        };
         let _ = writeln!(
             out,
-            "| {label} | {} | {} | {} | {} | {under} of {} |",
+            "| {label} | {} | {} | {} | {floor} | {under} |",
             by_round.join(" "),
             show(figures(|s| Some(s.p99_us))),
             show(figures(|s| s.p999_us)),
-            show(figures(|s| s.hiccup_p99_us)),
-            kept.len()
         );
     }
     Some(out)
@@ -93,6 +99,20 @@ mod tests {
         let table = table(&report, &workload).unwrap();
         assert!(
             table.contains("| io_uring | 80 300 fell behind 120 | 120 | 360 | 100 | 1 of 3 |"),
+            "{table}"
+        );
+        let unmetered = WorkloadsReport::over(vec![Sample {
+            hiccup_p99_us: None,
+            ..sample("monoio", 0, 80, 100, true)
+        }]);
+        assert!(
+            super::table(&unmetered, &workload).is_none(),
+            "no table without the subject"
+        );
+        let both = WorkloadsReport::over([report.samples.clone(), unmetered.samples].concat());
+        let table = super::table(&both, &workload).unwrap();
+        assert!(
+            table.contains("| monoio | 80 | 80 | 240 | not metered | - |"),
             "{table}"
         );
         let other = *WORKLOADS.iter().find(|w| !w.judges_tail()).unwrap();
