@@ -1,14 +1,15 @@
-//! Churn: a new connection per request. Each client connects (bound to the next source
-//! address when they are spread), sends one request, reads and validates the answer, and
-//! closes, then starts over (the loop is in `client.rs`); the latency runs from the
-//! connect (or its intended time in the open loop, whose schedule starts at the run's
-//! start: the connect is what is measured) to the answer's last byte. Two patterns, by
-//! who closes:
+//! Churn: a new connection per request (or per few, where the client closes). Each client
+//! connects (bound to the next source address when they are spread), sends one request,
+//! reads and validates the answer, and closes (or sends the next of its
+//! `requests_per_connection` first), then starts over (the loop is in `client.rs`); a
+//! connection's first latency runs from the connect (or its intended time in the open
+//! loop, whose schedule starts at the run's start: the connect is what is measured) to
+//! the answer's last byte. Two patterns, by who closes:
 //! - [`Churn::ServerCloses`]: the request carries `Connection: close` ([`closing`]); the
 //!   client reads to the end of the stream (the server's FIN) and then closes. Bytes after
 //!   the answer, or a reset, fail the connection.
-//! - [`Churn::ClientCloses`]: a plain keep-alive request; the client closes as soon as it
-//!   has read the whole answer.
+//! - [`Churn::ClientCloses`]: plain keep-alive requests; the client closes as soon as it
+//!   has read the whole answer to the connection's last.
 //!
 //! Here: who closes, the source addresses ([`source_addrs`]) and making a connection
 //! ([`connect`]), which the keep-alive clients use too. A failed connection is counted by
@@ -29,7 +30,8 @@ use crate::errors::{ErrorKind, Failure};
 pub enum Churn {
     /// The request says `Connection: close`; the client reads to EOF, then closes.
     ServerCloses,
-    /// A keep-alive request; the client closes once it has the whole answer.
+    /// Keep-alive requests; the client closes once it has the whole answer to the
+    /// connection's last (`--requests-per-connection`, default 1).
     ClientCloses,
 }
 

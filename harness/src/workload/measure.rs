@@ -36,14 +36,11 @@ pub fn run(server: &Server, workload: &Workload, slot: Slot, pinning: &Pinning) 
         return idle(server, workload, slot, pinning, (count, active));
     }
     let point = point(server, workload, slot.duration, slot.offered, pinning)?;
-    finish(server, workload, slot, pinning, point)
+    finish(server, workload, Slot { slices: 1, ..slot }, pinning, point)
 }
 
 /// One slice of `workload` (not an idle one) on `server`, `duration` long; an offered
-/// workload ([`Shape::Offered`]) at `offered` requests/s. Where its tail is judged
-/// ([`Workload::judges_tail`]) the platform's hiccups are metered beside the verdict's
-/// contenders' slices ([`crate::noise`]: the server's CPU idle for half a second just
-/// before, the client's during; the others' go without, to spare the time).
+/// workload ([`Shape::Offered`]) at `offered` requests/s.
 pub fn point(
     server: &Server,
     workload: &Workload,
@@ -58,14 +55,7 @@ pub fn point(
         }
         (shape, _) => load_of(shape, duration, pinning),
     };
-    if !workload.judges_tail() || !super::in_the_verdict(&server.contender) {
-        return load::run_point(server, load);
-    }
-    let (point, noise) = crate::noise::measure(pinning, true, || load::run_point(server, load))?;
-    Ok(Point {
-        noise: Some(noise),
-        ..point
-    })
+    load::run_point(server, load)
 }
 
 /// The sample of `server`'s `point` of `workload` (its slices merged:
@@ -92,16 +82,13 @@ pub fn finish(
     // What an open loop served: the answers that arrived within its scheduled window.
     // loadgen sends every request scheduled there, late if it must, and waits for the
     // answers, so its request count alone cannot tell a backlog; a server that kept up
-    // misses only the last round trip's answers (well under 1% of a slice).
+    // misses only the answers still in flight when each slice's window closed.
     let served = point
         .answered_in_window
         .map_or(point.requests_per_sec, |answered| {
             answered as f64 / slot.duration.as_secs_f64()
         });
-    // Each slice's window closes on up to one request per connection still in flight
-    // (loadgen sends one at a time per connection): the last round trips, not a backlog,
-    // which shows as requests not yet sent.
-    let in_flight = (point.connections * slot.slices.max(1)) as f64 / slot.duration.as_secs_f64();
+    let in_flight = offered::in_flight(&point, slot.slices, slot.duration);
     let value = match slot.offered {
         Some(rate) if !offered::keeps_up(rate, served, in_flight) => None,
         _ => value,
@@ -258,10 +245,7 @@ fn sample(
         requests_per_sec: point.requests_per_sec,
         p99_us: point.latency_us.p99,
         p999_us: Some(point.latency_us.p999),
-        hiccup_p99_us: point
-            .noise
-            .and_then(|noise| noise.hiccups)
-            .map(|floor| floor.larger(|h| h.p99_us)),
+        hiccup_p99_us: None,
         syscalls_per_request: syscalls,
         bottleneck: point.bottleneck,
         client_busy: Some(point.client_busy),

@@ -9,7 +9,7 @@
 use loadgen::churn::Churn;
 use serde::Serialize;
 
-use crate::servers::{AA_CONTROL, Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
+use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
 pub mod calibrate;
 pub mod catalogue;
@@ -157,8 +157,8 @@ impl Workload {
     }
 
     /// Whether its tail latency is a verdict row: kept-alive small requests at the
-    /// verdict's offered rate, whose verdict contenders' points also meter the platform's
-    /// hiccups (the floor a p99 is read against, [`crate::noise`]).
+    /// verdict's offered rate, whose rounds also meter the platform's hiccups (the floor
+    /// a p99 is read against, [`crate::noise`]).
     pub fn judges_tail(&self) -> bool {
         match self.shape {
             Shape::Offered { of, percent } => {
@@ -191,9 +191,3 @@ impl Workload {
 /// The contender every verdict judges, and the baselines it is judged against.
 pub const SUBJECT: Contender = IO_URING;
 pub const BASELINES: [Contender; 2] = [TOKIO_CODEC, TOKIO_HYPER];
-
-/// Whether a verdict row divides `contender`'s figures: the subject, a baseline or the
-/// A/A control.
-pub fn in_the_verdict(contender: &Contender) -> bool {
-    *contender == SUBJECT || *contender == AA_CONTROL || BASELINES.contains(contender)
-}

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Workload;
 use super::catalogue::by_name;
+use crate::load::Point;
 
 /// The share of the offered rate a point must serve to count.
 pub const KEEP_UP: f64 = 0.99;
@@ -32,12 +33,25 @@ pub const CALIBRATION: Duration = Duration::from_millis(1500);
 pub const CLIENT_REACH: f64 = 1.0;
 
 /// Whether a point that served `achieved` requests/s kept up with `offered`, where
-/// `in_flight` requests/s were still in flight when its windows closed (one per connection
-/// per window at most: the last round trips, which a server that kept up still owes; a
-/// backlog shows as requests not yet sent). With large answers whose round trips take
-/// milliseconds, those are a few percent of a short window's requests.
+/// `in_flight` requests/s were still owed when its windows closed ([`in_flight`]): a
+/// server that kept up owes the last round trips, a backlog shows as requests not yet
+/// sent. With large answers whose round trips take milliseconds, those are a few percent
+/// of a short window's requests; with small ones, a handful.
 pub fn keeps_up(offered: f64, achieved: f64, in_flight: f64) -> bool {
     achieved + in_flight >= KEEP_UP * offered
+}
+
+/// The requests an open-loop `point` still had in flight when each of its `slices`
+/// windows closed, as a rate over `duration` (the point's whole window), for
+/// [`keeps_up`]: by Little's law its rate times its mean round trip (from each request's
+/// actual send, which a backlog does not lengthen), at most one per connection (loadgen
+/// sends one at a time on each). None for a point without an open loop's figures.
+pub fn in_flight(point: &Point, slices: usize, duration: Duration) -> f64 {
+    let Some(round_trip) = point.uncorrected_latency_us.as_ref().map(|p| p.mean / 1e6) else {
+        return 0.0;
+    };
+    let per_window = (point.requests_per_sec * round_trip).min(point.connections as f64);
+    per_window * slices.max(1) as f64 / duration.as_secs_f64()
 }
 
 /// The workload an offered one takes its load from.
@@ -170,6 +184,29 @@ mod tests {
             "the last round trips are owed"
         );
         assert!(!keeps_up(1_000.0, 900.0, in_flight), "beyond them, a backlog");
+    }
+
+    #[test]
+    fn what_is_in_flight_is_the_rate_times_the_round_trip_at_most_one_per_connection() {
+        let mut point = crate::load::blank_point("a", crate::load::LoadKind::Open);
+        point.connections = 16;
+        point.requests_per_sec = 1_000.0;
+        let (slices, whole) = (4, Duration::from_millis(1500));
+        assert_eq!(
+            in_flight(&point, slices, whole),
+            0.0,
+            "no open loop, nothing owed"
+        );
+        let trip = |mean| loadgen::run::Percentiles {
+            mean,
+            ..Default::default()
+        };
+        // 2 ms at 1000/s: 2 in flight per window.
+        point.uncorrected_latency_us = Some(trip(2_000.0));
+        assert!((in_flight(&point, slices, whole) - 2.0 * 4.0 / 1.5).abs() < 1e-9);
+        // 100 in flight, but only 16 connections.
+        point.uncorrected_latency_us = Some(trip(100_000.0));
+        assert!((in_flight(&point, slices, whole) - 16.0 * 4.0 / 1.5).abs() < 1e-9);
     }
 
     #[test]

@@ -81,7 +81,9 @@ pub fn offered_rates(report: &WorkloadsReport) -> String {
          the client could drive (the slowest requests/s it reached flat out), the rate is \
          {VERDICT_PERCENT}% of the client's reach instead, and the line says so. {}. A round in which a server served less than \
          {:.0}% of the offered rate (the answers that arrived within its scheduled window, over \
-         that window) counts for nothing: a backlog is not a cost per request. Rows \"saturated \
+         that window, plus the round trips still in flight when it closed: the rate times the \
+         mean round trip, at most one per connection) counts for nothing: a backlog is not a \
+         cost per request. Rows \"saturated \
          closed loop\" drive every server as fast as the client can: their CPU per request is \
          the server's busy share divided by a rate the client sets, a capacity figure rather \
          than a cost.\n",

@@ -144,6 +144,10 @@ fn one_round(
     progress: &mut Progress,
     step: impl Fn(&mut Progress, &str),
 ) -> Result<Vec<Sample>, String> {
+    let floor = match entry.workload.judges_tail() {
+        true => Some(hiccup_floor(&lineup.pinning)?),
+        false => None,
+    };
     let servers = rounds::balanced(contenders.len(), slot.round)
         .map(|turn| lineup.start_fresh(contenders[turn]))
         .collect::<Result<Vec<_>, _>>()?;
@@ -196,9 +200,23 @@ fn one_round(
         .map(|(position, (sample, started_unix_s))| Sample {
             position,
             started_unix_s,
+            hiccup_p99_us: floor,
             ..sample
         })
         .collect())
+}
+
+/// The platform's hiccup floor at p99 for one round, in µs: a meter on the first server
+/// CPU, then one on the first client CPU, each [`crate::noise::QUIET`] long while nothing
+/// runs there ([`crate::noise::measure`]), the larger. Before the round's points, so no
+/// point shares a CPU with a meter.
+fn hiccup_floor(pinning: &crate::settings::Pinning) -> Result<u64, String> {
+    let ((), noise) = crate::noise::measure(pinning, true, || {
+        std::thread::sleep(crate::noise::QUIET);
+        Ok(())
+    })?;
+    let floor = noise.hiccups.ok_or("the hiccup meters measured nothing")?;
+    Ok(floor.larger(|h| h.p99_us))
 }
 
 /// Now, in seconds since the Unix epoch.

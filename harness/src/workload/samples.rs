@@ -40,9 +40,9 @@ pub struct Sample {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p999_us: Option<u64>,
     /// Where the tail is judged ([`Workload::judges_tail`]): the platform's hiccup floor at
-    /// p99 over the same slices, the larger of the server's CPU (idle, just before each
-    /// slice) and the client's (during it), the largest over the slices
-    /// ([`crate::noise::HiccupFloor`]). A p99 at or under it is the machine's own stall.
+    /// p99 in the same round, metered on the server's and the client's CPU while both were
+    /// idle, just before the round's points, the larger ([`super::run`]). A p99 at or under
+    /// it is the machine's own stall.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hiccup_p99_us: Option<u64>,
     pub syscalls_per_request: Option<f64>,
@@ -53,7 +53,8 @@ pub struct Sample {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_busy: Option<f64>,
     /// An offered workload's rate, requests/s ([`super::offered`]); its `value` is `None`
-    /// where the server served less than [`super::offered::KEEP_UP`] of it.
+    /// where the server served less than [`super::offered::KEEP_UP`] of it, beyond what
+    /// was still in flight ([`super::offered::keeps_up`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offered_per_sec: Option<f64>,
     /// Idle workloads: resident memory alone per idle connection, beside `value`.
@@ -198,8 +199,9 @@ impl WorkloadsReport {
             .is_none_or(|judged| judged.iter().any(|j| j == workload))
     }
 
-    /// Every row `workload` has in a verdict: its own unit's, and for one connection a
-    /// second in server CPU per request. Each holds the ratios against each of the
+    /// Every row `workload` has in a verdict: its own unit's, and its second where it has
+    /// one ([`Workload::verdict_units`]: one connection's server CPU per request, the
+    /// keep-alive cost row's p99). Each holds the ratios against each of the
     /// [`BASELINES`] and the A/A control's. None for a workload not judged, nor for an
     /// idle one where the report has a fit over several counts: those are judged together, on
     /// the fit's slope ([`super::idle_fit`]).

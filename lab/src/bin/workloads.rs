@@ -201,9 +201,9 @@ fn hot_corpus() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// Your servers run wherever the verdict's contenders do, but for the file workloads: every round where the verdict
-/// every round where the verdict judges, the first rounds where the details alone show
-/// the workload.
+/// Your servers run wherever the verdict's contenders do (not the file workloads, which
+/// the caller leaves out): every round where the verdict judges, the first rounds where
+/// the details alone show the workload.
 fn with_yours(entry: &mut Entry, yours: &[Contender]) {
     if entry.every_round.is_empty() {
         entry.detail.extend(yours);

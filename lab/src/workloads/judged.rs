@@ -52,12 +52,12 @@ impl Row {
         }
     }
 
-    /// How busy the client was where it bound `subject` ÷ `baseline` on this row (a
-    /// requests/s row, [`harness::workload::client_bound`]); `None`: the rule decides.
+    /// How busy the client was where it bound `subject` ÷ `baseline` on this row
+    /// ([`harness::workload::client_bound`]); `None`: the rule decides.
     pub fn client_bound(&self, report: &WorkloadsReport, pair: (&str, &str)) -> Option<f64> {
         match self.source {
-            Source::Values(w) => report.client_bound(w.name, self.unit, pair),
-            Source::Also(_) | Source::IdleFit => None,
+            Source::Values(w) | Source::Also(w) => report.client_bound(w.name, self.unit, pair),
+            Source::IdleFit => None,
         }
     }
 

@@ -46,7 +46,8 @@ pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
          The same open-loop rate offered to every server, a share of the smallest contender \
          capacity (10^6 ÷ its server CPU µs per request flat out; the verdict's line under its \
          table gives each server's); each cell is the median over the rounds in which the server kept up \
-         (served 99% of the rate or more), {unit}, then the whole machine's. Rounds in which \
+         (served 99% of the rate or more, the round trips still in flight at each window's end \
+         counted), {unit}, then the whole machine's. Rounds in which \
          it fell behind are named and left out.\n\n| server |",
         super::plot::link(&file_name(base))
     );

@@ -166,7 +166,8 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         let _ = writeln!(
             out,
             "Offered: {} requests/s to every server, an open loop; a round in which a server \
-             served less than 99% of it shows *fell behind* and is not judged.\n",
+             served less than 99% of it (the round trips still in flight at each window's end \
+             counted) shows *fell behind* and is not judged.\n",
             harness::format::group_thousands(rate)
         );
     }

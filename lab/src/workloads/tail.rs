@@ -24,10 +24,10 @@ pub fn table(report: &WorkloadsReport, workload: &Workload) -> Option<String> {
          The p99 of each server's open loop, from each request's intended send (corrected \
          for coordinated omission), by round, as the verdict's p99 row judges it; a round \
          the server fell behind in has none. Beside it the p99.9, and the platform's hiccup \
-         floor: how late a thread sleeping 1 ms woke, at p99, on the server's CPU (idle, just \
-         before each slice) or the client's (during it), the larger, the largest over the \
-         round's slices, metered beside the verdict's contenders only. A p99 at or under \
-         the floor is the machine's own stall, which no server could avoid.\n\n\
+         floor of the same round: how late a thread sleeping 1 ms woke, at p99, on the \
+         server's CPU and then on the client's, each half a second while nothing ran there, \
+         just before the round's points (the larger). A p99 at or under the floor is the \
+         machine's own stall, which no server could avoid.\n\n\
          | server | p99 µs, by round | p99 (median) | p99.9 µs (median) | hiccup floor at p99, µs (median) | rounds with p99 at or under the floor |\n\
          |---|---|---|---|---|---|\n",
     );
