@@ -77,8 +77,7 @@ pub fn interleave(
 /// over every slice's measured window. The latency percentiles are the slices' averaged,
 /// weighted by their requests (an approximation of the pooled histogram's; each slice's
 /// comes from thousands of requests), the minimum and maximum the smallest and largest,
-/// the peak memory the largest, the platform's noise the slice's whose hiccups were
-/// largest at p99. `None` for no slices.
+/// the peak memory the largest. `None` for no slices.
 pub fn merge(points: &[Point]) -> Option<Point> {
     let last = points.last()?;
     if points.len() == 1 {
@@ -112,10 +111,6 @@ pub fn merge(points: &[Point]) -> Option<Point> {
             .iter()
             .filter_map(|p| p.io_workers)
             .reduce(IoWorkers::larger),
-        noise: points
-            .iter()
-            .filter_map(|p| p.noise)
-            .max_by_key(|n| n.hiccups.map(|floor| floor.larger(|h| h.p99_us))),
         ..last.clone()
     };
     let usages: Option<Vec<Usage>> = points.iter().map(|p| p.usage).collect();

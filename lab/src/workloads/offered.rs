@@ -34,22 +34,35 @@ pub fn file_name(base: &str) -> String {
     super::plot::file_name(base).replace(".svg", "_offered.svg")
 }
 
-/// The table of `base`'s offered rates, `None` where none was measured.
+/// Whether `base` was measured at several offered rates, so that its curve is drawn (one
+/// rate is a point, which the table gives).
+pub fn has_curve(report: &WorkloadsReport, base: &str) -> bool {
+    measured_at(report, base).len() > 1
+}
+
+/// The table of `base`'s offered rates (under its curve where it has one), `None` where
+/// none was measured.
 pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
     let rates = measured_at(report, base);
     if rates.is_empty() {
         return None;
     }
     let unit = rates[0].0.unit().describe();
+    let picture = match has_curve(report, base) {
+        true => format!(
+            "![{base} at fixed rates]({})\n\n",
+            super::plot::link(&file_name(base))
+        ),
+        false => String::new(),
+    };
     let mut out = format!(
-        "### At fixed offered rates\n\n![{base} at fixed rates]({})\n\n\
+        "### At fixed offered rates\n\n{picture}\
          The same open-loop rate offered to every server, a share of the smallest contender \
          capacity (10^6 ÷ its server CPU µs per request flat out; the verdict's line under its \
          table gives each server's); each cell is the median over the rounds in which the server kept up \
          (served 99% of the rate or more, the round trips still in flight at each window's end \
          counted), {unit}, then the whole machine's. Rounds in which \
-         it fell behind are named and left out.\n\n| server |",
-        super::plot::link(&file_name(base))
+         it fell behind are named and left out.\n\n| server |"
     );
     for (workload, rate) in &rates {
         let _ = write!(out, " {} ({} req/s) |", share(workload), group_thousands(*rate));
@@ -160,9 +173,15 @@ mod tests {
         let report = WorkloadsReport::over(samples);
         let text = table(&report, "keep-alive, small requests").unwrap();
         assert!(text.contains("| server | 50% (40,000 req/s) |"), "{text}");
+        assert!(!text.contains(".svg"), "one rate is a point, not a curve: {text}");
+        let mut quarter = Sample::example("keep-alive, small requests at 25% load", "io_uring", 0, 6.0);
+        quarter.offered_per_sec = Some(20_000.0);
+        let mut samples = report.samples.clone();
+        samples.push(quarter);
+        let curved = table(&WorkloadsReport::over(samples), "keep-alive, small requests").unwrap();
         assert!(
-            text.contains("(workloads/keep_alive_small_requests_offered.svg)"),
-            "the plot is linked inside results/workloads/, where it is written: {text}"
+            curved.contains("(workloads/keep_alive_small_requests_offered.svg)"),
+            "the plot is linked inside results/workloads/, where it is written: {curved}"
         );
         assert!(
             text.contains("| io_uring | 8.00 (0.0); fell behind in 1 of 2 rounds (served 38,000 req/s) |"),

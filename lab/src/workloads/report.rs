@@ -31,7 +31,7 @@ pub fn write_rendered(workspace: &Path, report: &WorkloadsReport) -> Result<(), 
             continue;
         }
         plot::draw(&plots.join(plot::file_name(&workload)), report, &workload)?;
-        if offered::table(report, &workload).is_some() {
+        if offered::has_curve(report, &workload) {
             offered::draw(&plots.join(offered::file_name(&workload)), report, &workload)?;
         }
     }
