@@ -3,7 +3,8 @@
 //! slot of its schedule in the open loop; in the file mode each request names a file the
 //! connection's seeded picker chose), or with churn make a new connection per
 //! request, or per few requests (`churn.rs`): connect, send, read and validate each
-//! answer, close, start over.
+//! answer, close, start over. Over TLS each new connection makes its handshake first
+//! (counted in the `Tally`), and one the client closes says `close_notify`.
 //! Every answer is recorded in the thread's `Tally`. A failed keep-alive connection ends
 //! the client and fails the run; a failed churn connection is counted by kind and the
 //! client goes on with the next one (any failure still fails the run).
@@ -13,7 +14,6 @@ use std::net::IpAddr;
 use std::sync::atomic::Ordering;
 
 use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use crate::churn::{self, Churn};
@@ -23,6 +23,7 @@ use crate::files;
 use crate::pace::{Limits, Pacer};
 use crate::read::{read_response, read_some};
 use crate::tally::Tally;
+use crate::tls::{self, Stream};
 
 /// Client `index`: one keep-alive connection for the whole run, or with churn one
 /// connection after another from the run's `start`.
@@ -56,7 +57,7 @@ async fn exchange(
     (mut pacer, index): (Pacer, usize),
     tally: &RefCell<Tally>,
 ) -> Result<(), Failure> {
-    let mut stream = churn::connect_by(config.addr, None, limits.patience()).await?;
+    let mut stream = connect(config, None, limits.patience(), tally).await?;
     pacer.begin(Instant::now());
     let mut batch = config.request.repeat(config.depth);
     let mut picker = config.files.as_ref().map(|files| files.picker(index));
@@ -122,9 +123,7 @@ async fn connections(
             None => {
                 let from = source.map(|i| sources[i]);
                 source = source.map(|i| (i + 1) % sources.len());
-                churn::connect_by(config.addr, from, patience)
-                    .await
-                    .map(Open::new)
+                connect(config, from, patience, tally).await.map(Open::new)
             }
         };
         let answered = match connection {
@@ -141,16 +140,41 @@ async fn connections(
     }
 }
 
+/// A new connection to the target (bound to `from` if given), after its TLS handshake
+/// where it speaks TLS (counted in `tally`); given up at `patience`.
+async fn connect(
+    config: &Config,
+    from: Option<IpAddr>,
+    patience: Instant,
+    tally: &RefCell<Tally>,
+) -> Result<Stream, Failure> {
+    let tcp = churn::connect_by(config.addr, from, patience).await?;
+    let Some(tls) = &config.tls else {
+        return Ok(Stream::Left(tcp));
+    };
+    let late = || {
+        Failure::new(
+            ErrorKind::Timeout,
+            "TLS handshake: none within 5 s after the run's end",
+        )
+    };
+    let (stream, negotiated) = tokio::time::timeout_at(patience, tls.handshake(tcp))
+        .await
+        .map_err(|_| late())??;
+    tally.borrow_mut().handshook(negotiated);
+    Ok(stream)
+}
+
 /// A churn connection between its requests: what it has read past the last answer, and
 /// how many it has carried.
 struct Open {
-    stream: TcpStream,
+    stream: Stream,
     buffer: Vec<u8>,
     carried: usize,
 }
 
 impl Open {
-    fn new(stream: TcpStream) -> Open {
+    fn new(stream: Stream) -> Open {
         Open {
             stream,
             buffer: Vec::new(),
@@ -160,7 +184,8 @@ impl Open {
 }
 
 /// Send one request on `connection`, read and validate the answer; the connection back
-/// while it has requests left to carry, else closed (by the server first where it closes).
+/// while it has requests left to carry, else closed (by the server first where it closes;
+/// over TLS, with `close_notify` where the client closes).
 async fn one_request(
     config: &Config,
     mut connection: Open,
@@ -183,5 +208,9 @@ async fn one_request(
         let message = format!("{} bytes after an answer to `Connection: close`", buffer.len());
         return Err(Failure::new(ErrorKind::Body, message));
     }
-    Ok((connection.carried < config.requests_per_connection).then_some(connection))
+    if connection.carried < config.requests_per_connection {
+        return Ok(Some(connection));
+    }
+    tls::close(connection.stream).await;
+    Ok(None)
 }

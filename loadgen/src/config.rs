@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::churn::Churn;
 use crate::files::Files;
 use crate::response::Expect;
+use crate::tls::Tls;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -52,6 +53,8 @@ pub struct Config {
     /// Write the measured window's histograms here as an HdrHistogram interval log
     /// (`hdr_log.rs`). Default is none.
     pub hdr_log: Option<PathBuf>,
+    /// Speak TLS on every connection (`https://` URLs). Default is none: plain TCP.
+    pub tls: Option<Tls>,
 }
 
 impl Config {
@@ -85,6 +88,7 @@ impl Config {
             requests_per_connection: 1,
             spread_sources: true,
             hdr_log: None,
+            tls: None,
         }
     }
 }

@@ -24,3 +24,4 @@ mod summary;
 mod tally;
 pub mod target;
 mod timer;
+pub mod tls;

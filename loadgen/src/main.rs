@@ -16,6 +16,8 @@
 //! loadgen http://127.0.0.1:8081/ --rate 20000 --hdr-log run.hlog   # HdrHistogram interval log
 //! loadgen http://127.0.0.1:8081/files/ --connections 16 --files-set 64k --seed 7
 //!                  # files of the corpus's 64 KiB set at random, every body byte checked
+//! loadgen https://127.0.0.1:8443/ --tls-ca cert.pem --connections 8 --churn client-closes \
+//!     --tls-handshakes full                     # TLS 1.3, a full handshake per connection
 //! ```
 //! Exits 1 if any response was wrong or missing. In the open loop, how late the client
 //! sent against its schedule is printed on stderr too (and is in the JSON).
@@ -26,6 +28,7 @@ use clap::Parser;
 use loadgen::churn::Churn;
 use loadgen::idle::IdleConnections;
 use loadgen::run::{Config, run};
+use loadgen::tls::{Handshakes, Tls};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -108,6 +111,19 @@ struct Cli {
     /// for the same files in the same order on each connection.
     #[arg(long, default_value_t = 1, requires = "files_set")]
     seed: u64,
+    /// With an https:// URL, trust the certificates in this PEM file (e.g. the server's
+    /// self-signed one); required for https://.
+    #[arg(long)]
+    tls_ca: Option<std::path::PathBuf>,
+    /// With an https:// URL, the name the server's certificate must carry (and SNI);
+    /// default: the URL's host.
+    #[arg(long)]
+    tls_name: Option<String>,
+    /// With an https:// URL, what each new connection's handshake is: `full`, or
+    /// `resumed` from a ticket an earlier connection got (as a rustls client does by
+    /// default); the summary counts each kind.
+    #[arg(long, value_enum, default_value_t = Handshakes::Resumed)]
+    tls_handshakes: Handshakes,
 }
 
 fn main() {
@@ -117,6 +133,10 @@ fn main() {
         None => loadgen::target::parse(&cli.url),
     }
     .unwrap_or_else(|e| fail(&e));
+    let tls = tls(&cli, target.https, &target.host).unwrap_or_else(|e| fail(&e));
+    if tls.is_some() && cli.hold_idle > 0 {
+        fail("--hold-idle holds plain TCP connections only: use an http:// URL");
+    }
     let config = Config {
         connections: cli.connections.max(1),
         threads: cli.threads,
@@ -137,6 +157,7 @@ fn main() {
             .map(|label| loadgen::files::Files::by_label(&label, cli.seed))
             .transpose()
             .unwrap_or_else(|e| fail(&e)),
+        tls,
         ..Config::new(target.addr, target.request)
     };
     let idle = (cli.hold_idle > 0).then(|| {
@@ -167,6 +188,19 @@ fn main() {
     }
     if let Some(error) = &summary.first_error {
         fail(&format!("{} error(s), the first: {error}", summary.errors));
+    }
+}
+
+/// The TLS client an https:// URL asks for (none for http://).
+fn tls(cli: &Cli, https: bool, host: &str) -> Result<Option<Tls>, String> {
+    match (https, &cli.tls_ca) {
+        (false, None) => Ok(None),
+        (false, Some(_)) => Err("--tls-ca is for https:// URLs".into()),
+        (true, None) => Err("an https:// URL needs --tls-ca FILE (the certificate to trust)".into()),
+        (true, Some(ca)) => {
+            let name = cli.tls_name.as_deref().unwrap_or(host);
+            Tls::from_file(ca, name, cli.tls_handshakes).map(Some)
+        }
     }
 }
 

@@ -4,12 +4,12 @@
 //! grace).
 
 use tokio::io::AsyncReadExt;
-use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use crate::config::Config;
 use crate::errors::{ErrorKind, Failure};
 use crate::response::{Frame, frame};
+use crate::tls::Stream;
 
 /// A Content-Length body must equal `expected`; a chunked one is checked by length only.
 fn check_body(body: &[u8], expected: Option<&[u8]>) -> Result<(), String> {
@@ -40,7 +40,7 @@ fn check_answer(config: &Config, file: Option<usize>, body: &[u8], chunked: bool
 /// Reads until one complete, valid response is at the front of `buffer`, and drops it;
 /// `file` is the corpus file asked for in the file mode.
 pub(crate) async fn read_response(
-    stream: &mut TcpStream,
+    stream: &mut Stream,
     buffer: &mut Vec<u8>,
     (config, file): (&Config, Option<usize>),
     patience: Instant,
@@ -68,7 +68,7 @@ pub(crate) async fn read_response(
 
 /// Appends what one read brings to `buffer`; 0 at the end of the stream.
 pub(crate) async fn read_some(
-    stream: &mut TcpStream,
+    stream: &mut Stream,
     buffer: &mut Vec<u8>,
     patience: Instant,
 ) -> Result<usize, Failure> {

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::churn::Churn;
 use crate::errors::ErrorsByKind;
+use crate::tls::TlsSummary;
 
 /// What a run measured. With `churn`, each connection carries `requests_per_connection`
 /// requests (one: `requests` counts connections completed, `requests_per_sec` is
@@ -52,6 +53,9 @@ pub struct Summary {
     /// Open loop only: how late each request left against its intended time (the
     /// client's own lag, plus waits for the previous answer on its connection).
     pub send_lateness_us: Option<Percentiles>,
+    /// Over TLS: the handshakes asked for, and those made by kind (warm-up included) with
+    /// what they negotiated.
+    pub tls: Option<TlsSummary>,
 }
 
 impl Summary {

@@ -15,6 +15,7 @@ use crate::errors::{ErrorsByKind, Failure};
 use crate::hdr_log::IntervalLog;
 use crate::pace::{Limits, Sending};
 use crate::summary::{Percentiles, Summary, new_histogram};
+use crate::tls::{Negotiated, TlsCounts, TlsSummary};
 
 /// When the measured window starts, in both clocks, and when its schedule ends.
 #[derive(Debug, Clone, Copy)]
@@ -50,6 +51,8 @@ pub(crate) struct Tally {
     warmup_requests: u64,
     errors: ErrorsByKind,
     first_error: Option<String>,
+    /// Handshakes made, over TLS.
+    tls: TlsCounts,
 }
 
 impl Tally {
@@ -66,6 +69,7 @@ impl Tally {
             warmup_requests: 0,
             errors: ErrorsByKind::default(),
             first_error: None,
+            tls: TlsCounts::default(),
         }
     }
 
@@ -95,6 +99,11 @@ impl Tally {
         }
     }
 
+    /// A TLS handshake (warm-up or not) negotiated this.
+    pub fn handshook(&mut self, negotiated: Negotiated) {
+        self.tls.count(negotiated);
+    }
+
     pub fn fail(&mut self, failure: Failure) {
         self.errors.count(failure.kind);
         self.first_error.get_or_insert(failure.message);
@@ -114,6 +123,7 @@ impl Tally {
         self.warmup_requests += other.warmup_requests;
         self.errors.add(&other.errors);
         self.first_error = self.first_error.take().or(other.first_error);
+        self.tls.add(other.tls);
         Ok(())
     }
 
@@ -146,6 +156,10 @@ impl Tally {
             latency_us: Percentiles::of(&self.corrected),
             uncorrected_latency_us: open(&self.uncorrected),
             send_lateness_us: open(&self.lateness),
+            tls: config.tls.as_ref().map(|tls| TlsSummary {
+                handshakes: tls.handshakes,
+                made: self.tls,
+            }),
         })
     }
 }

@@ -1,4 +1,5 @@
-//! Turns a URL like `http://127.0.0.1:8080/json` into an address and a pre-rendered request:
+//! Turns a URL like `http://127.0.0.1:8080/json` (or `https://`) into an address, the
+//! host TLS would name, and a pre-rendered request:
 //! a `GET`, or a `POST` of a patterned body sent with Content-Length or chunked, with
 //! the body the workspace's contract answers it with (for `--check-body`).
 
@@ -8,6 +9,10 @@ use http_core::routes::{OCTET_STREAM, RouteRequest, pattern_byte, route};
 
 pub struct Target {
     pub addr: SocketAddr,
+    /// `https://`: the connection speaks TLS.
+    pub https: bool,
+    /// The URL's host, without its port (what TLS names by default).
+    pub host: String,
     pub request: Vec<u8>,
     /// The body http_core's routes answer this request with: what a server of this
     /// workspace must send back, byte for byte.
@@ -25,19 +30,21 @@ fn contract_body(method: &str, path: &str, body: &[u8]) -> Vec<u8> {
     route(&request).body.as_bytes().to_vec()
 }
 
-/// Parses a plain `http://host:port/path` URL (no TLS) and renders `GET path`.
+/// Parses an `http://host:port/path` or `https://host:port/path` URL and renders
+/// `GET path`.
 pub fn parse(url: &str) -> Result<Target, String> {
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("{url}: only http:// URLs are supported"))?;
+    let (rest, https, default_port) = match (url.strip_prefix("http://"), url.strip_prefix("https://")) {
+        (Some(rest), _) => (rest, false, 80),
+        (_, Some(rest)) => (rest, true, 443),
+        _ => return Err(format!("{url}: only http:// and https:// URLs are supported")),
+    };
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
     };
-    let with_port = if authority.contains(':') {
-        authority.to_string()
-    } else {
-        format!("{authority}:80")
+    let (host, with_port) = match authority.rsplit_once(':') {
+        Some((host, _)) => (host, authority.to_string()),
+        None => (authority, format!("{authority}:{default_port}")),
     };
     let addr = with_port
         .to_socket_addrs()
@@ -47,6 +54,8 @@ pub fn parse(url: &str) -> Result<Target, String> {
     let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\n\r\n").into_bytes();
     Ok(Target {
         addr,
+        https,
+        host: host.to_string(),
         request,
         contract_body: contract_body("GET", path, b""),
     })
@@ -84,9 +93,9 @@ pub fn post(url: &str, body_len: usize, chunk: Option<usize>) -> Result<Target, 
         }
     }
     Ok(Target {
-        addr: get.addr,
         request,
         contract_body,
+        ..get
     })
 }
 
@@ -106,7 +115,11 @@ mod tests {
             parse("http://127.0.0.1:9").unwrap().request,
             b"GET / HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n"
         );
-        assert!(parse("https://x").is_err());
+        assert!(!parse("http://127.0.0.1:9").unwrap().https);
+        let https = parse("https://localhost:8443/json").unwrap();
+        assert_eq!((https.https, https.host.as_str()), (true, "localhost"));
+        assert_eq!(https.addr.port(), 8443);
+        assert!(parse("ftp://x").is_err());
     }
 
     #[test]

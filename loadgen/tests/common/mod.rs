@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use loadgen::run::{Config, Summary, run};
+
+pub mod tls_server;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A server answering every request head with `response`, and closing after it when the

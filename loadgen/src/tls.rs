@@ -1,0 +1,171 @@
+//! HTTPS: each connection is a rustls client over the TCP stream (TLS 1.3 only, rustls's
+//! default crypto provider, aws-lc-rs, with its default cipher suites and key-exchange
+//! groups), trusting the one certificate given (`--tls-ca`, e.g. the harness's
+//! self-signed one), named by `--tls-name` (SNI and the name checked). A new connection
+//! makes a full handshake, or resumes a session from a ticket an earlier connection got
+//! ([`Handshakes`]); every handshake is counted by kind, as what was negotiated, so a run
+//! says what it measured. A connection the client closes sends `close_notify` first.
+
+use std::sync::Arc;
+
+use rustls::client::Resumption;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::{ClientConfig, HandshakeKind, RootCertStore};
+use serde::Serialize;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
+
+use crate::errors::{ErrorKind, Failure};
+
+/// A connection as the client uses it: plain TCP, or TLS over it.
+pub type Stream = tokio_util::either::Either<TcpStream, TlsStream<TcpStream>>;
+
+/// Sessions resumed per client, at most: rustls keeps up to 8 TLS 1.3 tickets per
+/// server name, and every connection to the target shares them.
+const SESSIONS_CACHED: usize = 256;
+
+/// What a new connection's handshake is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Handshakes {
+    /// Every connection makes a full handshake: no session is kept.
+    Full,
+    /// A connection resumes a session from a ticket an earlier one received (a full
+    /// handshake when none is left: [`TlsCounts`] says how many).
+    Resumed,
+}
+
+/// How to speak TLS to the target.
+#[derive(Debug, Clone)]
+pub struct Tls {
+    config: Arc<ClientConfig>,
+    name: ServerName<'static>,
+    pub handshakes: Handshakes,
+}
+
+impl Tls {
+    /// A client trusting the certificates in `ca_pem` (PEM), expecting the server to be
+    /// `name`.
+    pub fn new(ca_pem: &[u8], name: &str, handshakes: Handshakes) -> Result<Tls, String> {
+        let mut roots = RootCertStore::empty();
+        for cert in CertificateDer::pem_slice_iter(ca_pem) {
+            let cert = cert.map_err(|e| format!("--tls-ca: {e}"))?;
+            roots.add(cert).map_err(|e| format!("--tls-ca: {e}"))?;
+        }
+        if roots.is_empty() {
+            return Err("--tls-ca: no certificate in the file".into());
+        }
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let mut config = ClientConfig::builder_with_provider(provider)
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| format!("TLS 1.3: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.resumption = match handshakes {
+            Handshakes::Full => Resumption::disabled(),
+            Handshakes::Resumed => Resumption::in_memory_sessions(SESSIONS_CACHED),
+        };
+        let name = ServerName::try_from(name.to_string()).map_err(|e| format!("--tls-name {name}: {e}"))?;
+        Ok(Tls {
+            config: Arc::new(config),
+            name,
+            handshakes,
+        })
+    }
+
+    /// [`Tls::new`] with the certificates read from the file at `ca`.
+    pub fn from_file(ca: &std::path::Path, name: &str, handshakes: Handshakes) -> Result<Tls, String> {
+        let pem = std::fs::read(ca).map_err(|e| format!("--tls-ca {}: {e}", ca.display()))?;
+        Tls::new(&pem, name, handshakes)
+    }
+
+    /// The handshake over `tcp`; the connection and what it negotiated.
+    pub(crate) async fn handshake(&self, tcp: TcpStream) -> Result<(Stream, Negotiated), Failure> {
+        let stream = TlsConnector::from(self.config.clone())
+            .connect(self.name.clone(), tcp)
+            .await
+            .map_err(|e| Failure::new(ErrorKind::Connect, format!("TLS handshake: {e}")))?;
+        let negotiated = Negotiated::of(stream.get_ref().1);
+        Ok((Stream::Right(stream), negotiated))
+    }
+}
+
+/// What one handshake negotiated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Negotiated {
+    pub resumed: bool,
+    pub cipher_suite: String,
+    pub key_exchange: String,
+}
+
+impl Negotiated {
+    fn of(connection: &rustls::ClientConnection) -> Negotiated {
+        let name = |n: Option<String>| n.unwrap_or_else(|| "none".into());
+        Negotiated {
+            resumed: connection.handshake_kind() == Some(HandshakeKind::Resumed),
+            cipher_suite: name(
+                connection
+                    .negotiated_cipher_suite()
+                    .map(|s| format!("{:?}", s.suite())),
+            ),
+            key_exchange: name(
+                connection
+                    .negotiated_key_exchange_group()
+                    .map(|g| format!("{:?}", g.name())),
+            ),
+        }
+    }
+}
+
+/// The run's handshakes: how many of each kind (warm-up included), and what the first
+/// negotiated.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TlsCounts {
+    pub full_handshakes: u64,
+    pub resumed_handshakes: u64,
+    pub cipher_suite: String,
+    pub key_exchange: String,
+}
+
+impl TlsCounts {
+    pub(crate) fn count(&mut self, negotiated: Negotiated) {
+        match negotiated.resumed {
+            true => self.resumed_handshakes += 1,
+            false => self.full_handshakes += 1,
+        }
+        if self.cipher_suite.is_empty() {
+            self.cipher_suite = negotiated.cipher_suite;
+            self.key_exchange = negotiated.key_exchange;
+        }
+    }
+
+    pub(crate) fn add(&mut self, other: TlsCounts) {
+        self.full_handshakes += other.full_handshakes;
+        self.resumed_handshakes += other.resumed_handshakes;
+        if self.cipher_suite.is_empty() {
+            self.cipher_suite = other.cipher_suite;
+            self.key_exchange = other.key_exchange;
+        }
+    }
+}
+
+/// A TLS run's handshakes, as the summary reports them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TlsSummary {
+    /// The handshakes asked for.
+    pub handshakes: Handshakes,
+    /// Those made, by kind, and what they negotiated.
+    #[serde(flatten)]
+    pub made: TlsCounts,
+}
+
+/// Closes a connection the client is done with: TLS says `close_notify` first (what
+/// RFC 8446 asks of each side before it closes); plain TCP just closes.
+pub(crate) async fn close(stream: Stream) {
+    if let Stream::Right(mut tls) = stream {
+        // Best effort: a server that has gone has nothing left to tell.
+        let _ = tokio::io::AsyncWriteExt::shutdown(&mut tls).await;
+    }
+}
