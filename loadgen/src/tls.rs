@@ -5,6 +5,8 @@
 //! makes a full handshake, or resumes a session from a ticket an earlier connection got
 //! ([`Handshakes`]); every handshake is counted by kind, as what was negotiated, so a run
 //! says what it measured. A connection the client closes sends `close_notify` first.
+//! [`TestIdentity`] is the throwaway certificate a server under test presents (tests and
+//! studies generate one per run; nothing is committed).
 
 use std::sync::Arc;
 
@@ -167,5 +169,62 @@ pub(crate) async fn close(stream: Stream) {
     if let Stream::Right(mut tls) = stream {
         // Best effort: a server that has gone has nothing left to tell.
         let _ = tokio::io::AsyncWriteExt::shutdown(&mut tls).await;
+    }
+}
+
+/// A throwaway identity for a server under test: a self-signed certificate for
+/// `localhost` and 127.0.0.1 (ECDSA P-256 with SHA-256, an end entity's, not a CA's) and
+/// its private key (PKCS#8), both PEM. Clients trust the certificate itself.
+#[derive(Clone)]
+pub struct TestIdentity {
+    pub cert_pem: String,
+    pub key_pem: String,
+}
+
+impl TestIdentity {
+    pub fn generate() -> TestIdentity {
+        let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+        let certified = rcgen::generate_simple_self_signed(names).expect("a self-signed certificate");
+        TestIdentity {
+            cert_pem: certified.cert.pem(),
+            key_pem: certified.signing_key.serialize_pem(),
+        }
+    }
+
+    /// Writes `cert.pem` and `key.pem` (readable by the owner only) into `dir`; returns
+    /// their paths.
+    pub fn write(&self, dir: &std::path::Path) -> std::io::Result<(std::path::PathBuf, std::path::PathBuf)> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+        std::fs::write(&cert, &self.cert_pem)?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&key)?
+            .write_all(self.key_pem.as_bytes())?;
+        Ok((cert, key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_identity_is_trusted_by_the_client_and_written_with_a_private_key() {
+        let identity = TestIdentity::generate();
+        assert!(Tls::new(identity.cert_pem.as_bytes(), "localhost", Handshakes::Full).is_ok());
+        assert!(Tls::new(identity.cert_pem.as_bytes(), "127.0.0.1", Handshakes::Full).is_ok());
+        let dir = std::env::temp_dir().join(format!("loadgen-identity-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (cert, key) = identity.write(&dir).unwrap();
+        assert_eq!(std::fs::read_to_string(cert).unwrap(), identity.cert_pem);
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&key).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o600);
+        assert!(std::fs::read_to_string(key).unwrap().contains("PRIVATE KEY"));
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -7,10 +7,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use loadgen::tls::TestIdentity;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::ServerConfig;
-use tokio_rustls::rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// A running TLS test server.
 pub struct TlsServer {
@@ -21,17 +23,16 @@ pub struct TlsServer {
     pub close_notifies: Arc<AtomicU64>,
 }
 
-/// A self-signed certificate for `localhost` and 127.0.0.1: (certificate PEM, server
-/// config).
+/// A fresh [`TestIdentity`]: (certificate PEM, server config).
 pub fn self_signed() -> (Vec<u8>, ServerConfig) {
-    let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
-    let certified = rcgen::generate_simple_self_signed(names).unwrap();
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(certified.signing_key.serialize_der()));
+    let identity = TestIdentity::generate();
+    let cert = CertificateDer::from_pem_slice(identity.cert_pem.as_bytes()).unwrap();
+    let key = PrivateKeyDer::from_pem_slice(identity.key_pem.as_bytes()).unwrap();
     let config = ServerConfig::builder()
         .with_no_client_auth()
-        .with_single_cert(vec![certified.cert.der().clone()], key)
+        .with_single_cert(vec![cert], key)
         .unwrap();
-    (certified.cert.pem().into_bytes(), config)
+    (identity.cert_pem.into_bytes(), config)
 }
 
 pub fn tls_server() -> TlsServer {
