@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use http_core::limits::SHUTDOWN_GRACE;
 
+use crate::endpoint::Endpoint;
 use crate::stuck_reader::{released_within, stuck_reader};
 use crate::wire::{Conn, probe};
 use server_kit::ServerProcess;
@@ -15,8 +16,8 @@ use server_kit::ServerProcess;
 pub const REQUEST_TIMEOUT_SECS: u64 = 2;
 pub const IDLE_TIMEOUT_SECS: u64 = 4;
 
-pub fn expect_continue(addr: SocketAddr) -> Result<(), String> {
-    let mut conn = Conn::connect(addr);
+pub fn expect_continue(to: &Endpoint) -> Result<(), String> {
+    let mut conn = Conn::connect(to);
     let head = b"POST /payload HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
     conn.send(head).map_err(|e| e.to_string())?;
     let interim = conn.response(false)?;
@@ -34,8 +35,8 @@ pub fn expect_continue(addr: SocketAddr) -> Result<(), String> {
     }
 }
 
-pub fn byte_by_byte(addr: SocketAddr) -> Result<(), String> {
-    let mut conn = Conn::connect(addr);
+pub fn byte_by_byte(to: &Endpoint) -> Result<(), String> {
+    let mut conn = Conn::connect(to);
     for byte in b"POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc" {
         conn.send(&[*byte]).map_err(|e| e.to_string())?;
     }
@@ -48,7 +49,7 @@ pub fn byte_by_byte(addr: SocketAddr) -> Result<(), String> {
 
 /// A partial head or body is closed after the request timeout, an idle connection only
 /// after the idle timeout. The three run side by side.
-pub fn timeouts(addr: SocketAddr) -> Vec<String> {
+pub fn timeouts(to: &Endpoint) -> Vec<String> {
     let request = Duration::from_secs(REQUEST_TIMEOUT_SECS);
     let idle = Duration::from_secs(IDLE_TIMEOUT_SECS);
     let checks: [(&str, &[u8], Duration); 3] = [
@@ -63,8 +64,9 @@ pub fn timeouts(addr: SocketAddr) -> Vec<String> {
     let handles: Vec<_> = checks
         .into_iter()
         .map(|(name, bytes, limit)| {
+            let to = to.clone();
             std::thread::spawn(move || {
-                closed_after(addr, bytes, limit).map_err(|e| format!("timeout, {name}: {e}"))
+                closed_after(&to, bytes, limit).map_err(|e| format!("timeout, {name}: {e}"))
             })
         })
         .collect();
@@ -74,8 +76,8 @@ pub fn timeouts(addr: SocketAddr) -> Vec<String> {
         .collect()
 }
 
-fn closed_after(addr: SocketAddr, bytes: &[u8], limit: Duration) -> Result<(), String> {
-    let mut conn = Conn::connect(addr);
+fn closed_after(to: &Endpoint, bytes: &[u8], limit: Duration) -> Result<(), String> {
+    let mut conn = Conn::connect(to);
     conn.send(bytes).map_err(|e| e.to_string())?;
     let start = Instant::now();
     if bytes.ends_with(b"\r\n\r\n") {

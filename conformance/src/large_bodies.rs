@@ -3,9 +3,9 @@
 //! it must still be answered. A server that switches how it receives for a large body
 //! (and back) is checked across both switches and at sizes around its thresholds.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::endpoint::Endpoint;
 use crate::wire::Conn;
 
 /// Bodies sent in turn on one connection, with their chunk size if sent chunked: around
@@ -24,8 +24,8 @@ const BODIES: [(usize, Option<usize>); 8] = [
 
 const FOLLOWER: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
-pub fn large_bodies_keep_alive(addr: SocketAddr) -> Result<(), String> {
-    let mut conn = Conn::connect(addr);
+pub fn large_bodies_keep_alive(to: &Endpoint) -> Result<(), String> {
+    let mut conn = Conn::connect(to);
     for (turn, (size, chunk)) in BODIES.into_iter().enumerate() {
         let body: Vec<u8> = (0..size).map(|i| ((i * 7 + turn) % 251) as u8).collect();
         let mut request = b"POST /payload HTTP/1.1\r\nHost: t\r\n".to_vec();

@@ -1,10 +1,12 @@
 //! Conformance kit: starts a server binary on port 0 (a `server_kit::ServerProcess`) and
-//! checks the whole http_core contract over raw TCP, then stresses and attacks it. A
-//! server joins with one test that calls [`check_server`].
+//! checks the whole http_core contract over raw TCP (and, for a server that serves HTTPS,
+//! over TLS 1.3: [`check_tls`]), then stresses and attacks it. A server joins with one
+//! test that calls [`check_server`].
 
 pub mod behaviour;
 pub mod cases;
 pub mod churn;
+pub mod endpoint;
 pub mod file_tree;
 pub mod files;
 pub mod large_bodies;
@@ -13,9 +15,12 @@ pub mod stress;
 pub mod stuck_reader;
 pub mod suite;
 pub mod tcp_table;
+pub mod tls_input;
 pub mod wire;
 
+pub use endpoint::Endpoint;
 pub use files::check_files;
+pub use loadgen::tls::TestIdentity;
 pub use server_kit::ServerProcess;
 pub use suite::Deviation;
 
@@ -28,15 +33,56 @@ pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
     all_args.extend(["--request-timeout-secs", &request, "--idle-timeout-secs", &idle]);
     let mut server = ServerProcess::start(binary, &all_args);
     let addr = server.addr();
+    let to = addr.into();
 
-    let mut failures = suite::run_cases(addr, deviations);
-    failures.extend(behaviour::expect_continue(addr).err());
-    failures.extend(behaviour::byte_by_byte(addr).err());
-    failures.extend(large_bodies::large_bodies_keep_alive(addr).err());
-    failures.extend(behaviour::timeouts(addr));
+    let mut failures = suite::run_cases(&to, deviations);
+    failures.extend(behaviour::expect_continue(&to).err());
+    failures.extend(behaviour::byte_by_byte(&to).err());
+    failures.extend(large_bodies::large_bodies_keep_alive(&to).err());
+    failures.extend(behaviour::timeouts(&to));
     failures.extend(behaviour::stuck_reader_released(addr).err());
     failures.extend(behaviour::graceful_shutdown(&mut server).err());
     report(server.label(), failures);
+}
+
+/// The contract over HTTPS: `binary args` started with a fresh [`TestIdentity`]
+/// (`--tls-cert`, `--tls-key`), every case and behaviour of [`check_server`] but graceful
+/// shutdown checked over TLS 1.3, then bad TLS input and the leak check after it
+/// ([`tls_input`]); panics with the list of failures, if any.
+pub fn check_tls(binary: &str, args: &[&str], deviations: &[Deviation]) {
+    let identity = TestIdentity::generate();
+    let dir = std::env::temp_dir().join(format!(
+        "conformance-tls-{}-{}",
+        std::process::id(),
+        binary.rsplit('/').next().unwrap_or(binary)
+    ));
+    std::fs::create_dir_all(&dir).expect("a directory for the test identity");
+    let (cert, key) = identity.write(&dir).expect("the test identity's files");
+    let (request, idle) = (
+        behaviour::REQUEST_TIMEOUT_SECS.to_string(),
+        behaviour::IDLE_TIMEOUT_SECS.to_string(),
+    );
+    let (cert, key) = (cert.to_string_lossy(), key.to_string_lossy());
+    let mut all_args = args.to_vec();
+    all_args.extend(["--tls-cert", &cert, "--tls-key", &key]);
+    all_args.extend(["--request-timeout-secs", &request, "--idle-timeout-secs", &idle]);
+    let server = ServerProcess::start(binary, &all_args);
+    let to = Endpoint::https(server.addr(), &identity);
+    let mut failures = tls_cases(&to, deviations);
+    failures.extend(tls_input::bad_tls_input(&server, &to));
+    let _ = std::fs::remove_dir_all(&dir);
+    report(server.label(), failures);
+}
+
+/// Every case and behaviour of [`check_server`] that runs over any connection, against
+/// `to`; one line per failure.
+pub fn tls_cases(to: &Endpoint, deviations: &[Deviation]) -> Vec<String> {
+    let mut failures = suite::run_cases(to, deviations);
+    failures.extend(behaviour::expect_continue(to).err());
+    failures.extend(behaviour::byte_by_byte(to).err());
+    failures.extend(large_bodies::large_bodies_keep_alive(to).err());
+    failures.extend(behaviour::timeouts(to));
+    failures
 }
 
 /// Flags and startup errors: limits set by flags apply; a taken port and a bad flag exit 2.

@@ -1,12 +1,12 @@
 //! Runs every [`crate::cases`] case against a server and compares each response with what
 //! http_core's codec answers for the same bytes (status, headers with Date masked, body).
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use http_core::{Codec, Limits};
 
 use crate::cases::{Case, all};
+use crate::endpoint::Endpoint;
 use crate::wire::{Conn, Response, parse_response, probe};
 
 /// A case where a server legitimately answers differently from the codec, and why.
@@ -22,18 +22,18 @@ pub struct Deviation {
 const REQUIRED: [&str; 4] = ["server", "date", "content-type", "content-length"];
 
 /// Runs all cases; returns one line per failure.
-pub fn run_cases(addr: SocketAddr, deviations: &[Deviation]) -> Vec<String> {
+pub fn run_cases(to: &Endpoint, deviations: &[Deviation]) -> Vec<String> {
     let mut failures = Vec::new();
     for case in all() {
         let deviation = deviations.iter().find(|d| d.case == case.name);
         let result = match deviation {
-            None => check_case(addr, &case),
-            Some(deviation) => check_deviation(addr, &case, deviation),
+            None => check_case(to, &case),
+            Some(deviation) => check_deviation(to, &case, deviation),
         };
         if let Err(why) = result {
             failures.push(format!("{}: {why}", case.name));
         }
-        if let Err(why) = probe(addr) {
+        if let Err(why) = probe(to) {
             failures.push(format!("{}: server unhealthy afterwards: {why}", case.name));
         }
     }
@@ -66,9 +66,9 @@ fn reference(case: &Case) -> Result<(Vec<Response>, bool), String> {
     Ok((responses, outcome.close))
 }
 
-fn check_case(addr: SocketAddr, case: &Case) -> Result<(), String> {
+fn check_case(to: &Endpoint, case: &Case) -> Result<(), String> {
     let (expected, close) = reference(case)?;
-    let mut conn = Conn::connect(addr);
+    let mut conn = Conn::connect(to);
     let _ = conn.send(&case.request);
     for (i, want) in expected.iter().enumerate() {
         let got = conn
@@ -105,14 +105,14 @@ fn check_case(addr: SocketAddr, case: &Case) -> Result<(), String> {
 
 /// A documented deviation must get its documented status, close when the contract closes,
 /// and really differ from the codec, so the list cannot go stale.
-fn check_deviation(addr: SocketAddr, case: &Case, deviation: &Deviation) -> Result<(), String> {
-    if check_case(addr, case).is_ok() {
+fn check_deviation(to: &Endpoint, case: &Case, deviation: &Deviation) -> Result<(), String> {
+    if check_case(to, case).is_ok() {
         return Err(format!(
             "listed as a deviation ({}) but now matches the codec; remove it",
             deviation.why
         ));
     }
-    let mut conn = Conn::connect(addr);
+    let mut conn = Conn::connect(to);
     let _ = conn.send(&case.request);
     let response = conn.response(case.head)?;
     if response.status != deviation.status {

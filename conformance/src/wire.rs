@@ -1,9 +1,12 @@
-//! A raw-TCP HTTP/1.1 client for tests: it sends exact bytes, parses exact responses, and
-//! tells a close from a reset from a silent connection.
+//! A raw HTTP/1.1 client for tests, over TCP or TLS ([`Endpoint`]): it sends exact bytes,
+//! parses exact responses, and tells a close from a reset from a silent connection (and
+//! over TLS, a close with `close_notify` from one without).
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
+
+use crate::endpoint::{Endpoint, Wire};
 
 /// How long a test waits for any single answer. Default is 5 seconds.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
@@ -92,28 +95,30 @@ pub fn parse_response(buf: &[u8], no_body: bool) -> Result<Option<(Response, usi
 
 /// A client connection with its unparsed input.
 pub struct Conn {
-    stream: TcpStream,
+    stream: Wire,
     pending: Vec<u8>,
 }
 
 impl Conn {
-    pub fn connect(addr: SocketAddr) -> Conn {
-        let stream = TcpStream::connect_timeout(&addr, ANSWER_TIMEOUT)
-            .unwrap_or_else(|e| panic!("connect to {addr}: {e}"));
-        stream.set_nodelay(true).expect("nodelay");
+    /// A connection to `to` (a `SocketAddr` or an [`Endpoint`]), its TLS handshake done
+    /// where the endpoint speaks TLS; panics if the server is not there.
+    pub fn connect(to: impl Into<Endpoint>) -> Conn {
         Conn {
-            stream,
+            stream: to.into().connect(),
             pending: Vec::new(),
         }
     }
 
+    /// The TCP socket (under TLS, the one its records travel on).
     pub fn stream(&self) -> &TcpStream {
-        &self.stream
+        self.stream.tcp()
     }
 
-    /// Writes all of `bytes`; an error (the server closed early) is returned, not a panic.
+    /// Writes all of `bytes` (over TLS, as records sent at once); an error (the server
+    /// closed early) is returned, not a panic.
     pub fn send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.stream.write_all(bytes)
+        self.stream.write_all(bytes)?;
+        self.stream.flush()
     }
 
     /// Reads the next response, waiting at most `ANSWER_TIMEOUT`.
@@ -180,6 +185,7 @@ impl Conn {
             return Err("timed out waiting for the server".into());
         }
         self.stream
+            .tcp()
             .set_read_timeout(Some(left))
             .expect("set_read_timeout");
         let mut chunk = [0u8; 16 * 1024];
@@ -192,14 +198,17 @@ impl Conn {
                 Err("timed out waiting for the server".into())
             }
             Err(e) if e.kind() == ErrorKind::ConnectionReset => Err("connection reset".into()),
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
+                Err("the server closed the TLS connection without close_notify".into())
+            }
             Err(e) => Err(format!("read failed: {e}")),
         }
     }
 }
 
 /// One `GET /` on a new connection; `Ok` only for a 200 with the hello body.
-pub fn probe(addr: SocketAddr) -> Result<(), String> {
-    let mut conn = Conn::connect(addr);
+pub fn probe(to: impl Into<Endpoint>) -> Result<(), String> {
+    let mut conn = Conn::connect(to);
     conn.send(b"GET / HTTP/1.1\r\nHost: probe\r\n\r\n")
         .map_err(|e| e.to_string())?;
     let response = conn.response(false)?;

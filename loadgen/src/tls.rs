@@ -51,27 +51,9 @@ impl Tls {
     /// A client trusting the certificates in `ca_pem` (PEM), expecting the server to be
     /// `name`.
     pub fn new(ca_pem: &[u8], name: &str, handshakes: Handshakes) -> Result<Tls, String> {
-        let mut roots = RootCertStore::empty();
-        for cert in CertificateDer::pem_slice_iter(ca_pem) {
-            let cert = cert.map_err(|e| format!("--tls-ca: {e}"))?;
-            roots.add(cert).map_err(|e| format!("--tls-ca: {e}"))?;
-        }
-        if roots.is_empty() {
-            return Err("--tls-ca: no certificate in the file".into());
-        }
-        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-        let mut config = ClientConfig::builder_with_provider(provider)
-            .with_protocol_versions(&[&rustls::version::TLS13])
-            .map_err(|e| format!("TLS 1.3: {e}"))?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        config.resumption = match handshakes {
-            Handshakes::Full => Resumption::disabled(),
-            Handshakes::Resumed => Resumption::in_memory_sessions(SESSIONS_CACHED),
-        };
         let name = ServerName::try_from(name.to_string()).map_err(|e| format!("--tls-name {name}: {e}"))?;
         Ok(Tls {
-            config: Arc::new(config),
+            config: client_config(ca_pem, handshakes)?,
             name,
             handshakes,
         })
@@ -92,6 +74,31 @@ impl Tls {
         let negotiated = Negotiated::of(stream.get_ref().1);
         Ok((Stream::Right(stream), negotiated))
     }
+}
+
+/// The client's TLS configuration: TLS 1.3 only, rustls's default crypto provider
+/// (aws-lc-rs), trusting only the certificates in `ca_pem` (PEM), keeping sessions to
+/// resume or none as `handshakes` says.
+pub fn client_config(ca_pem: &[u8], handshakes: Handshakes) -> Result<Arc<ClientConfig>, String> {
+    let mut roots = RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(ca_pem) {
+        let cert = cert.map_err(|e| format!("--tls-ca: {e}"))?;
+        roots.add(cert).map_err(|e| format!("--tls-ca: {e}"))?;
+    }
+    if roots.is_empty() {
+        return Err("--tls-ca: no certificate in the file".into());
+    }
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut config = ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| format!("TLS 1.3: {e}"))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.resumption = match handshakes {
+        Handshakes::Full => Resumption::disabled(),
+        Handshakes::Resumed => Resumption::in_memory_sessions(SESSIONS_CACHED),
+    };
+    Ok(Arc::new(config))
 }
 
 /// What one handshake negotiated.

@@ -1,0 +1,119 @@
+//! Where the kit connects ([`Endpoint`]: an address, and the TLS client to speak there
+//! when the server serves HTTPS) and the connection it reads and writes ([`Wire`]: plain
+//! TCP, or rustls over it). The TLS client is the load generator's ([`client_config`]):
+//! TLS 1.3 only, rustls with aws-lc-rs, trusting only the server's own [`TestIdentity`].
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+
+use loadgen::tls::{Handshakes, TestIdentity, client_config};
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, ClientConnection, StreamOwned};
+
+use crate::wire::ANSWER_TIMEOUT;
+
+/// A server to check: its address, and how to speak TLS to it if it serves HTTPS.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub addr: SocketAddr,
+    pub tls: Option<Arc<ClientConfig>>,
+}
+
+impl From<SocketAddr> for Endpoint {
+    fn from(addr: SocketAddr) -> Endpoint {
+        Endpoint { addr, tls: None }
+    }
+}
+
+impl From<&Endpoint> for Endpoint {
+    fn from(endpoint: &Endpoint) -> Endpoint {
+        endpoint.clone()
+    }
+}
+
+impl Endpoint {
+    /// The HTTPS server at `addr` presenting `identity`.
+    pub fn https(addr: SocketAddr, identity: &TestIdentity) -> Endpoint {
+        let config = client_config(identity.cert_pem.as_bytes(), Handshakes::Full);
+        Endpoint {
+            addr,
+            tls: Some(config.expect("a client trusting the test identity")),
+        }
+    }
+
+    /// A new connection with TCP_NODELAY, its TLS handshake done where the server speaks
+    /// TLS; panics if either fails (the server is expected to be up).
+    pub fn connect(&self) -> Wire {
+        let tcp = TcpStream::connect_timeout(&self.addr, ANSWER_TIMEOUT)
+            .unwrap_or_else(|e| panic!("connect to {}: {e}", self.addr));
+        tcp.set_nodelay(true).expect("nodelay");
+        let Some(config) = &self.tls else {
+            return Wire::Plain(tcp);
+        };
+        tcp.set_read_timeout(Some(ANSWER_TIMEOUT))
+            .expect("set_read_timeout");
+        let name = ServerName::try_from("localhost").expect("a DNS name");
+        let connection = ClientConnection::new(config.clone(), name).expect("a TLS client");
+        let mut stream = StreamOwned::new(connection, tcp);
+        while stream.conn.is_handshaking() {
+            if let Err(e) = stream.conn.complete_io(&mut stream.sock) {
+                panic!("TLS handshake with {}: {e}", self.addr);
+            }
+        }
+        Wire::Tls(Box::new(stream))
+    }
+
+    /// The first bytes a TLS 1.3 client sends: its whole ClientHello record.
+    pub fn client_hello(&self) -> Vec<u8> {
+        let config = self.tls.clone().expect("a TLS endpoint");
+        let name = ServerName::try_from("localhost").expect("a DNS name");
+        let mut connection = ClientConnection::new(config, name).expect("a TLS client");
+        let mut hello = Vec::new();
+        connection.write_tls(&mut hello).expect("a ClientHello");
+        hello
+    }
+}
+
+/// A connection as the checks use it.
+pub enum Wire {
+    Plain(TcpStream),
+    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
+}
+
+impl Wire {
+    /// The TCP socket (under TLS, the one its records travel on).
+    pub fn tcp(&self) -> &TcpStream {
+        match self {
+            Wire::Plain(tcp) => tcp,
+            Wire::Tls(stream) => &stream.sock,
+        }
+    }
+}
+
+/// Over TLS, a read at the end of the stream is `Ok(0)` only after the server's
+/// `close_notify`; an end without one is an `UnexpectedEof` error.
+impl Read for Wire {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Wire::Plain(tcp) => tcp.read(buf),
+            Wire::Tls(stream) => stream.read(buf),
+        }
+    }
+}
+
+impl Write for Wire {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Wire::Plain(tcp) => tcp.write(buf),
+            Wire::Tls(stream) => stream.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Wire::Plain(tcp) => tcp.flush(),
+            Wire::Tls(stream) => stream.flush(),
+        }
+    }
+}
