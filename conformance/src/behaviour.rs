@@ -83,7 +83,7 @@ fn closed_after(to: &Endpoint, bytes: &[u8], limit: Duration) -> Result<(), Stri
     if bytes.ends_with(b"\r\n\r\n") {
         conn.response(false)?;
     }
-    conn.expect_close(limit + Duration::from_secs(3))?;
+    conn.expect_abandoned(limit + Duration::from_secs(3))?;
     let waited = start.elapsed();
     let early = limit.saturating_sub(Duration::from_millis(600));
     if waited >= early {
@@ -187,13 +187,25 @@ fn post_of(len: usize) -> String {
     )
 }
 
-/// A port in use and a bad flag each give one line on stderr and exit status 2.
+/// A port in use, a bad flag and a TLS certificate that cannot be read (or TLS where the
+/// server has none) each give one line on stderr and exit status 2.
 pub fn startup_errors(binary: &str, args: &[&str]) -> Vec<String> {
     let taken = TcpListener::bind("127.0.0.1:0").expect("bind a port to occupy");
     let port = taken.local_addr().expect("local addr").to_string();
-    let attempts: [(&str, Vec<&str>, &str); 2] = [
+    let no_identity = [
+        "--tls-cert",
+        "/nonexistent/cert.pem",
+        "--tls-key",
+        "/nonexistent/key.pem",
+    ];
+    let attempts: [(&str, Vec<&str>, &str); 3] = [
         ("port in use", vec!["--addr", &port], "in use"),
         ("bad flag", vec!["--threads", "zero"], "--threads"),
+        (
+            "TLS identity that cannot be read",
+            no_identity.to_vec(),
+            "--tls-cert",
+        ),
     ];
     attempts
         .into_iter()

@@ -51,11 +51,10 @@ pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
 /// ([`tls_input`]); panics with the list of failures, if any.
 pub fn check_tls(binary: &str, args: &[&str], deviations: &[Deviation]) {
     let identity = TestIdentity::generate();
-    let dir = std::env::temp_dir().join(format!(
-        "conformance-tls-{}-{}",
-        std::process::id(),
-        binary.rsplit('/').next().unwrap_or(binary)
-    ));
+    // One directory per check: a test binary runs several at once.
+    static CHECKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let check = CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("conformance-tls-{}-{check}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a directory for the test identity");
     let (cert, key) = identity.write(&dir).expect("the test identity's files");
     let (request, idle) = (

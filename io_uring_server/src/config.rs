@@ -129,6 +129,7 @@ impl Cli {
 
     pub fn validate(&self) -> Result<(), String> {
         self.common.validate()?;
+        self.common.refuse_tls("io_uring_server has no TLS yet")?;
         if let Some(count) = self.buf_count
             && (!count.is_power_of_two() || count > 32768)
         {

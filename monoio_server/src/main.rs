@@ -29,7 +29,11 @@ struct Cli {
 }
 
 fn main() {
-    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
+    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| {
+        cli.common.validate()?;
+        cli.common
+            .refuse_tls("monoio_server has no TLS yet (monoio-rustls is to come)")
+    });
     let threads = cli.common.threads();
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());

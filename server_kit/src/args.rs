@@ -1,4 +1,4 @@
-//! Command-line flags every server shares: threads, limits and timeouts. Each server
+//! Command-line flags every server shares: threads, limits, timeouts, files and TLS. Each server
 //! flattens [`CommonArgs`] into its own parser beside its `--addr`.
 
 use std::num::NonZeroUsize;
@@ -55,6 +55,15 @@ pub struct CommonArgs {
     /// Default is none: every file is 404.
     #[arg(long)]
     pub files_dir: Option<PathBuf>,
+
+    /// Serve HTTPS only (TLS 1.3, see `server_kit::tls`) with the certificate chain in
+    /// this PEM file; needs --tls-key.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key (PEM) of --tls-cert's certificate.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 impl CommonArgs {
@@ -79,6 +88,23 @@ impl CommonArgs {
 
     pub fn idle_timeout(&self) -> Duration {
         Duration::from_secs(self.idle_timeout_secs)
+    }
+
+    /// With --tls-cert and --tls-key, the TLS configuration every connection shares;
+    /// an error names the file and what is wrong with it.
+    pub fn tls(&self) -> Result<Option<std::sync::Arc<rustls::ServerConfig>>, String> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => crate::tls::server_config(cert, key).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Refuses --tls-cert in a server that does not speak TLS; `why` says why.
+    pub fn refuse_tls(&self, why: &str) -> Result<(), String> {
+        match &self.tls_cert {
+            Some(_) => Err(format!("--tls-cert: {why}; serve plain HTTP without it")),
+            None => Ok(()),
+        }
     }
 
     /// Rejects limits the servers cannot honour, with the flag to fix.

@@ -8,16 +8,11 @@
 //! A file request (`/files/{name}`) is answered through [`crate::file_reply`] with the
 //! transport's own file I/O ([`Transport::Files`]).
 
-use std::io::{self, IoSlice};
 use std::time::Duration;
 
 use http_core::{Codec, Output, Received};
-use tokio::io::Interest;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use crate::file_reply;
-use crate::tokio_files::TokioFiles;
 pub use crate::transport::Transport;
 use crate::{Activity, Settings};
 
@@ -160,65 +155,5 @@ pub async fn linger_close<T: Transport>(transport: &mut T) {
     tokio::select! {
         _ = async { while let Ok(1..) = transport.discard().await {} } => {}
         _ = T::sleep(LINGER) => {}
-    }
-}
-
-/// tokio's epoll-driven stream: reads land straight in the input's spare capacity.
-impl Transport for TcpStream {
-    type Files = TokioFiles;
-    const SENDFILE: bool = true;
-
-    /// `sendfile(2)` on the non-blocking socket whenever it is writable, as an expert
-    /// tokio user writes it (tokio has no sendfile of its own). It runs on the runtime's
-    /// thread: a file not in the page cache blocks that thread on the disk, as nginx's
-    /// sendfile (without its thread pool) does.
-    async fn send_file(&mut self, file: &tokio::fs::File, offset: u64, len: u64) -> io::Result<()> {
-        let (mut offset, end) = (offset, offset + len);
-        while offset < end {
-            self.writable().await?;
-            let left = (end - offset) as usize;
-            let sent = self.try_io(Interest::WRITABLE, || {
-                Ok(rustix::fs::sendfile(&*self, file, Some(&mut offset), left)?)
-            });
-            match sent {
-                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
-    }
-
-    async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
-        input.reserve(READ_CHUNK);
-        self.read_buf(input).await
-    }
-
-    async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
-        let mut segments = output.slices();
-        if let (Some(only), None) = (segments.next(), segments.next()) {
-            // The common case, one response or a few small ones: no list to build.
-            return self.write_all(only).await;
-        }
-        let mut slices: Vec<IoSlice> = output.slices().map(IoSlice::new).collect();
-        let mut unsent = &mut slices[..];
-        while !unsent.is_empty() {
-            match self.write_vectored(unsent).await? {
-                0 => return Err(io::ErrorKind::WriteZero.into()),
-                n => IoSlice::advance_slices(&mut unsent, n),
-            }
-        }
-        Ok(())
-    }
-
-    async fn finish(&mut self) -> io::Result<()> {
-        self.shutdown().await
-    }
-
-    async fn discard(&mut self) -> io::Result<usize> {
-        // On the heap: an array here would sit in every connection's future, idle or not.
-        let mut sink = vec![0u8; 4096];
-        self.read(&mut sink).await
     }
 }

@@ -2,7 +2,8 @@
 //! server leans on another: the common flags, the ready line (and [`ServerProcess`], the
 //! harness that reads it), startup errors that name their fix, the SO_REUSEPORT listener
 //! group, one worker thread per listener with signal handling, the program name on
-//! every log line, and the descriptor limit raised at startup.
+//! every log line, the descriptor limit raised at startup, and HTTPS's one rustls
+//! configuration ([`tls`]).
 //!
 //! With the `tokio` feature, what the tokio-based servers share per connection: the
 //! [`Settings`], the [`Activity`] watchdog, the [`AcceptBackoff`] and the one read →
@@ -17,6 +18,7 @@ pub mod log;
 pub mod process;
 pub mod ready;
 pub mod startup;
+pub mod tls;
 pub mod workers;
 
 #[cfg(feature = "tokio")]
@@ -33,6 +35,8 @@ pub mod settings;
 pub mod shared_buffer;
 #[cfg(feature = "tokio")]
 pub mod tokio_files;
+#[cfg(feature = "tokio")]
+mod tokio_transport;
 #[cfg(feature = "tokio")]
 pub mod transport;
 

@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 
 const PREFIX: &str = "listening on http://";
+const PREFIX_TLS: &str = "listening on https://";
 
 /// `listening on http://ADDR (DETAILS)`.
 pub fn ready_line(addr: SocketAddr, details: &str) -> String {
@@ -15,9 +16,17 @@ pub fn announce(addr: SocketAddr, details: &str) {
     println!("{}", ready_line(addr, details));
 }
 
-/// Parses the address back out of a [`ready_line`].
+/// Prints `listening on https://ADDR (DETAILS, TLS)` on stdout, TLS being
+/// [`crate::tls::DESCRIPTION`].
+pub fn announce_https(addr: SocketAddr, details: &str) {
+    println!("{PREFIX_TLS}{addr} ({details}, {})", crate::tls::DESCRIPTION);
+}
+
+/// Parses the address back out of a [`ready_line`] (or an HTTPS one).
 pub fn parse_ready_line(line: &str) -> Option<SocketAddr> {
-    let rest = line.strip_prefix(PREFIX)?;
+    let rest = line
+        .strip_prefix(PREFIX)
+        .or_else(|| line.strip_prefix(PREFIX_TLS))?;
     rest.split_whitespace().next()?.parse().ok()
 }
 
@@ -35,5 +44,7 @@ mod tests {
         );
         assert_eq!(parse_ready_line(&line), Some(addr));
         assert_eq!(parse_ready_line("something else"), None);
+        let https = format!("listening on https://{addr} (engine=codec, tls=TLS1.3)");
+        assert_eq!(parse_ready_line(&https), Some(addr));
     }
 }

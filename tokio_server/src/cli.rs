@@ -39,6 +39,15 @@ impl Cli {
         if self.sendfile && self.engine == Engine::Hyper {
             return Err("--sendfile needs --engine codec or codec-shared".into());
         }
+        if self.common.tls_cert.is_some() && self.sendfile {
+            return Err("--sendfile hands file pages to the socket unencrypted: not with --tls-cert".into());
+        }
+        if self.common.tls_cert.is_some() && self.engine == Engine::CodecShared {
+            return Err(
+                "--engine codec-shared reads the socket on readiness into a buffer every connection shares, which TLS cannot: use --engine codec or hyper with --tls-cert"
+                    .into(),
+            );
+        }
         Ok(())
     }
 }

@@ -6,10 +6,15 @@
 //! every connection of a thread (`server_kit::shared_buffer`), so that an idle connection
 //! holds no buffer, as with io_uring_server's provided-buffer ring.
 
+//!
+//! Over TLS only the `codec` engine runs: its loop reads through rustls like any stream.
+
 use server_kit::Settings;
+use server_kit::exchange::Transport;
 use tokio::net::TcpStream;
 
-pub async fn serve(mut stream: TcpStream, settings: Settings) {
+/// Serves one connection, TCP or TLS over it.
+pub async fn serve<T: Transport>(mut stream: T, settings: Settings) {
     server_kit::exchange::serve(&mut stream, &settings).await;
 }
 

@@ -21,7 +21,6 @@ use hyper::{Request, Response, Version};
 use hyper_util::rt::TokioIo;
 use server_kit::{Activity, Settings};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 
 use crate::hyper_files::{self, AnswerBody};
 use crate::hyper_reply::{build, refuse};
@@ -40,7 +39,10 @@ const HYPER_STACK_HEADERS: usize = 100;
 /// 16-deep pipelined alike; the first three off together saved 7% closed (0.89-0.97 per
 /// round) and nothing pipelined, and bare hyper (`floors/`) used 0.94-0.96 of this
 /// engine's CPU. So only what the contract needs is kept, and what it needs stays.
-pub async fn serve(stream: TcpStream, settings: Settings) {
+pub async fn serve<S>(stream: S, settings: Settings)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let activity = Activity::new();
     // The watchdog's eyes: the contract's two timeouts (a partly sent request silent for
     // the request timeout, an idle keep-alive connection for the idle timeout) need to
@@ -124,14 +126,14 @@ async fn respond(
     Ok(build(&reply, payload, !info.keep_alive).map(Either::Left))
 }
 
-/// The TCP stream, recording progress for the timeout watchdog: a read means a request
-/// is arriving, a write means it was answered.
-struct Tracked {
-    stream: TcpStream,
+/// The stream (TCP, or TLS over it), recording progress for the timeout watchdog: a read
+/// means a request is arriving, a write means it was answered.
+struct Tracked<S> {
+    stream: S,
     activity: Arc<Activity>,
 }
 
-impl AsyncRead for Tracked {
+impl<S: AsyncRead + Unpin> AsyncRead for Tracked<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -146,7 +148,7 @@ impl AsyncRead for Tracked {
     }
 }
 
-impl AsyncWrite for Tracked {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Tracked<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

@@ -1,7 +1,9 @@
 //! `tokio_server`: the http_core contract on tokio (epoll), served either by hyper (what
 //! users run in production) or by http_core's codec (the same HTTP work the io_uring
 //! server does, for an apples-to-apples comparison of the I/O layers), reading into a
-//! buffer per connection (`codec`) or one per thread (`codec-shared`).
+//! buffer per connection (`codec`) or one per thread (`codec-shared`); over HTTPS with
+//! `--tls-cert` and `--tls-key` (tokio-rustls around the accepted stream, as hyper's
+//! users add it; `server_kit::tls` says how TLS is configured).
 
 mod cli;
 mod codec_engine;
@@ -11,6 +13,7 @@ mod hyper_reply;
 mod server;
 
 use server_kit::{Settings, StartupError};
+use tokio_rustls::TlsAcceptor;
 
 use crate::cli::{Cli, Engine};
 
@@ -36,6 +39,7 @@ fn main() {
     // turns it on too in such a build; said here so the contender's one difference shows.
     #[cfg(all(tokio_unstable, feature = "io-uring-fs"))]
     builder.enable_io_uring();
+    let tls = cli.common.tls().unwrap_or_else(|e| StartupError::from(e).exit());
     let runtime = builder
         .build()
         .unwrap_or_else(|e| StartupError::from(format!("cannot start the tokio runtime: {e}")).exit());
@@ -58,13 +62,32 @@ fn main() {
             let min = http_core::files::SENDFILE_MIN;
             details.push_str(&format!(", file-body=sendfile from {min} B"));
         }
-        server_kit::ready::announce(local, &details);
         let mut settings = Settings::from(&cli.common);
         settings.sendfile = cli.sendfile;
+        let Some(tls) = tls else {
+            server_kit::ready::announce(local, &details);
+            return match engine {
+                Engine::Hyper => server::run(listener, settings, hyper_engine::serve).await,
+                Engine::Codec => server::run(listener, settings, codec_engine::serve).await,
+                Engine::CodecShared => server::run(listener, settings, codec_engine::serve_shared).await,
+            };
+        };
+        server_kit::ready::announce_https(local, &details);
+        let acceptor = TlsAcceptor::from(tls);
         match engine {
-            Engine::Hyper => server::run(listener, settings, hyper_engine::serve).await,
-            Engine::Codec => server::run(listener, settings, codec_engine::serve).await,
-            Engine::CodecShared => server::run(listener, settings, codec_engine::serve_shared).await,
+            Engine::Hyper => {
+                let serve = move |stream, settings| {
+                    server::after_handshake(acceptor.clone(), stream, settings, hyper_engine::serve)
+                };
+                server::run(listener, settings, serve).await
+            }
+            Engine::Codec => {
+                let serve = move |stream, settings| {
+                    server::after_handshake(acceptor.clone(), stream, settings, codec_engine::serve)
+                };
+                server::run(listener, settings, serve).await
+            }
+            Engine::CodecShared => unreachable!("Cli::validate refuses codec-shared with TLS"),
         }
     });
 }

@@ -1,4 +1,5 @@
-//! Listening, accepting and graceful shutdown, shared by both engines.
+//! Listening, accepting and graceful shutdown, shared by both engines, and HTTPS's
+//! handshake before an engine serves the connection ([`after_handshake`]).
 //!
 //! On SIGINT or SIGTERM the server stops accepting, lets each connection finish the
 //! request it is in (idle connections close at once), waits at most
@@ -10,6 +11,8 @@ use std::net::SocketAddr;
 use server_kit::{AcceptBackoff, Settings, StartupError, log};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::signal::unix::{SignalKind, signal};
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
 use tokio_util::task::TaskTracker;
 
 /// The listener (one, whatever the thread count: tokio's runtime spreads the accepted
@@ -54,6 +57,25 @@ where
             tasks.len()
         );
     }
+}
+
+/// `serve` over TLS once the handshake is done: a client that has not finished it
+/// within the request timeout, or by the time the server shuts down, is closed (as a
+/// request silent that long is), and a failed one is closed after rustls's alert.
+pub async fn after_handshake<F, Fut>(acceptor: TlsAcceptor, stream: TcpStream, settings: Settings, serve: F)
+where
+    F: FnOnce(TlsStream<TcpStream>, Settings) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let handshake = tokio::time::timeout(settings.request_timeout, acceptor.accept(stream));
+    let stream = tokio::select! {
+        done = handshake => match done {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(_)) | Err(_) => return,
+        },
+        _ = settings.shutdown.cancelled() => return,
+    };
+    serve(stream, settings).await
 }
 
 async fn shutdown_signal() {

@@ -92,3 +92,13 @@ fn shared_buffer_codec_engine_flags_and_startup_errors() {
 fn hyper_engine_on_the_multi_thread_scheduler_conforms() {
     conformance::check_server(BIN, &["--engine", "hyper", "--multi-thread"], HYPER_DEVIATIONS);
 }
+
+#[test]
+fn codec_engine_conforms_over_tls() {
+    conformance::check_tls(BIN, &["--engine", "codec"], &[]);
+}
+
+#[test]
+fn hyper_engine_conforms_over_tls() {
+    conformance::check_tls(BIN, &["--engine", "hyper"], HYPER_DEVIATIONS);
+}

@@ -28,7 +28,12 @@ struct Cli {
 }
 
 fn main() {
-    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
+    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| {
+        cli.common.validate()?;
+        cli.common.refuse_tls(
+            "tokio-uring has no rustls adapter (none is published), so tokio_uring_server has no TLS",
+        )
+    });
     let threads = cli.common.threads();
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());
