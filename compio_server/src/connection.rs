@@ -2,7 +2,8 @@
 //! compio's ownership-passing I/O: each read lends a buffer to the runtime until it
 //! completes, then its bytes are appended to the input; each write lends the output's
 //! owned bytes, or a static body, one segment at a time; the watchdog sleeps on compio's
-//! timer.
+//! timer. Over HTTPS the stream is compio's own TLS stream (compio-tls on rustls), after
+//! a handshake bounded by the request timeout: the same loop reads and writes through it.
 
 use std::io;
 use std::mem;
@@ -12,6 +13,7 @@ use compio::BufResult;
 use compio::buf::{IntoInner, IoBuf};
 use compio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use compio::net::TcpStream;
+use compio::tls::TlsAcceptor;
 use http_core::Output;
 use http_core::output::Segment;
 use server_kit::Settings;
@@ -19,23 +21,40 @@ use server_kit::exchange::{READ_CHUNK, Transport};
 
 use crate::files::CompioFiles;
 
-pub async fn serve(stream: TcpStream, settings: Settings) {
+/// Serves one connection, over TLS where `tls` is given: a client that has not finished
+/// its handshake within the request timeout, or when the server shuts down, is closed.
+pub async fn serve(stream: TcpStream, settings: Settings, tls: Option<TlsAcceptor>) {
+    let Some(acceptor) = tls else {
+        return serve_over(stream, &settings).await;
+    };
+    let handshake = compio::time::timeout(settings.request_timeout, acceptor.accept(stream));
+    let stream = tokio::select! {
+        done = handshake => match done {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(_)) | Err(_) => return,
+        },
+        _ = settings.shutdown.cancelled() => return,
+    };
+    serve_over(stream, &settings).await
+}
+
+async fn serve_over<S: AsyncRead + AsyncWrite>(stream: S, settings: &Settings) {
     let mut transport = Compio {
         stream,
         buffer: Vec::with_capacity(READ_CHUNK),
     };
-    server_kit::exchange::serve(&mut transport, &settings).await;
+    server_kit::exchange::serve(&mut transport, settings).await;
 }
 
 /// The stream, and the buffer each read lends to the runtime while it is in flight (a
 /// read dropped before it completes takes the buffer with it, and is never followed by
 /// another).
-struct Compio {
-    stream: TcpStream,
+struct Compio<S> {
+    stream: S,
     buffer: Vec<u8>,
 }
 
-impl Compio {
+impl<S: AsyncRead> Compio<S> {
     async fn read(&mut self) -> io::Result<usize> {
         // Empty (no capacity) where an earlier read was dropped in flight and took it.
         let mut buffer = mem::take(&mut self.buffer);
@@ -47,7 +66,7 @@ impl Compio {
     }
 }
 
-impl Transport for Compio {
+impl<S: AsyncRead + AsyncWrite> Transport for Compio<S> {
     type Files = CompioFiles;
 
     /// compio takes buffers by value and reads into its own buffer, which `receive`
@@ -79,9 +98,13 @@ impl Transport for Compio {
             }
         }
         *output.owned_mut() = owned;
-        written
+        // compio's TLS stream encrypts into its own buffer and sends on flush (plain TCP
+        // has nothing to flush).
+        written?;
+        self.stream.flush().await
     }
 
+    /// FIN; over TLS, `close_notify` first.
     async fn finish(&mut self) -> io::Result<()> {
         self.stream.shutdown().await
     }

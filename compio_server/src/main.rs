@@ -12,7 +12,7 @@ mod worker;
 use std::net::SocketAddr;
 
 use clap::Parser;
-use server_kit::{CommonArgs, Settings, Workers};
+use server_kit::{CommonArgs, Settings, StartupError, Workers};
 
 const PROGRAM: &str = "compio_server";
 
@@ -29,24 +29,26 @@ struct Cli {
 }
 
 fn main() {
-    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| {
-        cli.common.validate()?;
-        cli.common
-            .refuse_tls("compio_server has no TLS yet (compio's tls is to come)")
-    });
+    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
+    let tls = cli
+        .common
+        .tls()
+        .unwrap_or_else(|e| StartupError::from(e).exit())
+        .map(compio::tls::TlsAcceptor::from);
     let threads = cli.common.threads();
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());
     let settings = Settings::from(&cli.common);
     let (workers, drivers) = Workers::start("compio", listeners, |listener, ready| {
-        let settings = settings.clone();
-        move || worker::run(listener, settings, ready)
+        let (settings, tls) = (settings.clone(), tls.clone());
+        move || worker::run(listener, settings, tls, ready)
     })
     .unwrap_or_else(|e| e.exit());
     let driver = drivers.first().map_or("none".to_string(), |d| d.clone());
-    server_kit::ready::announce(
-        local,
-        &format!("engine=compio ({driver} driver), threads={threads}"),
-    );
+    let details = format!("engine=compio ({driver} driver), threads={threads}");
+    match tls {
+        Some(_) => server_kit::ready::announce_https(local, &format!("{details}, tls adapter=compio-tls")),
+        None => server_kit::ready::announce(local, &details),
+    }
     workers.serve_until_signal(|| settings.shutdown.cancel());
 }

@@ -39,7 +39,13 @@ fn statx_on_the_ring() -> std::io::Result<bool> {
     Ok(probe.is_supported(io_uring::opcode::Statx::CODE))
 }
 
-pub fn run(listener: TcpListener, settings: Settings, ready: Ready<String, StartupError>) {
+/// Runs the thread's runtime; connections speak TLS where `tls` is given.
+pub fn run(
+    listener: TcpListener,
+    settings: Settings,
+    tls: Option<compio::tls::TlsAcceptor>,
+    ready: Ready<String, StartupError>,
+) {
     let mut proactor = ProactorBuilder::new();
     proactor.detect_opcode_support(needed());
     let built = compio::runtime::RuntimeBuilder::new()
@@ -84,7 +90,7 @@ pub fn run(listener: TcpListener, settings: Settings, ready: Ready<String, Start
                 accepted = listener.accept() => match accepted {
                     Ok((stream, _)) => {
                         backoff.succeeded();
-                        let task = connection::serve(stream, settings.clone());
+                        let task = connection::serve(stream, settings.clone(), tls.clone());
                         compio::runtime::spawn(connections.track_future(task)).detach();
                     }
                     Err(e) => backoff.failed_on(e, compio::time::sleep).await,

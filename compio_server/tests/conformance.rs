@@ -16,3 +16,8 @@ fn flags_and_startup_errors() {
 fn under_stress() {
     conformance::check_stress(BIN, &[]);
 }
+
+#[test]
+fn conforms_over_tls() {
+    conformance::check_tls(BIN, &[], &[]);
+}

@@ -2,7 +2,8 @@
 //! monoio's ownership-passing I/O: each read lends a buffer to the runtime until it
 //! completes, then its bytes are appended to the input; each write lends the output's
 //! owned bytes, or a static body, one segment at a time; the watchdog sleeps on monoio's
-//! timer.
+//! timer. Over HTTPS the stream is monoio-rustls's, after a handshake bounded by the
+//! request timeout: the same loop reads and writes through it.
 
 use std::io;
 use std::mem;
@@ -13,28 +14,46 @@ use http_core::output::Segment;
 use monoio::buf::IoBuf;
 use monoio::io::{AsyncReadRent, AsyncWriteRent, AsyncWriteRentExt};
 use monoio::net::TcpStream;
+use monoio_rustls::TlsAcceptor;
 use server_kit::Settings;
 use server_kit::exchange::{READ_CHUNK, Transport};
 
 use crate::files::MonoioFiles;
 
-pub async fn serve(stream: TcpStream, settings: Settings) {
+/// Serves one connection, over TLS where `tls` is given: a client that has not finished
+/// its handshake within the request timeout, or when the server shuts down, is closed.
+pub async fn serve(stream: TcpStream, settings: Settings, tls: Option<TlsAcceptor>) {
+    let Some(acceptor) = tls else {
+        return serve_over(stream, &settings).await;
+    };
+    let handshake = monoio::time::timeout(settings.request_timeout, acceptor.accept(stream));
+    let stream = tokio::select! {
+        done = handshake => match done {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(_)) | Err(_) => return,
+        },
+        _ = settings.shutdown.cancelled() => return,
+    };
+    serve_over(stream, &settings).await
+}
+
+async fn serve_over<S: AsyncReadRent + AsyncWriteRent>(stream: S, settings: &Settings) {
     let mut transport = Monoio {
         stream,
         buffer: Vec::with_capacity(READ_CHUNK),
     };
-    server_kit::exchange::serve(&mut transport, &settings).await;
+    server_kit::exchange::serve(&mut transport, settings).await;
 }
 
 /// The stream, and the buffer each read lends to the runtime while it is in flight (a
 /// read dropped before it completes takes the buffer with it, and is never followed by
 /// another).
-struct Monoio {
-    stream: TcpStream,
+struct Monoio<S> {
+    stream: S,
     buffer: Vec<u8>,
 }
 
-impl Monoio {
+impl<S: AsyncReadRent> Monoio<S> {
     async fn read(&mut self) -> io::Result<usize> {
         // Empty (no capacity) where an earlier read was dropped in flight and took it.
         if self.buffer.capacity() == 0 {
@@ -46,7 +65,7 @@ impl Monoio {
     }
 }
 
-impl Transport for Monoio {
+impl<S: AsyncReadRent + AsyncWriteRent> Transport for Monoio<S> {
     type Files = MonoioFiles;
 
     /// monoio takes buffers by value and reads into its own buffer, which `receive`
@@ -81,6 +100,7 @@ impl Transport for Monoio {
         written
     }
 
+    /// FIN; over TLS, `close_notify` first.
     async fn finish(&mut self) -> io::Result<()> {
         self.stream.shutdown().await
     }

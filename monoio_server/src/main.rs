@@ -3,7 +3,8 @@
 //! One monoio runtime per thread on its io_uring driver, each with its own SO_REUSEPORT
 //! listener. monoio can fall back to epoll (its "legacy" driver); this server asks for
 //! io_uring only and exits with one line where it is unavailable, so what is measured as
-//! io_uring is io_uring.
+//! io_uring is io_uring. HTTPS with `--tls-cert` and `--tls-key` through monoio-rustls,
+//! monoio's rustls adapter.
 
 mod connection;
 mod files;
@@ -12,7 +13,7 @@ mod worker;
 use std::net::SocketAddr;
 
 use clap::Parser;
-use server_kit::{CommonArgs, Settings, Workers};
+use server_kit::{CommonArgs, Settings, StartupError, Workers};
 
 const PROGRAM: &str = "monoio_server";
 
@@ -29,23 +30,25 @@ struct Cli {
 }
 
 fn main() {
-    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| {
-        cli.common.validate()?;
-        cli.common
-            .refuse_tls("monoio_server has no TLS yet (monoio-rustls is to come)")
-    });
+    let cli: Cli = server_kit::args::parse(PROGRAM, |cli: &Cli| cli.common.validate());
+    let tls = cli
+        .common
+        .tls()
+        .unwrap_or_else(|e| StartupError::from(e).exit())
+        .map(monoio_rustls::TlsAcceptor::from);
     let threads = cli.common.threads();
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());
     let settings = Settings::from(&cli.common);
     let (workers, _) = Workers::start("monoio", listeners, |listener, ready| {
-        let settings = settings.clone();
-        move || worker::run(listener, settings, ready)
+        let (settings, tls) = (settings.clone(), tls.clone());
+        move || worker::run(listener, settings, tls, ready)
     })
     .unwrap_or_else(|e| e.exit());
-    server_kit::ready::announce(
-        local,
-        &format!("engine=monoio (io_uring driver), threads={threads}"),
-    );
+    let details = format!("engine=monoio (io_uring driver), threads={threads}");
+    match tls {
+        Some(_) => server_kit::ready::announce_https(local, &format!("{details}, tls adapter=monoio-rustls")),
+        None => server_kit::ready::announce(local, &details),
+    }
     workers.serve_until_signal(|| settings.shutdown.cancel());
 }

@@ -5,6 +5,7 @@ use std::net::TcpListener;
 
 use monoio::IoUringDriver;
 use monoio::time::TimeDriver;
+use monoio_rustls::TlsAcceptor;
 use server_kit::workers::Ready;
 use server_kit::{AcceptBackoff, Settings, StartupError};
 use tokio_util::task::TaskTracker;
@@ -14,7 +15,13 @@ use crate::connection;
 /// Submission queue entries per ring.
 const RING_ENTRIES: u32 = 1024;
 
-pub fn run(listener: TcpListener, settings: Settings, ready: Ready<(), StartupError>) {
+/// Runs the thread's runtime; connections speak TLS where `tls` is given.
+pub fn run(
+    listener: TcpListener,
+    settings: Settings,
+    tls: Option<TlsAcceptor>,
+    ready: Ready<(), StartupError>,
+) {
     let built = monoio::RuntimeBuilder::<IoUringDriver>::new()
         .with_entries(RING_ENTRIES)
         .enable_timer()
@@ -43,7 +50,7 @@ pub fn run(listener: TcpListener, settings: Settings, ready: Ready<(), StartupEr
                 accepted = listener.accept() => match accepted {
                     Ok((stream, _)) => {
                         backoff.succeeded();
-                        let task = connection::serve(stream, settings.clone());
+                        let task = connection::serve(stream, settings.clone(), tls.clone());
                         drop(monoio::spawn(connections.track_future(task)));
                     }
                     Err(e) => backoff.failed_on(e, monoio::time::sleep).await,
