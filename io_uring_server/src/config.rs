@@ -129,7 +129,14 @@ impl Cli {
 
     pub fn validate(&self) -> Result<(), String> {
         self.common.validate()?;
-        self.common.refuse_tls("io_uring_server has no TLS yet")?;
+        if self.common.tls_cert.is_some() {
+            if self.features.no_multishot_recv {
+                return Err("--tls-cert receives ciphertext through the buffer ring: drop --no-multishot-recv".into());
+            }
+            if self.features.zero_copy_send {
+                return Err("--zero-copy-send sends static bodies as they are, unencrypted: not with --tls-cert".into());
+            }
+        }
         if let Some(count) = self.buf_count
             && (!count.is_power_of_two() || count > 32768)
         {

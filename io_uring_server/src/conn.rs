@@ -4,7 +4,8 @@
 //!
 //! This file holds the state and the choice of the next operation; the transitions live
 //! by concept in its children: `receiving` (input, and answering it), `sending` (output
-//! and the send in flight) and `closing` (EOF, failures, timeouts and shutdown). Which of
+//! and the send in flight), `closing` (EOF, failures, timeouts and shutdown) and `tls`
+//! (the same over TLS). Which of
 //! its memory the kernel may touch, and until which completion: `DESIGN.md`.
 //!
 //! Both outputs are freed whenever everything rendered has been sent, and the input holds
@@ -22,12 +23,14 @@ use http_core::{Codec, Output};
 use crate::gather::Gather;
 use crate::input::Input;
 use crate::op_state::{Op, OpStates, Stage};
+use crate::tls_session::TlsSession;
 use crate::token::Kind;
 
 mod closing;
 mod files;
 mod receiving;
 mod sending;
+mod tls;
 
 /// A body still to come of at least this many bytes (or a partial request buffered this
 /// large, as a chunked body grows) is received straight into the input by plain recvs,
@@ -120,6 +123,12 @@ pub struct Conn {
     /// output's) until the connection falls silent for a tick, or where it is while the
     /// output still sends from it.
     file_spare: FileSpare,
+    /// Speaks TLS (`--tls-cert`): input is ciphertext, `pending` plaintext and `sending`
+    /// ciphertext. Said apart from `tls`, which is out of its place while it hands
+    /// plaintext to the codec.
+    encrypted: bool,
+    /// The TLS session, boxed so that a plain connection's slot stays small.
+    tls: Option<Box<TlsSession>>,
 }
 
 impl Conn {
@@ -150,6 +159,8 @@ impl Conn {
             sendfile: false,
             file: None,
             file_spare: FileSpare::default(),
+            encrypted: false,
+            tls: None,
         }
     }
 
@@ -164,7 +175,7 @@ impl Conn {
         let gather = self.gather.as_ref().map_or(0, |_| size_of::<Gather>());
         let file = self.file.as_ref().map_or(0, FileTransfer::allocated);
         let outputs = self.pending.capacity() + self.sending.capacity();
-        self.input.allocated() + outputs + gather + self.file_spare.allocated() + file
+        self.input.allocated() + outputs + gather + self.file_spare.allocated() + file + self.tls_allocated()
     }
 
     /// Operations submitted and not finally completed; the slot is freed only at zero.
@@ -236,9 +247,10 @@ impl Conn {
         self.ops.completed(kind, more);
     }
 
-    /// Bytes rendered but not yet acknowledged by the kernel.
+    /// Bytes rendered but not yet acknowledged by the kernel (over TLS, ciphertext not
+    /// yet sent too).
     pub fn backlog(&self) -> usize {
-        self.pending.len() + self.sending.len() - self.sent
+        self.pending.len() + self.sending.len() - self.sent + self.tls_backlog()
     }
 
     fn paused(&self) -> bool {

@@ -8,6 +8,7 @@
 use std::io::PipeReader;
 use std::net::TcpListener;
 use std::os::fd::{AsRawFd, RawFd};
+use std::sync::Arc;
 use std::time::Instant;
 
 use io_uring::{cqueue, types};
@@ -24,6 +25,7 @@ use crate::slab::Slab;
 use crate::timer::Timer;
 use crate::token::{ConnId, Kind, Token};
 use http_core::{Codec, Limits};
+use rustls::ServerConfig;
 
 /// The timer's period: timeouts are counted in these ticks.
 pub static TICK: types::Timespec = types::Timespec::new().sec(1);
@@ -45,6 +47,8 @@ pub struct WorkerConfig {
     pub zero_copy: bool,
     /// `--files-dir`, opened once by `main` (O_PATH) and open for the process's lifetime.
     pub files_root: Option<RawFd>,
+    /// `--tls-cert`: every connection speaks TLS with this configuration.
+    pub tls: Option<Arc<ServerConfig>>,
 }
 
 /// Everything one worker thread owns. `ring` is declared first so it is dropped first,
@@ -199,6 +203,11 @@ impl Worker {
         }
         if let Some(root) = self.config.files_root {
             conn.serve_files_from(root, !self.config.features.no_sendfile);
+        }
+        if let Some(config) = &self.config.tls
+            && conn.speak_tls(config.clone()).is_err()
+        {
+            conn.fail();
         }
         if self.shutdown_since.is_some() {
             conn.begin_shutdown();

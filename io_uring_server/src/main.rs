@@ -4,6 +4,9 @@
 //! operation) and the rules that keep the kernel's use of our memory sound:
 //! [`DESIGN.md`](../DESIGN.md) beside this crate's `Cargo.toml`.
 //!
+//! With `--tls-cert` and `--tls-key` it serves HTTPS: rustls's unbuffered connection
+//! between the ring and the codec (`tls_session.rs`, `conn/tls.rs`).
+//!
 //! A panic anywhere stops the whole process with status 70 and a message: the kernel may
 //! still own connection buffers, so unwinding (and freeing them) is never safe.
 
@@ -28,6 +31,7 @@ mod sendfile;
 mod setup;
 mod slab;
 mod timer;
+mod tls_session;
 mod token;
 mod worker;
 
@@ -38,6 +42,9 @@ use server_kit::{StartupError, Workers};
 use crate::config::Cli;
 
 const PROGRAM: &str = "io_uring_server";
+
+/// How this server's TLS handles bytes, for the ready line (`tls_session.rs`).
+const TLS_PATH: &str = "tls path=rustls unbuffered (ciphertext copied out of the buffer ring, decrypted in place, sealed into the send)";
 
 fn main() {
     let cli: Cli = server_kit::args::parse(PROGRAM, Cli::validate);
@@ -53,6 +60,10 @@ fn main() {
         })
     });
     let root_fd = files_root.as_ref().map(AsRawFd::as_raw_fd);
+    let tls = cli
+        .common
+        .tls()
+        .unwrap_or_else(|e| StartupError::from(e).exit());
     let threads = cli.common.threads();
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());
@@ -62,12 +73,16 @@ fn main() {
     let (workers, setups) = Workers::start("uring", listeners, |listener, ready| {
         let (wake, waker) = std::io::pipe().unwrap_or_else(|e| StartupError::from(e.to_string()).exit());
         wakers.push(waker);
-        let cli = cli.clone();
-        move || worker::run(cli, root_fd, listener, wake, ready)
+        let (cli, tls) = (cli.clone(), tls.clone());
+        move || worker::run(cli, (root_fd, tls), listener, wake, ready)
     })
     .unwrap_or_else(|e| e.exit());
     let setup = setups.last().map_or("", String::as_str);
-    server_kit::ready::announce(local, &describe(&cli, threads, setup));
+    let details = describe(&cli, threads, setup);
+    match tls {
+        Some(_) => server_kit::ready::announce_https(local, &format!("{details}, {TLS_PATH}")),
+        None => server_kit::ready::announce(local, &details),
+    }
     workers.serve_until_signal(|| drop(wakers));
     drop(files_root);
 }

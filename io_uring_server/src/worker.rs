@@ -4,10 +4,12 @@
 use std::io::PipeReader;
 use std::net::TcpListener;
 use std::os::fd::RawFd;
+use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
 use crate::buf_ring::BufRing;
 use io_uring::Submitter;
+use rustls::ServerConfig;
 
 use crate::config::{Buffers, Cli};
 use crate::conn::Timeouts;
@@ -24,12 +26,12 @@ const BUFFER_GROUP: u16 = 0;
 /// Runs on the worker thread, since a SINGLE_ISSUER ring belongs to its creating thread.
 pub fn run(
     cli: Cli,
-    files_root: Option<RawFd>,
+    (files_root, tls): (Option<RawFd>, Option<Arc<ServerConfig>>),
     listener: TcpListener,
     wake: PipeReader,
     ready: Sender<Result<String, String>>,
 ) {
-    let worker = match build(&cli, files_root, listener, wake) {
+    let worker = match build(&cli, (files_root, tls), listener, wake) {
         Ok(worker) => worker,
         Err(message) => {
             let _ = ready.send(Err(message));
@@ -44,7 +46,7 @@ pub fn run(
 /// Builds the worker and describes its kernel-dependent setup for the ready line.
 fn build(
     cli: &Cli,
-    files_root: Option<RawFd>,
+    (files_root, tls): (Option<RawFd>, Option<Arc<ServerConfig>>),
     listener: TcpListener,
     wake: PipeReader,
 ) -> Result<(Worker, String), String> {
@@ -88,6 +90,7 @@ fn build(
         (true, false) => format!("{description}, send=plain (kernel lacks SEND_ZC, Linux 6.0)"),
     };
     let file_body = match (cli.features.no_sendfile, direct_slots) {
+        _ if tls.is_some() => "read (TLS encrypts every byte)".to_string(),
         (true, _) => "read".to_string(),
         (false, Some(_)) => "read (direct descriptors cannot sendfile)".to_string(),
         (false, None) => format!(
@@ -115,6 +118,7 @@ fn build(
         max_conns: direct_slots.map_or(usize::MAX, |slots| slots as usize),
         zero_copy,
         files_root,
+        tls,
     };
     let worker = Worker::new(ring, buf_ring, listener, wake, config);
     Ok((worker, description))

@@ -87,3 +87,8 @@ fn small_whole_buffers_conform() {
 fn flags_and_startup_errors() {
     conformance::check_flags(BIN, &[]);
 }
+
+#[test]
+fn conforms_over_tls() {
+    conformance::check_tls(BIN, &[], &[]);
+}

@@ -47,7 +47,7 @@ impl Conn {
     /// cancel-all should the last one have left an operation behind.
     pub fn on_tick(&mut self, now: u64, timeouts: Timeouts) {
         let silent = now.saturating_sub(self.last_progress);
-        let busy = !self.input.is_empty() || self.backlog() > 0 || self.file.is_some();
+        let busy = !self.input.is_empty() || self.backlog() > 0 || self.file.is_some() || self.tls_busy();
         let expired = match self.phase {
             Phase::Open if busy => silent >= timeouts.request,
             Phase::Open => silent >= timeouts.idle,
@@ -62,17 +62,19 @@ impl Conn {
             self.bulk = false;
             self.input.release_if_empty();
             self.file_spare.release();
+            self.tls_release();
         }
         if self.phase == Phase::Closing && self.ops.cancel.is_idle() {
             self.ops.cancel_all_sent = false;
         }
     }
 
-    /// Server shutdown: idle connections close now, busy ones after their current request.
+    /// Server shutdown: idle connections close now (over TLS, once their `close_notify`
+    /// is sent), busy ones after their current request.
     pub fn begin_shutdown(&mut self) {
         self.shutting_down = true;
         if self.phase == Phase::Open && self.input.is_empty() && self.file.is_none() {
-            self.phase = if self.backlog() > 0 {
+            self.phase = if self.backlog() > 0 || self.encrypted {
                 Phase::Draining
             } else {
                 Phase::Closing

@@ -39,6 +39,10 @@ impl Conn {
 
     /// Receive with plain recvs into the input rather than through the buffer ring.
     pub(super) fn wants_plain_recv(&self) -> bool {
+        if self.encrypted {
+            // Ciphertext goes through the session, never straight into the input.
+            return false;
+        }
         match self.receiving {
             Receiving::Plain { .. } => true,
             Receiving::Ring { large_bodies_plain } => {
@@ -68,6 +72,7 @@ impl Conn {
             }
         }
         match (result, data) {
+            (1.., Some(data)) if self.encrypted => self.on_ciphertext(data, now),
             (1.., Some(data)) => self.on_data(data, now),
             (1.., None) => {
                 self.last_progress = now;

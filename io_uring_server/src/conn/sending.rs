@@ -23,7 +23,11 @@ impl Conn {
             "output re-pointed while a send is in flight"
         );
         if self.sent == self.sending.len() {
-            std::mem::swap(&mut self.sending, &mut self.pending);
+            if self.encrypted {
+                self.seal_pending();
+            } else {
+                std::mem::swap(&mut self.sending, &mut self.pending);
+            }
             self.sent = 0;
         }
         // Measure the send once; several slices leave in one gathered send: name

@@ -10,6 +10,7 @@ mod closing;
 mod files;
 mod receiving;
 mod sending;
+mod tls;
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 

@@ -1,0 +1,150 @@
+//! A connection over TLS, driven by an in-memory rustls client: the handshake, a request
+//! answered in ciphertext, `close_notify` before the shutdown, a garbage record, a stalled
+//! handshake under the request timeout, and no buffer held once idle.
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+
+use conformance::{Endpoint, TestIdentity};
+use rustls::ClientConnection;
+use rustls::pki_types::ServerName;
+
+use super::*;
+
+/// A connection speaking TLS with a fresh identity, and a client that trusts it.
+fn tls_pair() -> (Conn, ClientConnection) {
+    let identity = TestIdentity::generate();
+    let dir = std::env::temp_dir().join(format!(
+        "uring-conn-tls-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cert, key) = identity.write(&dir).unwrap();
+    let config = server_kit::tls::server_config(&cert, &key).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let mut c = conn();
+    c.speak_tls(config).unwrap();
+    let endpoint = Endpoint::https("127.0.0.1:9".parse().unwrap(), &identity);
+    let client_config: Arc<_> = endpoint.tls.unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    (c, ClientConnection::new(client_config, name).unwrap())
+}
+
+/// Carries what the client has to say to the connection and back, until both are
+/// silent; returns the ciphertext the connection sent.
+fn exchange(c: &mut Conn, client: &mut ClientConnection) -> Vec<u8> {
+    let mut sent_back = Vec::new();
+    for _ in 0..16 {
+        let mut to_server = Vec::new();
+        while client.wants_write() {
+            client.write_tls(&mut to_server).unwrap();
+        }
+        if !to_server.is_empty() {
+            c.on_recv(to_server.len() as i32, Some(&to_server), 0);
+        }
+        let from_server = flush(c);
+        let mut rest = &from_server[..];
+        while !rest.is_empty() {
+            client.read_tls(&mut rest).unwrap();
+            client.process_new_packets().unwrap();
+        }
+        sent_back.extend_from_slice(&from_server);
+        if to_server.is_empty() && from_server.is_empty() {
+            break;
+        }
+    }
+    sent_back
+}
+
+/// What the client has read in plaintext so far.
+fn plaintext(client: &mut ClientConnection) -> Vec<u8> {
+    let mut out = vec![0; 64 * 1024];
+    let n = client.reader().read(&mut out).unwrap_or(0);
+    out.truncate(n);
+    out
+}
+
+#[test]
+fn a_request_over_tls_is_answered_in_ciphertext() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    assert!(!client.is_handshaking(), "the handshake completes");
+    client.writer().write_all(GET).unwrap();
+    let ciphertext = exchange(&mut c, &mut client);
+    let answer = plaintext(&mut client);
+    assert!(answer.starts_with(b"HTTP/1.1 200 OK"), "{}", String::from_utf8_lossy(&answer));
+    assert!(answer.ends_with(http_core::routes::HELLO));
+    let hello = http_core::routes::HELLO;
+    assert!(!ciphertext.windows(hello.len()).any(|w| w == hello), "sent in the clear");
+    assert_eq!(c.phase(), Phase::Open);
+}
+
+#[test]
+fn a_closing_answer_ends_with_close_notify_before_the_shutdown() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    client
+        .writer()
+        .write_all(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut to_server = Vec::new();
+    client.write_tls(&mut to_server).unwrap();
+    c.on_recv(to_server.len() as i32, Some(&to_server), 0);
+    assert_eq!(c.phase(), Phase::Draining);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    let mut rest = &complete_send(&mut c, usize::MAX)[..];
+    while !rest.is_empty() {
+        client.read_tls(&mut rest).unwrap();
+        client.process_new_packets().unwrap();
+    }
+    assert!(plaintext(&mut client).starts_with(b"HTTP/1.1 200 OK"));
+    let mut end = [0u8; 1];
+    assert_eq!(client.reader().read(&mut end).unwrap(), 0, "close_notify received");
+    assert_eq!(ops(&mut c), [Op::Shutdown]);
+}
+
+#[test]
+fn a_record_that_does_not_decrypt_ends_the_connection() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    let mut garbage = vec![0x17, 0x03, 0x03, 0x00, 0x20];
+    garbage.resize(5 + 32, 0xAB);
+    c.on_recv(garbage.len() as i32, Some(&garbage), 0);
+    assert_eq!(c.phase(), Phase::Closing);
+}
+
+#[test]
+fn a_stalled_handshake_is_closed_at_the_request_timeout_an_idle_session_is_not() {
+    let (mut stalled, mut client) = tls_pair();
+    ops(&mut stalled);
+    let mut hello = Vec::new();
+    client.write_tls(&mut hello).unwrap();
+    let half = &hello[..hello.len() / 2];
+    stalled.on_recv(half.len() as i32, Some(half), 0);
+    stalled.on_tick(TIMEOUTS.request, TIMEOUTS);
+    assert_eq!(stalled.phase(), Phase::Closing);
+
+    let (mut idle, mut client) = tls_pair();
+    ops(&mut idle);
+    exchange(&mut idle, &mut client);
+    idle.on_tick(TIMEOUTS.request, TIMEOUTS);
+    assert_eq!(idle.phase(), Phase::Open);
+    assert_eq!(idle.allocated(), 0, "an idle session holds no buffer");
+}
+
+#[test]
+fn an_idle_session_at_shutdown_says_close_notify_first() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    c.begin_shutdown();
+    assert_eq!(c.phase(), Phase::Draining);
+    exchange(&mut c, &mut client);
+    let mut end = [0u8; 1];
+    assert_eq!(client.reader().read(&mut end).unwrap(), 0, "close_notify received");
+    assert!(matches!(c.phase(), Phase::Lingering { .. }), "then the write side is shut");
+}

@@ -1,0 +1,100 @@
+//! A connection over TLS (`--tls-cert`): the same receive, answer and send transitions,
+//! with its [`TlsSession`] between the ring and the codec. What arrives in a provided
+//! buffer is ciphertext: the session decrypts it and the plaintext is answered as
+//! [`Conn::on_data`] answers bytes over plain TCP. What the codec renders stays plaintext
+//! in `pending` until a send is submitted, when it is sealed (with a `close_notify` once
+//! the last response is rendered) into the ciphertext `sending` names. Over TLS a
+//! connection always receives through the buffer ring, never sends a file by sendfile
+//! (the page cache holds plaintext) nor a body by zero-copy send.
+
+use std::sync::Arc;
+
+use http_core::Output;
+use rustls::ServerConfig;
+
+use super::{Conn, Phase, Receiving};
+use crate::tls_session::{Received, TlsFailed, TlsSession};
+
+impl Conn {
+    /// Speak TLS with `config` from the first byte on.
+    pub fn speak_tls(&mut self, config: Arc<ServerConfig>) -> Result<(), TlsFailed> {
+        self.tls = Some(Box::new(TlsSession::new(config)?));
+        self.encrypted = true;
+        self.receiving = Receiving::Ring {
+            large_bodies_plain: false,
+        };
+        self.sendfile = false;
+        self.zero_copy = false;
+        Ok(())
+    }
+
+    /// Ciphertext arrived: each record's plaintext is answered where it was decrypted;
+    /// the peer's `close_notify` is its end of input; a record that breaks the protocol
+    /// ends the connection at once. Returns the responses rendered.
+    pub(super) fn on_ciphertext(&mut self, data: &[u8], now: u64) -> usize {
+        self.last_progress = now;
+        if self.phase != Phase::Open {
+            return 0;
+        }
+        let mut tls = self.tls.take().expect("an encrypted connection has its session");
+        let mut answered = 0;
+        let received = tls.receive(data, &mut |plaintext| answered += self.on_data(plaintext, now));
+        self.tls = Some(tls);
+        match received {
+            Ok(Received::Open) => {}
+            Ok(Received::PeerClosed) => self.on_eof(),
+            Err(_) => self.fail(),
+        }
+        answered
+    }
+
+    /// Ciphertext waiting to be sealed or sent: the session's outgoing bytes, and a
+    /// `close_notify` still owed once the last response is rendered (counted as one byte).
+    pub(super) fn tls_backlog(&self) -> usize {
+        let Some(tls) = &self.tls else { return 0 };
+        let owed = self.phase == Phase::Draining && !tls.close_notify_sealed();
+        tls.outgoing_len() + usize::from(owed)
+    }
+
+    /// A handshake or a record is partly received: a request is under way.
+    pub(super) fn tls_busy(&self) -> bool {
+        self.tls.as_ref().is_some_and(|tls| tls.awaits_more())
+    }
+
+    /// A send is being submitted and the last is all sent: seal what is rendered (and the
+    /// `close_notify` once the last response is) and make it the output this send names.
+    /// A buffer the plaintext kept (an echo's input, a file's chunk) comes back at once,
+    /// since the ciphertext is a copy. A session that cannot seal ends the connection,
+    /// and the send then names nothing.
+    pub(super) fn seal_pending(&mut self) {
+        let close = self.phase == Phase::Draining;
+        let tls = self.tls.as_mut().expect("an encrypted connection has its session");
+        let to_seal = !self.pending.is_empty() || (close && !tls.close_notify_sealed());
+        let sealed = match to_seal {
+            true => tls.seal(self.pending.slices(), close),
+            false => Ok(()),
+        };
+        let ciphertext = tls.take_outgoing();
+        self.sending = Output::default();
+        match sealed {
+            Ok(()) => *self.sending.owned_mut() = ciphertext,
+            Err(_) => self.fail(),
+        }
+        if let Some(buffer) = self.pending.reclaim() {
+            self.reclaimed(buffer);
+        }
+    }
+
+    /// Bytes of buffer the session holds.
+    #[cfg(test)]
+    pub(super) fn tls_allocated(&self) -> usize {
+        self.tls.as_ref().map_or(0, |tls| tls.allocated())
+    }
+
+    /// The connection fell silent: its session holds no empty buffer.
+    pub(super) fn tls_release(&mut self) {
+        if let Some(tls) = &mut self.tls {
+            tls.release_if_empty();
+        }
+    }
+}
