@@ -22,7 +22,13 @@ const MAX_FRAGMENT: usize = 16 * 1024;
 /// Why a connection's TLS cannot go on: the peer broke the protocol (a record that does
 /// not decrypt, a bad handshake), or rustls refused what it was asked.
 #[derive(Debug)]
-pub struct TlsFailed(pub String);
+pub struct TlsFailed(String);
+
+impl std::fmt::Display for TlsFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 impl From<rustls::Error> for TlsFailed {
     fn from(error: rustls::Error) -> TlsFailed {
@@ -99,7 +105,8 @@ impl TlsSession {
             Ok(())
         };
         let mut nothing_arrives = |_: &[u8]| {};
-        self.process(&mut nothing_arrives, Some(&mut write))?;
+        let write: &mut Writer<'_> = &mut write;
+        self.process(&mut nothing_arrives, Some(write))?;
         if close {
             self.close_notify_sealed = true;
         }

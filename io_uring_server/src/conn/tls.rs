@@ -78,7 +78,11 @@ impl Conn {
         self.sending = Output::default();
         match sealed {
             Ok(()) => *self.sending.owned_mut() = ciphertext,
-            Err(_) => self.fail(),
+            Err(why) => {
+                // Not the peer's doing: rustls refused to encrypt what it was given.
+                server_kit::log!("a connection's TLS could not seal its output ({why}); closing it");
+                self.fail();
+            }
         }
         if let Some(buffer) = self.pending.reclaim() {
             self.reclaimed(buffer);

@@ -41,7 +41,7 @@ fn exchange(c: &mut Conn, client: &mut ClientConnection) -> Vec<u8> {
             client.write_tls(&mut to_server).unwrap();
         }
         if !to_server.is_empty() {
-            c.on_recv(to_server.len() as i32, Some(&to_server), 0);
+            c.on_recv(to_server.len() as i32, Some(to_server.as_slice()), 0);
         }
         let from_server = flush(c);
         let mut rest = &from_server[..];
@@ -92,7 +92,7 @@ fn a_closing_answer_ends_with_close_notify_before_the_shutdown() {
         .unwrap();
     let mut to_server = Vec::new();
     client.write_tls(&mut to_server).unwrap();
-    c.on_recv(to_server.len() as i32, Some(&to_server), 0);
+    c.on_recv(to_server.len() as i32, Some(to_server.as_slice()), 0);
     assert_eq!(c.phase(), Phase::Draining);
     assert_eq!(ops(&mut c), [Op::Send]);
     let mut rest = &complete_send(&mut c, usize::MAX)[..];
@@ -113,7 +113,7 @@ fn a_record_that_does_not_decrypt_ends_the_connection() {
     exchange(&mut c, &mut client);
     let mut garbage = vec![0x17, 0x03, 0x03, 0x00, 0x20];
     garbage.resize(5 + 32, 0xAB);
-    c.on_recv(garbage.len() as i32, Some(&garbage), 0);
+    c.on_recv(garbage.len() as i32, Some(garbage.as_slice()), 0);
     assert_eq!(c.phase(), Phase::Closing);
 }
 
