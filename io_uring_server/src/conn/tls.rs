@@ -49,10 +49,11 @@ impl Conn {
     }
 
     /// Ciphertext waiting to be sealed or sent: the session's outgoing bytes, and a
-    /// `close_notify` still owed once the last response is rendered (counted as one byte).
+    /// `close_notify` still owed once the last response is rendered (counted as one byte;
+    /// owed only once the handshake is done: one cut short just closes).
     pub(super) fn tls_backlog(&self) -> usize {
         let Some(tls) = &self.tls else { return 0 };
-        let owed = self.phase == Phase::Draining && !tls.close_notify_sealed();
+        let owed = self.phase == Phase::Draining && tls.established() && !tls.close_notify_sealed();
         tls.outgoing_len() + usize::from(owed)
     }
 
@@ -69,9 +70,9 @@ impl Conn {
     pub(super) fn seal_pending(&mut self) {
         let close = self.phase == Phase::Draining;
         let tls = self.tls.as_mut().expect("an encrypted connection has its session");
-        let to_seal = !self.pending.is_empty() || (close && !tls.close_notify_sealed());
+        let to_seal = !self.pending.is_empty() || (close && tls.established() && !tls.close_notify_sealed());
         let sealed = match to_seal {
-            true => tls.seal(self.pending.slices(), close),
+            true => tls.seal(self.pending.slices(), close && tls.established()),
             false => Ok(()),
         };
         let ciphertext = tls.take_outgoing();
