@@ -68,11 +68,11 @@ impl Conn {
     /// since the ciphertext is a copy. A session that cannot seal ends the connection,
     /// and the send then names nothing.
     pub(super) fn seal_pending(&mut self) {
-        let close = self.phase == Phase::Draining;
         let tls = self.tls.as_mut().expect("an encrypted connection has its session");
-        let to_seal = !self.pending.is_empty() || (close && tls.established() && !tls.close_notify_sealed());
+        let close = self.phase == Phase::Draining && tls.established() && !tls.close_notify_sealed();
+        let to_seal = !self.pending.is_empty() || close;
         let sealed = match to_seal {
-            true => tls.seal(self.pending.slices(), close && tls.established()),
+            true => tls.seal(self.pending.slices(), close),
             false => Ok(()),
         };
         let ciphertext = tls.take_outgoing();
