@@ -283,7 +283,11 @@ impl Worker {
         let Some(conn) = self.conns.get_mut(id) else {
             return;
         };
-        while let Some(op) = conn.next_op() {
+        loop {
+            conn.seal_output();
+            let Some(op) = conn.next_op() else {
+                break;
+            };
             conn.submitted(op, self.now);
             let carried = ops::submit(&mut self.ring, conn, op, id.token(op.kind()), self.config.recv);
             if let ops::Carried::Done(result) = carried {

@@ -118,6 +118,15 @@ impl TlsSession {
         std::mem::take(&mut self.outgoing)
     }
 
+    /// A sent output's buffer, emptied, to seal the next ciphertext into (kept only if the
+    /// session has started none).
+    pub fn recycle(&mut self, mut spent: Vec<u8>) {
+        if self.outgoing.capacity() == 0 {
+            spent.clear();
+            self.outgoing = spent;
+        }
+    }
+
     pub fn outgoing_len(&self) -> usize {
         self.outgoing.len()
     }

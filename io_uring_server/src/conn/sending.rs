@@ -24,7 +24,7 @@ impl Conn {
         );
         if self.sent == self.sending.len() {
             if self.encrypted {
-                self.seal_pending();
+                self.send_sealed();
             } else {
                 std::mem::swap(&mut self.sending, &mut self.pending);
             }

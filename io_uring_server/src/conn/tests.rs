@@ -34,7 +34,11 @@ fn conn() -> Conn {
 /// Submits everything the connection wants, as the event loop does; returns the ops.
 fn ops(conn: &mut Conn) -> Vec<Op> {
     let mut submitted = Vec::new();
-    while let Some(op) = conn.next_op() {
+    loop {
+        conn.seal_output();
+        let Some(op) = conn.next_op() else {
+            break;
+        };
         conn.submitted(op, 0);
         if op == Op::Send {
             let named = conn.unsent().map(<[u8]>::len).sum::<usize>();

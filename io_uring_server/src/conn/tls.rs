@@ -3,7 +3,7 @@
 //! buffer is ciphertext: the session decrypts it and the plaintext is answered as
 //! [`Conn::on_data`] answers bytes over plain TCP. What the codec renders stays plaintext
 //! in `pending` until a send is submitted, when it is sealed (with a `close_notify` once
-//! the last response is rendered) into the ciphertext `sending` names. Over TLS a
+//! the last response is rendered) into the ciphertext the next send names. Over TLS a
 //! connection always receives through the buffer ring, never sends a file by sendfile
 //! (the page cache holds plaintext) nor a body by zero-copy send.
 
@@ -62,32 +62,37 @@ impl Conn {
         self.tls.as_ref().is_some_and(|tls| tls.awaits_more())
     }
 
-    /// A send is being submitted and the last is all sent: seal what is rendered (and the
-    /// `close_notify` once the last response is) and make it the output this send names.
-    /// A buffer the plaintext kept (an echo's input, a file's chunk) comes back at once,
-    /// since the ciphertext is a copy. A session that cannot seal ends the connection,
-    /// and the send then names nothing.
-    pub(super) fn seal_pending(&mut self) {
+    /// Over TLS, encrypts what is rendered (and the `close_notify` once the last response
+    /// is) into the ciphertext the next send names; nothing over plain TCP. The event loop
+    /// calls it before each [`Conn::next_op`], so a send never finds plaintext unsealed.
+    /// It never touches `sending`, so it may run while a send is in flight. A buffer the
+    /// plaintext kept (an echo's input, a file's chunk) comes back at once, since the
+    /// ciphertext is a copy. A session that cannot seal ends the connection.
+    pub fn seal_output(&mut self) {
+        if !self.encrypted || !matches!(self.phase, Phase::Open | Phase::Draining) {
+            return;
+        }
         let tls = self.tls.as_mut().expect("an encrypted connection has its session");
         let close = self.phase == Phase::Draining && tls.established() && !tls.close_notify_sealed();
-        let to_seal = !self.pending.is_empty() || close;
-        let sealed = match to_seal {
-            true => tls.seal(self.pending.slices(), close),
-            false => Ok(()),
-        };
-        let ciphertext = tls.take_outgoing();
-        self.sending = Output::default();
-        match sealed {
-            Ok(()) => *self.sending.owned_mut() = ciphertext,
-            Err(why) => {
-                // Not the peer's doing: rustls refused to encrypt what it was given.
-                server_kit::log!("a connection's TLS could not seal its output ({why}); closing it");
-                self.fail();
-            }
+        if self.pending.is_empty() && !close {
+            return;
+        }
+        if let Err(why) = tls.seal(self.pending.slices(), close) {
+            // Not the peer's doing: rustls refused to encrypt what it was given.
+            server_kit::log!("a connection's TLS could not seal its output ({why}); closing it");
+            self.fail();
         }
         if let Some(buffer) = self.pending.reclaim() {
             self.reclaimed(buffer);
         }
+    }
+
+    /// A send is being submitted and the last is all sent: the sealed ciphertext becomes
+    /// the output it names; the spent output's buffer is the session's next.
+    pub(super) fn send_sealed(&mut self) {
+        let tls = self.tls.as_mut().expect("an encrypted connection has its session");
+        let spent = std::mem::replace(self.sending.owned_mut(), tls.take_outgoing());
+        tls.recycle(spent);
     }
 
     /// Bytes of buffer the session holds.
