@@ -25,7 +25,7 @@ use crate::files::CompioFiles;
 /// its handshake within the request timeout, or when the server shuts down, is closed.
 pub async fn serve(stream: TcpStream, settings: Settings, tls: Option<TlsAcceptor>) {
     let Some(acceptor) = tls else {
-        return serve_over(stream, &settings).await;
+        return serve_over(stream, &settings, false).await;
     };
     let handshake = compio::time::timeout(settings.request_timeout, acceptor.accept(stream));
     let stream = tokio::select! {
@@ -35,13 +35,14 @@ pub async fn serve(stream: TcpStream, settings: Settings, tls: Option<TlsAccepto
         },
         _ = settings.shutdown.cancelled() => return,
     };
-    serve_over(stream, &settings).await
+    serve_over(stream, &settings, true).await
 }
 
-async fn serve_over<S: AsyncRead + AsyncWrite>(stream: S, settings: &Settings) {
+async fn serve_over<S: AsyncRead + AsyncWrite>(stream: S, settings: &Settings, tls: bool) {
     let mut transport = Compio {
         stream,
         buffer: Vec::with_capacity(READ_CHUNK),
+        tls,
     };
     server_kit::exchange::serve(&mut transport, settings).await;
 }
@@ -52,6 +53,8 @@ async fn serve_over<S: AsyncRead + AsyncWrite>(stream: S, settings: &Settings) {
 struct Compio<S> {
     stream: S,
     buffer: Vec<u8>,
+    /// The stream is TLS: [`Transport::goodbye`] says `close_notify`.
+    tls: bool,
 }
 
 impl<S: AsyncRead> Compio<S> {
@@ -111,6 +114,12 @@ impl<S: AsyncRead + AsyncWrite> Transport for Compio<S> {
 
     async fn discard(&mut self) -> io::Result<usize> {
         self.read().await
+    }
+
+    async fn goodbye(&mut self) {
+        if self.tls {
+            let _ = self.stream.shutdown().await;
+        }
     }
 
     fn sleep(duration: Duration) -> impl Future<Output = ()> {

@@ -159,6 +159,7 @@ impl Conn {
     pub fn expect_abandoned(&mut self, limit: Duration) -> Result<(), String> {
         match self.expect_close(limit) {
             Err(e) if e.contains(WITHOUT_CLOSE_NOTIFY) && self.pending.is_empty() => Ok(()),
+            Err(e) if e.contains("reset") && self.pending.is_empty() => Ok(()),
             result => result,
         }
     }
@@ -177,15 +178,16 @@ impl Conn {
         }
     }
 
-    /// Reads until the server closes (EOF or a reset), for at most `limit`, and returns
-    /// every byte received; a server still sending or silent at `limit` is an error.
+    /// Reads until the server closes (EOF or a reset; over TLS, only EOF after its
+    /// `close_notify`), for at most `limit`, and returns every byte received; a server
+    /// still sending or silent at `limit` is an error.
     pub fn drain_for(&mut self, limit: Duration) -> Result<Vec<u8>, String> {
         let deadline = Instant::now() + limit;
         loop {
             match self.fill(deadline) {
                 Ok(0) => break,
                 Ok(_) => continue,
-                Err(e) if e.contains("reset") => break,
+                Err(e) if e.contains("reset") && !matches!(self.stream, Wire::Tls(_)) => break,
                 Err(e) => return Err(format!("{e} ({} bytes received)", self.pending.len())),
             }
         }

@@ -79,10 +79,12 @@ async fn exchange(
                 picked.push(index);
             }
         }
-        stream
-            .write_all(&batch)
-            .await
-            .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
+        // The flush sends what TLS still holds after taking the bytes (nothing on TCP).
+        let written = match stream.write_all(&batch).await {
+            Ok(()) => stream.flush().await,
+            Err(e) => Err(e),
+        };
+        written.map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
         for answer in 0..config.depth {
             let file = picked.get(answer).copied();
             read_response(&mut stream, &mut buffer, (config, file), limits.patience()).await?;
@@ -191,11 +193,12 @@ async fn one_request(
     mut connection: Open,
     patience: Instant,
 ) -> Result<Option<Open>, Failure> {
-    connection
-        .stream
-        .write_all(&config.request)
-        .await
-        .map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
+    let stream = &mut connection.stream;
+    let written = match stream.write_all(&config.request).await {
+        Ok(()) => stream.flush().await,
+        Err(e) => Err(e),
+    };
+    written.map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
     let (stream, buffer) = (&mut connection.stream, &mut connection.buffer);
     read_response(stream, buffer, (config, None), patience).await?;
     connection.carried += 1;
@@ -211,6 +214,6 @@ async fn one_request(
     if connection.carried < config.requests_per_connection {
         return Ok(Some(connection));
     }
-    tls::close(connection.stream).await;
+    tls::close(connection.stream, patience).await;
     Ok(None)
 }

@@ -171,11 +171,13 @@ pub struct TlsSummary {
 }
 
 /// Closes a connection the client is done with: TLS says `close_notify` first (what
-/// RFC 8446 asks of each side before it closes); plain TCP just closes.
-pub(crate) async fn close(stream: Stream) {
+/// RFC 8446 asks of each side before it closes), given up at `patience`; plain TCP just
+/// closes.
+pub(crate) async fn close(stream: Stream, patience: tokio::time::Instant) {
     if let Stream::Right(mut tls) = stream {
         // Best effort: a server that has gone has nothing left to tell.
-        let _ = tokio::io::AsyncWriteExt::shutdown(&mut tls).await;
+        let goodbye = tokio::io::AsyncWriteExt::shutdown(&mut tls);
+        let _ = tokio::time::timeout_at(patience, goodbye).await;
     }
 }
 

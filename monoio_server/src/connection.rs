@@ -24,7 +24,7 @@ use crate::files::MonoioFiles;
 /// its handshake within the request timeout, or when the server shuts down, is closed.
 pub async fn serve(stream: TcpStream, settings: Settings, tls: Option<TlsAcceptor>) {
     let Some(acceptor) = tls else {
-        return serve_over(stream, &settings).await;
+        return serve_over(stream, &settings, false).await;
     };
     let handshake = monoio::time::timeout(settings.request_timeout, acceptor.accept(stream));
     let stream = tokio::select! {
@@ -34,13 +34,14 @@ pub async fn serve(stream: TcpStream, settings: Settings, tls: Option<TlsAccepto
         },
         _ = settings.shutdown.cancelled() => return,
     };
-    serve_over(stream, &settings).await
+    serve_over(stream, &settings, true).await
 }
 
-async fn serve_over<S: AsyncReadRent + AsyncWriteRent>(stream: S, settings: &Settings) {
+async fn serve_over<S: AsyncReadRent + AsyncWriteRent>(stream: S, settings: &Settings, tls: bool) {
     let mut transport = Monoio {
         stream,
         buffer: Vec::with_capacity(READ_CHUNK),
+        tls,
     };
     server_kit::exchange::serve(&mut transport, settings).await;
 }
@@ -51,6 +52,8 @@ async fn serve_over<S: AsyncReadRent + AsyncWriteRent>(stream: S, settings: &Set
 struct Monoio<S> {
     stream: S,
     buffer: Vec<u8>,
+    /// The stream is TLS: [`Transport::goodbye`] says `close_notify`.
+    tls: bool,
 }
 
 impl<S: AsyncReadRent> Monoio<S> {
@@ -107,6 +110,12 @@ impl<S: AsyncReadRent + AsyncWriteRent> Transport for Monoio<S> {
 
     async fn discard(&mut self) -> io::Result<usize> {
         self.read().await
+    }
+
+    async fn goodbye(&mut self) {
+        if self.tls {
+            let _ = self.stream.shutdown().await;
+        }
     }
 
     fn sleep(duration: Duration) -> impl Future<Output = ()> {

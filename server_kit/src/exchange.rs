@@ -49,7 +49,8 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
             _ = settings.shutdown.cancelled(), if buffers.input.is_empty() => return,
         };
         match read {
-            Ok(0) | Err(_) => return,
+            Ok(0) => return say_goodbye(transport).await,
+            Err(_) => return,
             Ok(_) => activity.touch(true),
         }
         // A file answer ends a round of the codec: the requests after it are served in
@@ -63,8 +64,18 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
             }
         }
         if settings.shutdown.is_cancelled() && buffers.input.is_empty() {
-            return;
+            return say_goodbye(transport).await;
         }
+    }
+}
+
+/// [`Transport::goodbye`], given at most [`LINGER`]. (A connection idle when the server
+/// shuts down has its read dropped mid-flight, after which nothing more is called on it:
+/// it closes without one, as a timed-out one does.)
+async fn say_goodbye<T: Transport>(transport: &mut T) {
+    tokio::select! {
+        _ = transport.goodbye() => {}
+        _ = T::sleep(LINGER) => {}
     }
 }
 

@@ -5,19 +5,21 @@
 //! the provider's key-exchange groups; sessions resumed from stateless tickets (rustls
 //! sends two after each handshake, sealed with a key the process rotates), no 0-RTT.
 //! Every server that speaks TLS names this in its ready line ([`DESCRIPTION`]), so a
-//! measurement can say what it measured. No kernel TLS: see [`ktls_available`].
+//! measurement can say what it measured. No kernel TLS: every byte is encrypted by
+//! rustls in the server's own process, so its CPU counts as the server's.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use rustls::ServerConfig;
 use rustls::crypto::CryptoProvider;
-use rustls::crypto::aws_lc_rs::{self, cipher_suite};
+use rustls::crypto::aws_lc_rs::{self, cipher_suite, kx_group};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// What every TLS server says about its TLS in its ready line.
-pub const DESCRIPTION: &str = "tls=TLS1.3 TLS13_AES_128_GCM_SHA256 aws-lc-rs, resumption=tickets";
+pub const DESCRIPTION: &str =
+    "tls=TLS1.3 TLS13_AES_128_GCM_SHA256 aws-lc-rs, kx=X25519MLKEM768|X25519|P-256, resumption=tickets";
 
 /// The server configuration for the certificate chain in `cert` and the private key in
 /// `key` (both PEM); the error names the file and what is wrong, for a startup line.
@@ -36,8 +38,11 @@ pub fn server_config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, Strin
     }
     let key = PrivateKeyDer::from_pem_slice(&key_pem)
         .map_err(|e| format!("--tls-key {}: no private key in the file ({e})", key.display()))?;
+    // rustls's default key-exchange preference, said here so that no feature of a
+    // dependency changes it: the post-quantum hybrid first, as rustls offers it.
     let provider = CryptoProvider {
         cipher_suites: vec![cipher_suite::TLS13_AES_128_GCM_SHA256],
+        kx_groups: vec![kx_group::X25519MLKEM768, kx_group::X25519, kx_group::SECP256R1],
         ..aws_lc_rs::default_provider()
     };
     let mut config = ServerConfig::builder_with_provider(Arc::new(provider))
@@ -48,14 +53,6 @@ pub fn server_config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, Strin
         .map_err(|e| format!("--tls-cert and --tls-key do not make an identity: {e}"))?;
     config.ticketer = aws_lc_rs::Ticketer::new().map_err(|e| format!("TLS session tickets: {e}"))?;
     Ok(Arc::new(config))
-}
-
-/// Whether this kernel offers kernel TLS (`tls` among
-/// `/proc/sys/net/ipv4/tcp_available_ulp`). No server here uses it: every byte is
-/// encrypted by rustls in the server's own process, so its CPU counts as the server's.
-pub fn ktls_available() -> bool {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_ulp")
-        .is_ok_and(|ulps| ulps.split_whitespace().any(|ulp| ulp == "tls"))
 }
 
 #[cfg(test)]

@@ -66,8 +66,16 @@ impl Transport for TlsStream<TcpStream> {
         receive(self, input).await
     }
 
+    /// tokio-rustls takes bytes once rustls has encrypted them, whether or not the socket
+    /// took them: the flush sends what is still queued, or the end of a response would
+    /// wait for the next write.
     async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
-        send_all(self, output).await
+        send_all(self, output).await?;
+        self.flush().await
+    }
+
+    async fn goodbye(&mut self) {
+        let _ = self.shutdown().await;
     }
 
     async fn finish(&mut self) -> io::Result<()> {

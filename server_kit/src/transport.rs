@@ -21,8 +21,14 @@ pub trait Transport {
     fn receive(&mut self, input: &mut Vec<u8>) -> impl Future<Output = io::Result<usize>>;
     /// Writes all of `output`, and leaves it as it was given.
     fn send_all(&mut self, output: &mut Output) -> impl Future<Output = io::Result<()>>;
-    /// Sends FIN.
+    /// Sends FIN; over TLS, `close_notify` first.
     fn finish(&mut self) -> impl Future<Output = io::Result<()>>;
+    /// Over TLS, says `close_notify` (then FIN) where a connection ends without the
+    /// lingering close: the peer said it first, or the server shuts down between
+    /// requests. Nothing over plain TCP, which just closes.
+    fn goodbye(&mut self) -> impl Future<Output = ()> {
+        std::future::ready(())
+    }
     /// Reads and throws away what the peer sent next; `Ok(0)` at end of stream.
     fn discard(&mut self) -> impl Future<Output = io::Result<usize>>;
     /// The transport can hand a file's pages to its socket with `sendfile(2)`

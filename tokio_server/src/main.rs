@@ -72,7 +72,7 @@ fn main() {
                 Engine::CodecShared => server::run(listener, settings, codec_engine::serve_shared).await,
             };
         };
-        server_kit::ready::announce_https(local, &details);
+        server_kit::ready::announce_https(local, &format!("{details}, tls adapter=tokio-rustls"));
         let acceptor = TlsAcceptor::from(tls);
         match engine {
             Engine::Hyper => {
