@@ -45,11 +45,16 @@ impl Endpoint {
     /// A new connection with TCP_NODELAY, its TLS handshake done where the server speaks
     /// TLS; panics if either fails (the server is expected to be up).
     pub fn connect(&self) -> Wire {
+        self.try_connect().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Endpoint::connect`], saying why it failed instead of panicking.
+    pub fn try_connect(&self) -> Result<Wire, String> {
         let tcp = TcpStream::connect_timeout(&self.addr, ANSWER_TIMEOUT)
-            .unwrap_or_else(|e| panic!("connect to {}: {e}", self.addr));
+            .map_err(|e| format!("connect to {}: {e}", self.addr))?;
         tcp.set_nodelay(true).expect("nodelay");
         let Some(config) = &self.tls else {
-            return Wire::Plain(tcp);
+            return Ok(Wire::Plain(tcp));
         };
         tcp.set_read_timeout(Some(ANSWER_TIMEOUT))
             .expect("set_read_timeout");
@@ -58,10 +63,19 @@ impl Endpoint {
         let mut stream = StreamOwned::new(connection, tcp);
         while stream.conn.is_handshaking() {
             if let Err(e) = stream.conn.complete_io(&mut stream.sock) {
-                panic!("TLS handshake with {}: {e}", self.addr);
+                return Err(format!("TLS handshake with {}: {e}", self.addr));
             }
         }
-        Wire::Tls(Box::new(stream))
+        Ok(Wire::Tls(Box::new(stream)))
+    }
+
+    /// This endpoint with another TLS client configuration (a client that resumes, or
+    /// one that offers other cipher suites).
+    pub fn with_client(&self, config: Arc<ClientConfig>) -> Endpoint {
+        Endpoint {
+            addr: self.addr,
+            tls: Some(config),
+        }
     }
 
     /// The first bytes a TLS 1.3 client sends: its whole ClientHello record.
@@ -82,6 +96,14 @@ pub enum Wire {
 }
 
 impl Wire {
+    /// Over TLS, the client's side of the session: what was negotiated.
+    pub fn session(&self) -> Option<&ClientConnection> {
+        match self {
+            Wire::Plain(_) => None,
+            Wire::Tls(stream) => Some(&stream.conn),
+        }
+    }
+
     /// The TCP socket (under TLS, the one its records travel on).
     pub fn tcp(&self) -> &TcpStream {
         match self {

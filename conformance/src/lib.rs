@@ -15,6 +15,7 @@ pub mod stress;
 pub mod stuck_reader;
 pub mod suite;
 pub mod tcp_table;
+pub mod tls_fairness;
 pub mod tls_input;
 pub mod wire;
 
@@ -47,7 +48,8 @@ pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
 
 /// The contract over HTTPS: `binary args` started with a fresh [`TestIdentity`]
 /// (`--tls-cert`, `--tls-key`), every case and behaviour of [`check_server`] but graceful
-/// shutdown checked over TLS 1.3, then bad TLS input and the leak check after it
+/// shutdown and the stuck reader checked over TLS 1.3, after what every server must
+/// negotiate ([`tls_fairness`]), then bad TLS input and the leak check after it
 /// ([`tls_input`]); panics with the list of failures, if any.
 pub fn check_tls(binary: &str, args: &[&str], deviations: &[Deviation]) {
     let identity = TestIdentity::generate();
@@ -67,7 +69,8 @@ pub fn check_tls(binary: &str, args: &[&str], deviations: &[Deviation]) {
     all_args.extend(["--request-timeout-secs", &request, "--idle-timeout-secs", &idle]);
     let server = ServerProcess::start(binary, &all_args);
     let to = Endpoint::https(server.addr(), &identity);
-    let mut failures = tls_cases(&to, deviations);
+    let mut failures = tls_fairness::negotiates_the_shared_configuration(&to, &identity);
+    failures.extend(tls_cases(&to, deviations));
     failures.extend(tls_input::bad_tls_input(&server, &to));
     let _ = std::fs::remove_dir_all(&dir);
     report(server.label(), failures);

@@ -112,6 +112,11 @@ impl Conn {
         }
     }
 
+    /// The TLS session, over TLS: what was negotiated.
+    pub fn session(&self) -> Option<&rustls::ClientConnection> {
+        self.stream.session()
+    }
+
     /// The TCP socket (under TLS, the one its records travel on).
     pub fn stream(&self) -> &TcpStream {
         self.stream.tcp()
