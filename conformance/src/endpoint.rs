@@ -6,12 +6,15 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
+use std::time::Duration;
 
 use loadgen::tls::{Handshakes, TestIdentity, client_config};
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection, StreamOwned};
 
-use crate::wire::ANSWER_TIMEOUT;
+/// How long a test waits for any single answer (a connection, a handshake, a
+/// response). Default is 5 seconds.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A server to check: its address, and how to speak TLS to it if it serves HTTPS.
 #[derive(Debug, Clone)]

@@ -6,10 +6,8 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+pub use crate::endpoint::ANSWER_TIMEOUT;
 use crate::endpoint::{Endpoint, Wire};
-
-/// How long a test waits for any single answer. Default is 5 seconds.
-pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What a TLS connection's end without the server's `close_notify` reads as.
 const WITHOUT_CLOSE_NOTIFY: &str = "the server closed the TLS connection without close_notify";
