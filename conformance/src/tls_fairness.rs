@@ -22,7 +22,10 @@ pub fn negotiates_the_shared_configuration(to: &Endpoint, identity: &TestIdentit
     let conn = Conn::connect(to);
     let session = conn.session().expect("a TLS endpoint");
     if session.protocol_version() != Some(ProtocolVersion::TLSv1_3) {
-        failures.push(format!("negotiated {:?}, not TLS 1.3", session.protocol_version()));
+        failures.push(format!(
+            "negotiated {:?}, not TLS 1.3",
+            session.protocol_version()
+        ));
     }
     let suite = session.negotiated_cipher_suite().map(|s| s.suite());
     if suite != Some(SUITE) {
@@ -63,7 +66,9 @@ fn resumes(to: &Endpoint, identity: &TestIdentity) -> Result<(), String> {
     let second = Conn::connect(&resuming);
     match second.session().and_then(|s| s.handshake_kind()) {
         Some(HandshakeKind::Resumed) => Ok(()),
-        other => Err(format!("a second connection's handshake was {other:?}, not resumed")),
+        other => Err(format!(
+            "a second connection's handshake was {other:?}, not resumed"
+        )),
     }
 }
 
@@ -73,7 +78,9 @@ fn trusting_roots(identity: &TestIdentity) -> Result<rustls::RootCertStore, Stri
     use rustls::pki_types::pem::PemObject;
     let mut roots = rustls::RootCertStore::empty();
     for cert in CertificateDer::pem_slice_iter(identity.cert_pem.as_bytes()) {
-        roots.add(cert.map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+        roots
+            .add(cert.map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
     }
     Ok(roots)
 }

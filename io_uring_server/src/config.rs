@@ -131,10 +131,15 @@ impl Cli {
         self.common.validate()?;
         if self.common.tls_cert.is_some() {
             if self.features.no_multishot_recv {
-                return Err("--tls-cert receives ciphertext through the buffer ring: drop --no-multishot-recv".into());
+                return Err(
+                    "--tls-cert receives ciphertext through the buffer ring: drop --no-multishot-recv".into(),
+                );
             }
             if self.features.zero_copy_send {
-                return Err("--zero-copy-send sends static bodies as they are, unencrypted: not with --tls-cert".into());
+                return Err(
+                    "--zero-copy-send sends static bodies as they are, unencrypted: not with --tls-cert"
+                        .into(),
+                );
             }
         }
         if let Some(count) = self.buf_count

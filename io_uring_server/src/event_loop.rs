@@ -31,7 +31,7 @@ use rustls::ServerConfig;
 pub static TICK: types::Timespec = types::Timespec::new().sec(1);
 
 /// What a worker is told at start.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct WorkerConfig {
     pub limits: Limits,
     pub timeouts: Timeouts,
@@ -80,13 +80,13 @@ impl Worker {
             buf_ring,
             wake,
             conns: Slab::new(),
-            config,
             now: 0,
             accept: Acceptor::new(listener, config.features, config.max_conns),
             timer: Timer::Stopped,
             shutdown_since: None,
             completions: Vec::with_capacity(1024),
             batcher: WaitBatcher::new(config.batch_wait_us, Instant::now()),
+            config,
         }
     }
 

@@ -60,10 +60,7 @@ fn main() {
         })
     });
     let root_fd = files_root.as_ref().map(AsRawFd::as_raw_fd);
-    let tls = cli
-        .common
-        .tls()
-        .unwrap_or_else(|e| StartupError::from(e).exit());
+    let tls = cli.common.tls().unwrap_or_else(|e| StartupError::from(e).exit());
     let threads = cli.common.threads();
     let (listeners, local) =
         server_kit::listener::listen_group(cli.addr, threads).unwrap_or_else(|e| e.exit());

@@ -82,17 +82,30 @@ impl TlsSession {
     /// Takes `ciphertext` in and processes every whole record: each application-data
     /// record's plaintext goes to `deliver`, in order, where it was decrypted; handshake
     /// replies and tickets wait in the outgoing ciphertext.
-    pub fn receive(&mut self, ciphertext: &[u8], deliver: &mut dyn FnMut(&[u8])) -> Result<Received, TlsFailed> {
+    pub fn receive(
+        &mut self,
+        ciphertext: &[u8],
+        deliver: &mut dyn FnMut(&[u8]),
+    ) -> Result<Received, TlsFailed> {
         self.incoming.extend_from_slice(ciphertext);
         self.process(deliver, None)
     }
 
     /// Encrypts `plaintext`, slice by slice, and after it a `close_notify` when `close`,
     /// into the outgoing ciphertext. Only once the handshake is done.
-    pub fn seal<'a>(&mut self, plaintext: impl Iterator<Item = &'a [u8]>, close: bool) -> Result<(), TlsFailed> {
+    pub fn seal<'a>(
+        &mut self,
+        plaintext: impl Iterator<Item = &'a [u8]>,
+        close: bool,
+    ) -> Result<(), TlsFailed> {
         let mut plaintext = Some(plaintext);
         let mut write = |traffic: &mut WriteTraffic<'_, ServerConnectionData>, outgoing: &mut Vec<u8>| {
-            for slice in plaintext.take().into_iter().flatten().filter(|slice| !slice.is_empty()) {
+            for slice in plaintext
+                .take()
+                .into_iter()
+                .flatten()
+                .filter(|slice| !slice.is_empty())
+            {
                 append(outgoing, sealed_len(slice.len()), |room| {
                     traffic.encrypt(slice, room).map_err(encrypt_room)
                 })?;
@@ -164,7 +177,11 @@ impl TlsSession {
     /// `write` is given, until it may encrypt, and then lets `write` encrypt). Plaintext
     /// goes to `deliver`; handshake records to `outgoing`, which is sent in order, so each
     /// encoded flight is done with once it is there.
-    fn process(&mut self, deliver: &mut dyn FnMut(&[u8]), mut write: Option<&mut Writer<'_>>) -> Result<Received, TlsFailed> {
+    fn process(
+        &mut self,
+        deliver: &mut dyn FnMut(&[u8]),
+        mut write: Option<&mut Writer<'_>>,
+    ) -> Result<Received, TlsFailed> {
         let mut received = Received::Open;
         loop {
             let UnbufferedStatus { mut discard, state } = self.conn.process_tls_records(&mut self.incoming);
@@ -181,7 +198,9 @@ impl TlsSession {
                     false
                 }
                 ConnectionState::EncodeTlsData(mut encode) => {
-                    append(&mut self.outgoing, 4096, |room| encode.encode(room).map_err(encode_room))?;
+                    append(&mut self.outgoing, 4096, |room| {
+                        encode.encode(room).map_err(encode_room)
+                    })?;
                     false
                 }
                 ConnectionState::TransmitTlsData(transmit) => {
@@ -219,7 +238,8 @@ impl TlsSession {
 }
 
 /// What [`TlsSession::seal`] does once rustls may encrypt.
-type Writer<'a> = dyn FnMut(&mut WriteTraffic<'_, ServerConnectionData>, &mut Vec<u8>) -> Result<(), TlsFailed> + 'a;
+type Writer<'a> =
+    dyn FnMut(&mut WriteTraffic<'_, ServerConnectionData>, &mut Vec<u8>) -> Result<(), TlsFailed> + 'a;
 
 /// The ciphertext `len` bytes of plaintext become.
 fn sealed_len(len: usize) -> usize {
@@ -245,7 +265,9 @@ fn append(
             Err(Some(needed)) if needed > room => room = needed,
             Err(_) => {
                 buffer.truncate(start);
-                return Err(TlsFailed("rustls could not encode into the room it asked for".into()));
+                return Err(TlsFailed(
+                    "rustls could not encode into the room it asked for".into(),
+                ));
             }
         }
     }

@@ -9,7 +9,6 @@
 
 use std::sync::Arc;
 
-use http_core::Output;
 use rustls::ServerConfig;
 
 use super::{Conn, Phase, Receiving};
@@ -72,7 +71,10 @@ impl Conn {
         if !self.encrypted || !matches!(self.phase, Phase::Open | Phase::Draining) {
             return;
         }
-        let tls = self.tls.as_mut().expect("an encrypted connection has its session");
+        let tls = self
+            .tls
+            .as_mut()
+            .expect("an encrypted connection has its session");
         let close = self.phase == Phase::Draining && tls.established() && !tls.close_notify_sealed();
         if self.pending.is_empty() && !close {
             return;
@@ -90,7 +92,10 @@ impl Conn {
     /// A send is being submitted and the last is all sent: the sealed ciphertext becomes
     /// the output it names; the spent output's buffer is the session's next.
     pub(super) fn send_sealed(&mut self) {
-        let tls = self.tls.as_mut().expect("an encrypted connection has its session");
+        let tls = self
+            .tls
+            .as_mut()
+            .expect("an encrypted connection has its session");
         let spent = std::mem::replace(self.sending.owned_mut(), tls.take_outgoing());
         tls.recycle(spent);
     }

@@ -74,10 +74,17 @@ fn a_request_over_tls_is_answered_in_ciphertext() {
     client.writer().write_all(GET).unwrap();
     let ciphertext = exchange(&mut c, &mut client);
     let answer = plaintext(&mut client);
-    assert!(answer.starts_with(b"HTTP/1.1 200 OK"), "{}", String::from_utf8_lossy(&answer));
+    assert!(
+        answer.starts_with(b"HTTP/1.1 200 OK"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
     assert!(answer.ends_with(http_core::routes::HELLO));
     let hello = http_core::routes::HELLO;
-    assert!(!ciphertext.windows(hello.len()).any(|w| w == hello), "sent in the clear");
+    assert!(
+        !ciphertext.windows(hello.len()).any(|w| w == hello),
+        "sent in the clear"
+    );
     assert_eq!(c.phase(), Phase::Open);
 }
 
@@ -102,7 +109,11 @@ fn a_closing_answer_ends_with_close_notify_before_the_shutdown() {
     }
     assert!(plaintext(&mut client).starts_with(b"HTTP/1.1 200 OK"));
     let mut end = [0u8; 1];
-    assert_eq!(client.reader().read(&mut end).unwrap(), 0, "close_notify received");
+    assert_eq!(
+        client.reader().read(&mut end).unwrap(),
+        0,
+        "close_notify received"
+    );
     assert_eq!(ops(&mut c), [Op::Shutdown]);
 }
 
@@ -145,6 +156,13 @@ fn an_idle_session_at_shutdown_says_close_notify_first() {
     assert_eq!(c.phase(), Phase::Draining);
     exchange(&mut c, &mut client);
     let mut end = [0u8; 1];
-    assert_eq!(client.reader().read(&mut end).unwrap(), 0, "close_notify received");
-    assert!(matches!(c.phase(), Phase::Lingering { .. }), "then the write side is shut");
+    assert_eq!(
+        client.reader().read(&mut end).unwrap(),
+        0,
+        "close_notify received"
+    );
+    assert!(
+        matches!(c.phase(), Phase::Lingering { .. }),
+        "then the write side is shut"
+    );
 }
