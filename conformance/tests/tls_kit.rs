@@ -47,6 +47,7 @@ fn codec_over_tls(identity: &TestIdentity, close_notify: bool) -> SocketAddr {
                             stream.conn.send_close_notify();
                             let _ = stream.flush();
                         }
+                        linger(stream.sock);
                         return;
                     }
                 }
@@ -54,6 +55,16 @@ fn codec_over_tls(identity: &TestIdentity, close_notify: bool) -> SocketAddr {
         }
     });
     addr
+}
+
+/// A lingering close, as every server here does: no more to send, then the client's
+/// unread bytes drained for a moment, so closing with them unread does not reset the
+/// connection (which would discard the answer before the client reads it).
+fn linger(tcp: std::net::TcpStream) {
+    let _ = tcp.shutdown(std::net::Shutdown::Write);
+    let _ = tcp.set_read_timeout(Some(std::time::Duration::from_secs(1)));
+    let mut sink = [0u8; 16384];
+    while let Ok(1..) = (&tcp).read(&mut sink) {}
 }
 
 #[test]

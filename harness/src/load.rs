@@ -7,6 +7,7 @@ use std::time::Duration;
 use loadgen::churn::Churn;
 use loadgen::files::Files;
 use loadgen::run::{Config, Percentiles};
+use loadgen::tls::{Handshakes, Tls};
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::measure;
@@ -186,6 +187,9 @@ pub struct Load {
     pub churn: Option<Churn>,
     /// With `churn`, the requests each connection carries before the client closes it.
     pub requests_per_connection: usize,
+    /// Over TLS, with this handshake on each new connection (the server must serve
+    /// HTTPS: [`crate::servers::Lineup::start_fresh_serving`]); `None`: plain HTTP.
+    pub tls: Option<Handshakes>,
     pub connections: usize,
     pub depth: usize,
     pub rate: Option<f64>,
@@ -219,6 +223,7 @@ impl Load {
             ask: Ask::Hello,
             churn: None,
             requests_per_connection: 1,
+            tls: None,
             connections,
             depth,
             rate,
@@ -237,6 +242,21 @@ impl Load {
 pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
     let (target, body_len) = load.ask.target(&server.base_url)?;
     let files = load.ask.files()?;
+    let tls = match (load.tls, target.https) {
+        (Some(handshakes), true) => {
+            let identity = crate::servers::tls::identity()?;
+            Some(Tls::new(identity.cert_pem.as_bytes(), &target.host, handshakes)?)
+        }
+        (None, false) => None,
+        (asked, _) => {
+            return Err(format!(
+                "{}: the load asks for {} but the server serves {}",
+                server.contender.label,
+                if asked.is_some() { "TLS" } else { "plain HTTP" },
+                server.base_url
+            ));
+        }
+    };
     let config = Config {
         connections: load.connections,
         threads: load.client_threads,
@@ -249,6 +269,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         files,
         churn: load.churn,
         requests_per_connection: load.requests_per_connection,
+        tls,
         ..Config::new(target.addr, target.request)
     };
     if let Some(pid) = server.pid() {

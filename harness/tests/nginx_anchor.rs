@@ -44,7 +44,7 @@ fn nginx_serves_the_contract_where_the_studies_ask_it_to() {
     };
     let files_dir = std::env::temp_dir().join(format!("nginx-anchor-files-{}", std::process::id()));
     corpus::write(&files_dir, &[set]).unwrap();
-    let server = Server::start(NGINX, &Default::default(), None, (1, Some(&files_dir))).unwrap();
+    let server = Server::start(NGINX, &Default::default(), None, (1, Some(&files_dir), false)).unwrap();
     let worker = server.pid().expect("nginx was started here");
     let sizes = http_core::routes::STUDIED_BODY_SIZES;
     assert!(!sizes.is_empty());

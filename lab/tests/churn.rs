@@ -18,7 +18,7 @@ fn churn_points_measure_in_a_closed_and_an_open_loop() {
         eprintln!("{}", nginx::NOT_INSTALLED);
         return;
     }
-    let server = Server::start(NGINX, &Default::default(), None, (1, None)).unwrap();
+    let server = Server::start(NGINX, &Default::default(), None, (1, None, false)).unwrap();
     let pinning = Pinning::choose(&CpuSet(vec![0, 1]), None, None);
     for closes in [Churn::ServerCloses, Churn::ClientCloses] {
         let closed = ChurnPoint {

@@ -262,6 +262,31 @@ impl Contender {
     }
 }
 
+/// Flags with which a server refuses `--tls-cert` (each says why at startup): the shared
+/// buffer and sendfile of tokio_server's codec, io_uring_server's single-shot receive and
+/// zero-copy send of static bodies.
+const REFUSE_TLS: [&str; 4] = [
+    "codec-shared",
+    "--sendfile",
+    "--no-multishot-recv",
+    "--zero-copy-send",
+];
+
+impl Contender {
+    /// Whether it serves HTTPS when started with the harness's certificate
+    /// ([`super::tls`]): the servers with a rustls adapter (all but tokio_uring_server,
+    /// which has none published, the floors and the outside anchors), without a flag that
+    /// refuses TLS.
+    pub fn speaks_tls(&self) -> bool {
+        self.launch == Launch::Cargo
+            && matches!(
+                self.package,
+                "tokio_server" | "io_uring_server" | "monoio_server" | "compio_server"
+            )
+            && !self.args.iter().any(|arg| REFUSE_TLS.contains(arg))
+    }
+}
+
 /// The contender or floor with this id, among the [`CONTENDERS`], the [`SCHEDULER`]
 /// control and the [`FLOORS`].
 pub fn by_id(id: &str) -> Option<Contender> {

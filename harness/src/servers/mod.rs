@@ -24,6 +24,7 @@ use outside::Outside;
 mod catalogue;
 pub mod nginx;
 pub mod outside;
+pub mod tls;
 pub use catalogue::*;
 
 /// A server being benchmarked: started by us (with a pid to measure) or external.
@@ -52,14 +53,18 @@ impl Server {
     }
 
     /// Starts `contender` from its binary, pinned to `cpus` with `threads` server threads,
-    /// serving `GET /files/{name}` from `files_dir` when given, unless the user pointed the
-    /// bench at their own server.
+    /// serving `GET /files/{name}` from `files_dir` when given and HTTPS (with the
+    /// harness's [`tls::identity`]) when `https`, unless the user pointed the bench at their
+    /// own server.
     pub fn start(
         contender: Contender,
         binaries: &HashMap<String, PathBuf>,
         cpus: Option<&CpuSet>,
-        (threads, files_dir): (usize, Option<&Path>),
+        (threads, files_dir, https): (usize, Option<&Path>, bool),
     ) -> Result<Server, String> {
+        if https && !contender.speaks_tls() {
+            return Err(format!("{} does not serve HTTPS here", contender.label));
+        }
         if let Some(url) = contender.url_env.and_then(|name| std::env::var(name).ok()) {
             let base_url = url.trim_end_matches('/').to_string();
             return Ok(Server {
@@ -80,6 +85,11 @@ impl Server {
                 if let Some(dir) = files_dir {
                     command.arg("--files-dir").arg(dir);
                 }
+                if https {
+                    let identity = tls::identity()?;
+                    command.arg("--tls-cert").arg(&identity.cert);
+                    command.arg("--tls-key").arg(&identity.key);
+                }
                 let process = ServerProcess::spawn(command, contender.label.to_string())?;
                 (process.addr(), Process::Cargo(process))
             }
@@ -93,9 +103,10 @@ impl Server {
                 (server.addr(), Process::Outside(server))
             }
         };
+        let scheme = if https { "https" } else { "http" };
         Ok(Server {
             contender,
-            base_url: format!("http://{addr}"),
+            base_url: format!("{scheme}://{addr}"),
             process: Some(process),
         })
     }
@@ -202,11 +213,16 @@ impl Lineup {
     /// A new process of `contender` (one of those the lineup was built for), pinned as
     /// the others are: for a measure that must start from a fresh server.
     pub fn start_fresh(&self, contender: Contender) -> Result<Server, String> {
+        self.start_fresh_serving(contender, false)
+    }
+
+    /// As [`Lineup::start_fresh`], serving HTTPS when `https`.
+    pub fn start_fresh_serving(&self, contender: Contender, https: bool) -> Result<Server, String> {
         Server::start(
             contender,
             &self.binaries,
             self.pinning.server.as_ref(),
-            (self.server_threads, self.files_dir.as_deref()),
+            (self.server_threads, self.files_dir.as_deref(), https),
         )
     }
 }
@@ -314,6 +330,26 @@ mod tests {
         assert!(FLOORS.iter().all(|f| f.is_floor() && f.floor().is_none()));
         assert!(!CONTENDERS.iter().any(Contender::is_floor));
         assert_eq!(by_id("bare_uring"), Some(FLOOR_URING));
+    }
+
+    #[test]
+    fn https_is_asked_only_of_servers_with_a_rustls_adapter_and_no_flag_refusing_it() {
+        let speak: Vec<&str> = CONTENDERS
+            .iter()
+            .filter(|c| c.speaks_tls())
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(
+            speak,
+            ["tokio_hyper", "tokio_codec", "io_uring", "monoio", "compio"]
+        );
+        assert!(AA_CONTROL.speaks_tls() && TOKIO_HYPER_MULTI_THREAD.speaks_tls());
+        for refuses in [TOKIO_CODEC_SHARED, TOKIO_CODEC_SENDFILE, NGINX, FLOOR_URING] {
+            assert!(!refuses.speaks_tls(), "{}", refuses.id);
+        }
+        assert!(!io_uring_with("plain recv", &["--no-multishot-recv"]).speaks_tls());
+        let refused = Server::start(TOKIO_URING, &HashMap::new(), None, (1, None, true));
+        assert!(refused.err().unwrap().contains("does not serve HTTPS"));
     }
 
     #[test]

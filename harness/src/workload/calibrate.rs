@@ -18,7 +18,7 @@ pub fn calibrate(
 ) -> Result<Calibration, String> {
     let mut flat_out = Vec::new();
     for contender in contenders {
-        let server = lineup.start_fresh(*contender)?;
+        let server = lineup.start_fresh_serving(*contender, workload.tls().is_some())?;
         let point = super::measure::point(&server, workload, CALIBRATION, None, &lineup.pinning)?;
         flat_out.push(FlatOut {
             label: contender.label.to_string(),

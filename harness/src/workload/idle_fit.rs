@@ -1,5 +1,5 @@
 //! Memory per idle connection as the slope of a fit: within each round, a contender's
-//! memory growth at 1k, 5k and 15k idle connections, fitted by least squares against the
+//! memory growth at 1k, 5k and 10k idle connections, fitted by least squares against the
 //! count, so what one point's fixed costs (a table grown once, the allocator's first
 //! pages) add divides out, and the cgroup's per-CPU charge batching weighs little. The
 //! verdict judges the slopes' per-round ratios by the one rule.
@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn a_slope_ignores_the_fixed_cost() {
         // 2,000 bytes a connection on top of a fixed 1 MB.
-        let points: Vec<(f64, f64)> = [1_000.0, 5_000.0, 15_000.0]
+        let points: Vec<(f64, f64)> = [1_000.0, 5_000.0, 10_000.0]
             .iter()
             .map(|&n| (n, 1e6 + 2_000.0 * n))
             .collect();
@@ -123,7 +123,7 @@ mod tests {
             for (name, count) in [
                 ("1k idle connections", 1_000.0),
                 ("5k idle connections", 5_000.0),
-                ("15k idle connections", 15_000.0),
+                ("10k idle connections", 10_000.0),
             ] {
                 // Per connection: the fixed 1 MB spread over the count, plus the slope.
                 let per = |slope: f64| (1e6 + slope * count) / count;
@@ -147,7 +147,7 @@ mod tests {
         for name in [
             "1k idle connections",
             "5k idle connections",
-            "15k idle connections",
+            "10k idle connections",
         ] {
             report.samples.push(Sample::example(name, SUBJECT.id, 2, 8_000.0));
             report

@@ -7,6 +7,7 @@ use std::time::Duration;
 use loadgen::churn::Churn;
 use loadgen::idle::IdleConnections;
 use loadgen::response::Expect;
+use loadgen::tls::Handshakes;
 
 use super::samples::Sample;
 use super::{Shape, Unit, Workload, offered};
@@ -101,20 +102,29 @@ pub fn finish(
     Ok(sample)
 }
 
-/// `shape`'s load (keep-alive, echo, files, churn or short-lived connections) as an open loop at `rate` requests/s.
+/// `shape`'s load (keep-alive, echo, files, churn or short-lived connections, plain or
+/// over TLS) as an open loop at `rate` requests/s.
 fn at_rate(shape: Shape, rate: f64, duration: Duration, pinning: &Pinning) -> Load {
     let flat_out = load_of(shape, duration, pinning);
     let kind = match flat_out.kind {
         LoadKind::Churn => LoadKind::Churn,
         _ => LoadKind::Open,
     };
+    let warmup = match flat_out.tls {
+        Some(_) => load::open_loop_warmup(duration).max(TLS_WARMUP),
+        None => load::open_loop_warmup(duration),
+    };
     Load {
         kind,
         rate: Some(rate),
-        warmup: load::open_loop_warmup(duration),
+        warmup,
         ..flat_out
     }
 }
+
+/// The open loop's warm-up over TLS, at least: each connection's schedule starts once its
+/// handshake is done, so the measured window must open after the last one.
+const TLS_WARMUP: Duration = Duration::from_millis(250);
 
 /// The loadgen load a shape stands for.
 fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
@@ -143,6 +153,15 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
         Shape::ShortLived { requests, clients } => Load {
             churn: Some(Churn::ClientCloses),
             requests_per_connection: requests,
+            ..Load::new(LoadKind::Churn, (clients, 1), None, duration, pinning)
+        },
+        Shape::TlsKeepAlive { connections } => Load {
+            tls: Some(Handshakes::Resumed),
+            ..closed(connections, Ask::Hello)
+        },
+        Shape::TlsChurn { handshakes, clients } => Load {
+            churn: Some(Churn::ClientCloses),
+            tls: Some(handshakes),
             ..Load::new(LoadKind::Churn, (clients, 1), None, duration, pinning)
         },
         Shape::Idle { active, .. } => closed(active, Ask::Hello),

@@ -7,6 +7,7 @@
 //! but for requests/s cells the client bound ([`client_bound`]).
 
 use loadgen::churn::Churn;
+use loadgen::tls::Handshakes;
 use serde::Serialize;
 
 use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
@@ -50,6 +51,14 @@ pub enum Shape {
     /// client closes it; `clients` at once. Between churn and keep-alive: what most
     /// clients of a service do.
     ShortLived { requests: usize, clients: usize },
+    /// `GET /` in a closed loop on kept-alive TLS 1.3 connections (every server with its
+    /// runtime's rustls adapter, one configuration: `server_kit::tls`): what encrypting
+    /// every byte leaves of the I/O model's share.
+    TlsKeepAlive { connections: usize },
+    /// `GET /` on a new TLS 1.3 connection each time, `clients` at once, closed by the
+    /// client (with `close_notify`) after the answer; every handshake full, or resumed
+    /// from a ticket an earlier connection received.
+    TlsChurn { handshakes: Handshakes, clients: usize },
     /// `count` kept-alive connections that each made one request and now wait, held by a
     /// freshly started server while `active` connections run a closed loop of `GET /`.
     Idle { count: usize, active: usize },
@@ -111,7 +120,7 @@ impl Workload {
             Shape::Offered { of, .. } => offered::base(of).unit(),
             Shape::OneConnection => Unit::LatencyP50,
             Shape::SmallService { .. } => Unit::RequestsPerSec,
-            Shape::Churn { .. } => Unit::CpuPerConnection,
+            Shape::Churn { .. } | Shape::TlsChurn { .. } => Unit::CpuPerConnection,
             Shape::Idle { .. } => Unit::BytesPerIdleConnection,
             _ => Unit::CpuPerRequest,
         }
@@ -176,6 +185,16 @@ impl Workload {
             _ if unit == self.unit() => sample.value,
             Unit::LatencyP99 => sample.value.map(|_| sample.p99_us as f64),
             _ => sample.server_cpu_us,
+        }
+    }
+
+    /// Over TLS, with which handshake per new connection; `None`: plain HTTP.
+    pub fn tls(&self) -> Option<Handshakes> {
+        match self.shape {
+            Shape::TlsKeepAlive { .. } => Some(Handshakes::Resumed),
+            Shape::TlsChurn { handshakes, .. } => Some(handshakes),
+            Shape::Offered { of, .. } => offered::base(of).tls(),
+            _ => None,
         }
     }
 

@@ -279,6 +279,8 @@ mod tests {
                             | Shape::Files { .. }
                             | Shape::Churn { .. }
                             | Shape::ShortLived { .. }
+                            | Shape::TlsKeepAlive { .. }
+                            | Shape::TlsChurn { .. }
                     ),
                     "{}",
                     workload.name

@@ -149,7 +149,7 @@ fn one_round(
         false => None,
     };
     let servers = rounds::balanced(contenders.len(), slot.round)
-        .map(|turn| lineup.start_fresh(contenders[turn]))
+        .map(|turn| lineup.start_fresh_serving(contenders[turn], entry.workload.tls().is_some()))
         .collect::<Result<Vec<_>, _>>()?;
     let order: Vec<usize> = (0..servers.len()).collect();
     let mut started = vec![0.0; servers.len()];

@@ -114,6 +114,10 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         text.push(' ');
         text.push_str(&keeps);
     }
+    if let Some(tls) = super::over_tls::sentence(report, rows) {
+        text.push(' ');
+        text.push_str(&tls);
+    }
     if let Some(served) = requests_per_sec(report) {
         text.push(' ');
         text.push_str(&served);
@@ -259,9 +263,9 @@ fn rank(row: &Row) -> usize {
         None => return 7,
     };
     match shape {
-        Shape::KeepAlive { .. } => 0,
+        Shape::KeepAlive { .. } | Shape::TlsKeepAlive { .. } => 0,
         Shape::Echo { .. } => 1,
-        Shape::Churn { .. } | Shape::ShortLived { .. } => 2,
+        Shape::Churn { .. } | Shape::ShortLived { .. } | Shape::TlsChurn { .. } => 2,
         Shape::OneConnection => 3,
         Shape::Response { .. } | Shape::Files { .. } => 4,
         Shape::Pipelined { .. } | Shape::SmallService { .. } => 5,

@@ -173,3 +173,30 @@ fn a_row_the_client_bound_is_no_win_and_says_so() {
         .unwrap();
     assert!(row.contains("*client-bound*") && !row.contains("*wins*"), "{row}");
 }
+
+#[test]
+fn the_answer_says_what_tls_does_to_the_saving_beside_plain_http() {
+    let mut samples = report(false).samples;
+    for round in 0..4 {
+        for (contender, value) in [
+            (SUBJECT.id, 27.0),
+            (TOKIO_CODEC.id, 30.0),
+            (TOKIO_HYPER.id, 30.0),
+            (AA_CONTROL.id, 27.0),
+        ] {
+            samples.push(Sample {
+                label: contender.into(),
+                ..Sample::example("keep-alive over TLS at 50% load", contender, round, value)
+            });
+        }
+    }
+    let text = render(&WorkloadsReport::over(samples));
+    assert!(
+        text.contains(
+            "codec engine's server CPU is: on *keep-alive over TLS* −3.0 of 30.0 µs (−10%, \
+             *wins*), against −2.0 of 10.0 µs (−20%, *wins* by ≥10%) in plain HTTP."
+        ),
+        "{text}"
+    );
+    assert!(!render(&report(false)).contains("Over TLS"));
+}

@@ -22,6 +22,7 @@ pub mod features;
 pub mod forest;
 pub mod judged;
 pub mod offered;
+pub mod over_tls;
 pub mod plot;
 pub mod report;
 pub mod runtimes;
@@ -84,7 +85,17 @@ pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
     if !echo {
         contenders.extend(ANCHORS);
     }
-    contenders
+    serving(workload, contenders)
+}
+
+/// Of `contenders`, those that can serve `workload`: over TLS, the servers with a rustls
+/// adapter ([`Contender::speaks_tls`]; not tokio_uring_server, which has none, nor nginx,
+/// configured here for plain HTTP only).
+fn serving(workload: &Workload, contenders: Vec<Contender>) -> Vec<Contender> {
+    match workload.tls() {
+        Some(_) => contenders.into_iter().filter(Contender::speaks_tls).collect(),
+        None => contenders,
+    }
 }
 
 /// Whether `workload` asks for files (the corpus must be served: [`Shape::Files`]).
@@ -143,7 +154,7 @@ pub fn every_round(workload: &Workload) -> Vec<Contender> {
         contenders.extend([IO_URING, AA_CONTROL]);
         contenders.extend(variants);
     }
-    dedup(contenders)
+    dedup(serving(workload, contenders))
 }
 
 /// Who runs `workload` in the first rounds only: [`detail_contenders`] less those that
@@ -182,7 +193,7 @@ mod tests {
                 assert!(every.contains(&judged), "{}", workload.name);
             }
             if !judged_contenders(&workload).is_empty() {
-                for runtime in runtimes::READY {
+                for runtime in serving(&workload, runtimes::READY.to_vec()) {
                     assert!(every.contains(&runtime), "{}", workload.name);
                 }
             }
@@ -197,5 +208,22 @@ mod tests {
             assert!(detail.iter().all(|c| !every.contains(c)), "{}", workload.name);
         }
         assert!(everyone().contains(&harness::servers::TOKIO_HYPER) && everyone().contains(&TOKIO_URING));
+    }
+
+    #[test]
+    fn over_tls_only_servers_with_a_rustls_adapter_run() {
+        let tls = harness::workload::catalogue::by_name("keep-alive over TLS at 50% load").unwrap();
+        let every = every_round(&tls);
+        for judged in verdict_contenders() {
+            assert!(every.contains(&judged), "{}", judged.label);
+        }
+        assert!(!every.contains(&TOKIO_URING) && every.len() == 6, "{every:?}");
+        let detail = detail_only(&tls);
+        assert!(
+            detail.iter().all(Contender::speaks_tls) && !detail.is_empty(),
+            "{detail:?}"
+        );
+        let plain = harness::workload::catalogue::by_name("keep-alive, small requests at 50% load").unwrap();
+        assert!(every_round(&plain).contains(&TOKIO_URING));
     }
 }

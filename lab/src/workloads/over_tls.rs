@@ -1,0 +1,67 @@
+//! What TLS does to io_uring_server's saving, the answer block's sentence on it: against
+//! the codec engine, its figure on each TLS row (kept-alive small requests, churn with
+//! full handshakes, churn with resumed sessions), the kept-alive one beside the same load
+//! in plain HTTP. Every figure is the row's own ([`super::worth::amount`]).
+
+use crate::workloads::judged::{Row, Source};
+use crate::workloads::runtimes::BASELINE;
+use crate::workloads::worth::amount;
+use crate::workloads::{Shape, WorkloadsReport};
+use harness::workload::offered::base;
+
+/// "Over TLS 1.3 (...), against tokio's codec engine io_uring_server's server CPU on
+/// *keep-alive over TLS* is −0.9 of 12.0 µs (−7%, *wins*), against −1.1 of 4.9 µs (−22%,
+/// *wins* by ≥10%) on kept-alive small requests in plain HTTP; on *TLS churn, full handshakes* ..."; `None` when the
+/// run has no TLS row.
+pub fn sentence(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
+    let clauses: Vec<String> = rows
+        .iter()
+        .filter(|row| is_tls(row))
+        .filter_map(|row| {
+            let over_tls = amount(report, row, &BASELINE, &row.against[0])?;
+            let plain = plain_twin(row, rows)
+                .and_then(|twin| amount(report, twin, &BASELINE, &twin.against[0]))
+                .map(|plain| format!(", against {plain} in plain HTTP"))
+                .unwrap_or_default();
+            Some(format!("on *{}* {over_tls}{plain}", base_name(row)))
+        })
+        .collect();
+    (!clauses.is_empty()).then(|| {
+        format!(
+            "Over TLS 1.3 (rustls with aws-lc-rs and one cipher suite in every server, each \
+             through its runtime's adapter), what io_uring_server saves (−) or costs (+) of the \
+             codec engine's server CPU is: {}.",
+            clauses.join("; ")
+        )
+    })
+}
+
+/// Whether `row` is a TLS workload's own figure (not a second measure of it).
+fn is_tls(row: &Row) -> bool {
+    matches!(row.source, Source::Values(workload) if workload.tls().is_some())
+}
+
+/// The row measuring `row`'s load in plain HTTP: kept-alive small requests at the same
+/// share of capacity, in the same unit.
+fn plain_twin<'a>(row: &Row, rows: &'a [Row]) -> Option<&'a Row> {
+    let (Some(Shape::Offered { of, percent }), Source::Values(_)) = (row.shape(), row.source) else {
+        return None;
+    };
+    if !matches!(base(of).shape, Shape::TlsKeepAlive { .. }) {
+        return None;
+    }
+    rows.iter().find(|twin| {
+        matches!(twin.source, Source::Values(_))
+            && twin.unit == row.unit
+            && matches!(twin.shape(), Some(Shape::Offered { of: o, percent: p })
+                if p == percent && matches!(base(o).shape, Shape::KeepAlive { .. }))
+    })
+}
+
+/// The row's workload without its offered rate.
+fn base_name(row: &Row) -> &str {
+    match row.shape() {
+        Some(Shape::Offered { of, .. }) => of,
+        _ => &row.workload,
+    }
+}
