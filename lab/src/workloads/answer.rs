@@ -57,7 +57,9 @@ pub fn render(report: &WorkloadsReport) -> String {
     out.push_str(&table(report, &rows));
     out.push_str(&format!(
         "\n![verdict](results/verdict.svg)\n\nEach cell: what io_uring_server saves (−) or costs \
-         (+) of the tokio engine's figure, in %, and the rule's word: *wins* or *loses* when the \
+         (+) of the tokio engine's figure (its median times the row's ratio, the geometric mean \
+         of the per-round ratios, so not always the difference of the two medians), in %, and \
+         the rule's word: *wins* or *loses* when the \
          95% interval over the rounds excludes 1 (\"by ≥10%\" when it also clears the ±10% \
          band), *ties* when the 90% interval lies within ±10%. \"At 50% load\" is a fixed \
          open-loop rate, the same for every server. The requests/s rows (a few busy \
@@ -241,9 +243,14 @@ fn table(report: &WorkloadsReport, rows: &[Row]) -> String {
             let cells: Vec<String> = ready
                 .iter()
                 .filter_map(|runtime| {
-                    let estimate = Estimate::of(&row.ratios(report, (runtime.id, BASELINE.id)))?;
+                    let pair = (runtime.id, BASELINE.id);
+                    let estimate = Estimate::of(&row.ratios(report, pair))?;
                     let name = runtime.label.trim_end_matches("_server");
-                    Some(format!("{name} {}", signed_percent(&estimate)))
+                    let bound = match row.client_bound(report, pair) {
+                        Some(_) => " *client-bound*",
+                        None => "",
+                    };
+                    Some(format!("{name} {}{bound}", signed_percent(&estimate)))
                 })
                 .collect();
             line.push_str(&format!(" {} |", cells.join(", ")));

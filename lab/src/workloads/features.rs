@@ -15,8 +15,8 @@ use harness::judge;
 use harness::output::Doc;
 use harness::servers::{AA_CONTROL, Contender, IO_URING, io_uring_with};
 
-/// One feature row: io_uring_server with flags, at the workloads whose name contains
-/// `at`, and what the flags change.
+/// One feature row: io_uring_server with flags, at the workloads whose name starts with
+/// `at` (so "churn" is both plain churn loads, not the TLS ones), and what the flags change.
 #[derive(Debug, Clone, Copy)]
 pub struct Variant {
     pub at: &'static str,
@@ -120,14 +120,14 @@ pub const VARIANTS: [Variant; 16] = [
     },
 ];
 
-/// The feature rows meant for `workload`: those naming it, or a part of the names of the
-/// saturated loads they are meant for (an offered workload only by its whole name).
+/// The feature rows meant for `workload`: those naming it, or the start of the names of
+/// the saturated loads they are meant for (an offered workload only by its whole name).
 pub fn variants_at(workload: &Workload) -> Vec<Contender> {
     let offered = matches!(workload.shape, Shape::Offered { .. });
     harness::rounds::first_seen(
         VARIANTS
             .iter()
-            .filter(|v| workload.name.contains(v.at) && (!offered || workload.name == v.at))
+            .filter(|v| workload.name.starts_with(v.at) && (!offered || workload.name == v.at))
             .map(|v| v.contender),
     )
 }
@@ -208,7 +208,7 @@ mod tests {
             assert!(
                 lineup
                     .iter()
-                    .any(|(w, c)| w.name.contains(variant.at) && c.contains(&variant.contender)),
+                    .any(|(w, c)| w.name.starts_with(variant.at) && c.contains(&variant.contender)),
                 "{} has no workload",
                 variant.contender.label
             );
@@ -217,6 +217,10 @@ mod tests {
             lineup
                 .iter()
                 .all(|(_, c)| c[0] == IO_URING && c.last() == Some(&AA_CONTROL) && c.len() > 2)
+        );
+        assert!(
+            lineup.iter().all(|(w, _)| w.tls().is_none()),
+            "no feature row is meant for a TLS load"
         );
         let distinct = harness::rounds::first_seen(VARIANTS.iter().map(|v| v.contender));
         assert_eq!(

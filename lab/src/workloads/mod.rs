@@ -127,6 +127,21 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
              row (io_uring_server reading files) is io_uring_server on that read path, and \
              results/files.md measures hot and cold files at more sizes and connections.",
         ),
+        Shape::TlsKeepAlive { .. } | Shape::TlsChurn { .. } => Some(
+            "How it is measured: TLS 1.3 in every server that has it, the one rustls \
+             configuration of `server_kit::tls` (aws-lc-rs, TLS13_AES_128_GCM_SHA256, key \
+             exchange X25519MLKEM768, an ECDSA P-256 certificate, stateless tickets, no kernel \
+             TLS), each server through its runtime's adapter; tokio_uring_server (no rustls \
+             adapter for tokio-uring is published) and nginx (configured here for plain HTTP) \
+             are not run. Kept-alive: each point opens its connections afresh, each with a full \
+             handshake whose server CPU counts in the per-request figure, so it runs fewer \
+             connections than the plain keep-alive rows, and the two rows' percentages are not \
+             the same load with and without TLS. Churn: one request per connection, closed by \
+             the client with `close_notify`; a resumed handshake still makes the key exchange \
+             and skips only the certificate and its signature, so it saves the server less \
+             than one might expect. Every figure includes the server's crypto: what the I/O \
+             model decides is the rest.",
+        ),
         Shape::Response { .. } => Some(
             "What bounds it: every byte is copied from the server's memory into the socket, \
              and on loopback the kernel's TCP work for both ends runs on the sender's CPU; \

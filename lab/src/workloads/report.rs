@@ -216,11 +216,16 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
             samples.last().map_or("n/a", |s| s.bottleneck.as_str()),
         );
     }
+    let over_tls = WORKLOADS.iter().any(|w| w.name == workload && w.tls().is_some());
+    let why_not = match over_tls {
+        true => "nginx: configured here for plain HTTP only",
+        false => "nginx: no echo without extra modules",
+    };
     for anchor in measured_anchors(report) {
         if report.of(workload, anchor.id).next().is_none() {
             let _ = writeln!(
                 out,
-                "| {} | not measured: it cannot serve this workload (nginx: no echo without extra modules) |  |  |  |  |  |  |",
+                "| {} | not measured: it cannot serve this workload ({why_not}) |  |  |  |  |  |  |",
                 anchor.label
             );
         }

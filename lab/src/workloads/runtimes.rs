@@ -100,18 +100,22 @@ struct Row {
     measure: String,
     cells: Vec<Vec<f64>>,
     bound: Vec<Option<f64>>,
+    /// Per subject: the workload is over TLS and it has none (tokio_uring_server).
+    no_tls: Vec<bool>,
     aa: Vec<f64>,
     aa_bound: Option<f64>,
 }
 
 impl Row {
-    /// The rule's word for subject `index`; `None` where the client bound the cell.
+    /// The rule's word for subject `index`; `None` where the client bound the cell or the
+    /// subject has no TLS for a TLS row.
     fn word(&self, index: usize) -> Option<Word> {
-        self.bound[index]
-            .is_none()
-            .then(|| Word::judge(&self.cells[index]))
+        (self.bound[index].is_none() && !self.no_tls[index]).then(|| Word::judge(&self.cells[index]))
     }
 }
+
+/// The cell of a runtime without TLS on a TLS row.
+const NO_TLS: &str = "no TLS (no rustls adapter for it is published)";
 
 /// A cell as the rule reads it, or *client-bound* with the client's busy share.
 fn cell(ratios: &[f64], bound: Option<f64>) -> String {
@@ -145,6 +149,10 @@ fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -
                 measure,
                 cells: subjects.iter().map(|s| of((s.id, baseline.id))).collect(),
                 bound: subjects.iter().map(|s| bound((s.id, baseline.id))).collect(),
+                no_tls: subjects
+                    .iter()
+                    .map(|s| workload.tls().is_some() && !s.speaks_tls())
+                    .collect(),
                 aa: of(aa),
                 aa_bound: bound(aa),
             });
@@ -169,6 +177,7 @@ fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -
                 .map(|s| rounds::ratios(&slopes(s), &slopes(&baseline)))
                 .collect(),
             bound: vec![None; subjects.len()],
+            no_tls: vec![false; subjects.len()],
             aa: rounds::ratios(&slopes(&AA_CONTROL), &slopes(&IO_URING)),
             aa_bound: None,
         });
@@ -191,7 +200,11 @@ fn table(out: &mut String, subjects: &[Contender], rows: &[Row], aa: bool) {
             .cells
             .iter()
             .zip(&row.bound)
-            .map(|(ratios, bound)| cell(ratios, *bound))
+            .zip(&row.no_tls)
+            .map(|((ratios, bound), no_tls)| match no_tls {
+                true => NO_TLS.to_string(),
+                false => cell(ratios, *bound),
+            })
             .collect();
         let aa_cell = if aa {
             format!(" {} |", cell(&row.aa, row.aa_bound))
