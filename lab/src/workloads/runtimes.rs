@@ -228,11 +228,14 @@ fn summary(rows: &[Row]) -> String {
     for (index, runtime) in RUNTIMES.iter().enumerate() {
         let words: Vec<Option<Word>> = rows.iter().map(|r| r.word(index)).collect();
         let count = |word: Word| words.iter().filter(|w| **w == Some(word)).count();
-        let bound = words.iter().filter(|w| w.is_none()).count();
-        let judged = rows.len() - bound;
-        let left_out = match bound {
-            0 => String::new(),
-            n => format!("; {n} client-bound, left out"),
+        let no_tls = rows.iter().filter(|r| r.no_tls[index]).count();
+        let bound = words.iter().filter(|w| w.is_none()).count() - no_tls;
+        let judged = rows.len() - bound - no_tls;
+        let left_out = match (bound, no_tls) {
+            (0, 0) => String::new(),
+            (n, 0) => format!("; {n} client-bound, left out"),
+            (0, t) => format!("; {t} over TLS, which it lacks"),
+            (n, t) => format!("; {n} client-bound, left out; {t} over TLS, which it lacks"),
         };
         let _ = writeln!(
             out,
