@@ -23,6 +23,8 @@ use harness::servers::{AA_CONTROL, Contender};
 pub const FILE: &str = "verdict.svg";
 
 /// Pixels: the row labels' column, each panel's width, each row's height.
+/// The row labels' column: at least this wide, wider for long labels (about 7 px per
+/// character at the labels' 12 px).
 const LABELS: u32 = 330;
 const PANEL: u32 = 300;
 const ROW: u32 = 30;
@@ -98,7 +100,9 @@ pub fn draw(path: &Path, report: &WorkloadsReport) -> Result<usize, String> {
             }
         })
         .collect();
-    let width = LABELS + PANEL * panels.len().max(1) as u32;
+    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
+    let label_width = LABELS.max(7 * longest + 20);
+    let width = label_width + PANEL * panels.len().max(1) as u32;
     let height = ROW * rows.len().max(1) as u32 + 150;
     let root = SVGBackend::new(path, (width, height)).into_drawing_area();
     let fail = |e: &dyn std::fmt::Display| e.to_string();
@@ -114,10 +118,11 @@ pub fn draw(path: &Path, report: &WorkloadsReport) -> Result<usize, String> {
     let (_, plots_height) = plots.dim_in_pixel();
     let mut x = 0;
     for (index, panel) in panels.iter().enumerate() {
-        let panel_width = if index == 0 { LABELS + PANEL } else { PANEL };
+        let panel_width = if index == 0 { label_width + PANEL } else { PANEL };
         let area = plots.clone().shrink((x, 0), (panel_width, plots_height));
         let names = if index == 0 { labels.as_slice() } else { &[] };
-        draw_panel(&area, panel, names, rows.len(), index == 0)?;
+        let labelled = (index == 0).then_some(label_width);
+        draw_panel(&area, panel, names, rows.len(), labelled)?;
         x += panel_width;
     }
     legend(&legend_area, &panels)?;
@@ -125,13 +130,13 @@ pub fn draw(path: &Path, report: &WorkloadsReport) -> Result<usize, String> {
     Ok(rows.len())
 }
 
-/// One panel in `area`; row labels on its left if `labelled`.
+/// One panel in `area`; row labels on its left, in a column `labelled` wide, if given.
 fn draw_panel(
     area: &DrawingArea<SVGBackend, Shift>,
     panel: &Panel,
     labels: &[String],
     rows: usize,
-    labelled: bool,
+    labelled: Option<u32>,
 ) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| e.to_string();
     let estimates = panel.series.iter().flat_map(|(_, e)| e.iter().flatten());
@@ -146,7 +151,7 @@ fn draw_panel(
         .caption(&panel.title, ("sans-serif", 15))
         .margin(10)
         .x_label_area_size(40)
-        .y_label_area_size(if labelled { LABELS } else { 0 })
+        .y_label_area_size(labelled.unwrap_or(0))
         .build_cartesian_2d(
             (low..high).log_scale().with_key_points(ticks),
             (-5..y_top).with_key_points((0..rows as i32).map(|i| i * 10).collect()),
