@@ -286,17 +286,9 @@ fn name(row: &Row) -> String {
     match (row.shape(), row.source) {
         (None, _) => "idle connections (memory)".into(),
         (Some(Shape::OneConnection), _) | (_, Source::Also(_)) => {
-            format!("{} ({})", plain_name(row), row.short_measure())
+            format!("{} ({})", row.plain_name(), row.short_measure())
         }
-        (Some(_), _) => plain_name(row).to_string(),
-    }
-}
-
-/// A row's workload without its offered rate: "churn, server closes".
-fn plain_name(row: &Row) -> &str {
-    match row.shape() {
-        Some(Shape::Offered { of, .. }) => of,
-        _ => &row.workload,
+        (Some(_), _) => row.plain_name().to_string(),
     }
 }
 

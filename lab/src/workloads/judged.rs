@@ -74,6 +74,14 @@ impl Row {
         }
     }
 
+    /// The row's workload without its offered rate: "churn, server closes".
+    pub fn plain_name(&self) -> &str {
+        match self.shape() {
+            Some(Shape::Offered { of, .. }) => of,
+            _ => &self.workload,
+        }
+    }
+
     /// A short name for the row's measure: "server CPU", "round trip", ...
     pub fn short_measure(&self) -> &'static str {
         match self.unit {

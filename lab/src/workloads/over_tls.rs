@@ -23,7 +23,7 @@ pub fn sentence(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
                 .and_then(|twin| amount(report, twin, &BASELINE, &twin.against[0]))
                 .map(|plain| format!(", against {plain} in plain HTTP"))
                 .unwrap_or_default();
-            Some(format!("on *{}* {over_tls}{plain}", base_name(row)))
+            Some(format!("on *{}* {over_tls}{plain}", row.plain_name()))
         })
         .collect();
     (!clauses.is_empty()).then(|| {
@@ -58,12 +58,4 @@ fn plain_twin<'a>(row: &Row, rows: &'a [Row]) -> Option<&'a Row> {
             && matches!(twin.shape(), Some(Shape::Offered { of: o, percent: p })
                 if p == percent && matches!(base(o).shape, Shape::KeepAlive { .. }))
     })
-}
-
-/// The row's workload without its offered rate.
-fn base_name(row: &Row) -> &str {
-    match row.shape() {
-        Some(Shape::Offered { of, .. }) => of,
-        _ => &row.workload,
-    }
 }
