@@ -129,6 +129,9 @@ pub struct Conn {
     encrypted: bool,
     /// The TLS session, boxed so that a plain connection's slot stays small.
     tls: Option<Box<TlsSession>>,
+    /// The session's ciphertext still to send while the session is out of its place
+    /// (handing plaintext to the codec), so the output limit counts it meanwhile.
+    tls_outgoing_lent: usize,
 }
 
 impl Conn {
@@ -161,6 +164,7 @@ impl Conn {
             file_spare: FileSpare::default(),
             encrypted: false,
             tls: None,
+            tls_outgoing_lent: 0,
         }
     }
 

@@ -44,7 +44,7 @@ use crate::config::Cli;
 const PROGRAM: &str = "io_uring_server";
 
 /// How this server's TLS handles bytes, for the ready line (`tls_session.rs`).
-const TLS_PATH: &str = "tls path=rustls unbuffered (ciphertext copied out of the buffer ring, decrypted in place, sealed into the send)";
+const TLS_PATH: &str = "tls path=rustls unbuffered (ciphertext copied out of the buffer ring, decrypted in place and copied out by rustls, sealed into the send)";
 
 fn main() {
     let cli: Cli = server_kit::args::parse(PROGRAM, Cli::validate);

@@ -1,8 +1,8 @@
 //! One connection's TLS, between the ring and the codec: rustls's unbuffered server
 //! connection over two byte buffers of the connection's own, no ring types, no `unsafe`.
 //! Ciphertext that arrived (copied out of its provided buffer, which goes back to the
-//! kernel at once) waits in `incoming`, where rustls decrypts each record in place; each
-//! record's plaintext is handed to the codec where it lies. What the codec renders is
+//! kernel at once) waits in `incoming`, where rustls decrypts each record in place and
+//! (rustls 0.23) copies its plaintext into a `Vec` it hands over to the codec. What the codec renders is
 //! encrypted straight into `outgoing`, which becomes the output the next send names.
 //! The kernel never touches either buffer (`DESIGN.md`, "TLS").
 
@@ -155,6 +155,16 @@ impl TlsSession {
     /// Part of a record (or of the handshake) is still to come.
     pub fn awaits_more(&self) -> bool {
         !self.established || !self.incoming.is_empty()
+    }
+
+    /// Ciphertext has arrived that rustls has not taken yet.
+    pub fn holds_partial_record(&self) -> bool {
+        !self.incoming.is_empty()
+    }
+
+    /// The peer said `close_notify`: whatever followed it is never read.
+    pub fn forget_incoming(&mut self) {
+        self.incoming = Vec::new();
     }
 
     /// Gives up empty buffers' memory, so an idle connection holds none.

@@ -138,7 +138,7 @@ fn receive_buffers(cli: &Cli, submitter: &Submitter) -> Result<(Option<BufRing>,
         BufRing::register(submitter, BUFFER_GROUP, count, size, incremental)
             .map(|ring| (ring, format!("{count}x{size} B")))
     };
-    let bodies = if features.no_plain_body_recv {
+    let bodies = if features.no_plain_body_recv || cli.common.tls_cert.is_some() {
         ""
     } else {
         ", large bodies by plain recv"

@@ -73,7 +73,11 @@ impl Conn {
     /// is sent), busy ones after their current request.
     pub fn begin_shutdown(&mut self) {
         self.shutting_down = true;
-        if self.phase == Phase::Open && self.input.is_empty() && self.file.is_none() {
+        if self.phase == Phase::Open
+            && self.input.is_empty()
+            && self.file.is_none()
+            && !self.tls_holds_partial_record()
+        {
             self.phase = if self.backlog() > 0 || self.encrypted {
                 Phase::Draining
             } else {

@@ -54,10 +54,14 @@ impl Conn {
     }
 
     /// Once the send in flight completes in full, this connection will only wait for its
-    /// next request: it is open, the send holds the last of the output (no segment or
-    /// rendered response follows) and output is not backed up.
+    /// next request: it is open, the send holds the last of the output (no segment,
+    /// rendered response or sealed ciphertext follows) and output is not backed up.
     pub fn quiet_after_send(&self) -> bool {
-        self.phase == Phase::Open && self.pending.is_empty() && !self.more_follows() && !self.paused()
+        self.phase == Phase::Open
+            && self.pending.is_empty()
+            && self.tls_backlog() == 0
+            && !self.more_follows()
+            && !self.paused()
     }
 
     /// The slices of the send in flight (or to submit next), from the first byte of

@@ -30,18 +30,28 @@ impl Conn {
     /// Ciphertext arrived: each record's plaintext is answered where it was decrypted;
     /// the peer's `close_notify` is its end of input; a record that breaks the protocol
     /// ends the connection at once. Returns the responses rendered.
+    ///
+    /// After the peer's `close_notify` nothing it sends is read (rustls would take no more
+    /// of it, so it would only pile up) nor counts as progress.
     pub(super) fn on_ciphertext(&mut self, data: &[u8], now: u64) -> usize {
-        self.last_progress = now;
-        if self.phase != Phase::Open {
+        if self.phase != Phase::Open || self.read_closed {
             return 0;
         }
+        self.last_progress = now;
         let mut tls = self.tls.take().expect("an encrypted connection has its session");
+        self.tls_outgoing_lent = tls.outgoing_len();
         let mut answered = 0;
         let received = tls.receive(data, &mut |plaintext| answered += self.on_data(plaintext, now));
         self.tls = Some(tls);
+        self.tls_outgoing_lent = 0;
         match received {
             Ok(Received::Open) => {}
-            Ok(Received::PeerClosed) => self.on_eof(),
+            Ok(Received::PeerClosed) => {
+                if let Some(tls) = &mut self.tls {
+                    tls.forget_incoming();
+                }
+                self.on_eof();
+            }
             Err(_) => self.fail(),
         }
         answered
@@ -51,7 +61,9 @@ impl Conn {
     /// `close_notify` still owed once the last response is rendered (counted as one byte;
     /// owed only once the handshake is done: one cut short just closes).
     pub(super) fn tls_backlog(&self) -> usize {
-        let Some(tls) = &self.tls else { return 0 };
+        let Some(tls) = &self.tls else {
+            return self.tls_outgoing_lent;
+        };
         let owed = self.phase == Phase::Draining && tls.established() && !tls.close_notify_sealed();
         tls.outgoing_len() + usize::from(owed)
     }
@@ -59,6 +71,12 @@ impl Conn {
     /// A handshake or a record is partly received: a request is under way.
     pub(super) fn tls_busy(&self) -> bool {
         self.tls.as_ref().is_some_and(|tls| tls.awaits_more())
+    }
+
+    /// Part of a record (or of a handshake message) has arrived and waits for its rest:
+    /// at shutdown, a request under way.
+    pub(super) fn tls_holds_partial_record(&self) -> bool {
+        self.tls.as_ref().is_some_and(|tls| tls.holds_partial_record())
     }
 
     /// Over TLS, encrypts what is rendered (and the `close_notify` once the last response
