@@ -8,7 +8,7 @@
 # differ" section of BENCHMARKS.md. Needs perf and readable kernel symbols; without them
 # it says so in one line and exits 1.
 #   scripts/profiles.sh                  # 3 s per profile after a 1 s calibration (as committed)
-#   scripts/profiles.sh --seconds 2      # a quicker look
+#   scripts/profiles.sh --seconds 1.5    # a quicker look
 #   scripts/profiles.sh --only churn     # one family of workloads
 set -euo pipefail
 cd "$(dirname "$0")/.."

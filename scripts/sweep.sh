@@ -4,7 +4,7 @@
 # request, steal, and the platform's hiccups beside the open loop's tails. Writes
 # results/sweep.md, results/sweep.json and results/sweep_*.svg.
 #   scripts/sweep.sh                  # 3 s per point, 3 open-loop rounds (the default)
-#   scripts/sweep.sh --seconds 2      # a quicker look (or SWEEP_SECONDS=2)
+#   scripts/sweep.sh --seconds 1      # a quicker look (or SWEEP_SECONDS=1)
 #   scripts/sweep.sh --open-rounds 5  # more open-loop rounds (or SWEEP_OPEN_ROUNDS=5)
 #   scripts/sweep.sh --server-cpus 0-3 --client-cpus 4-7 --server-threads 2
 #   scripts/sweep.sh --help

@@ -202,7 +202,8 @@ impl Conn {
             let wrong_kind = self.input.is_lent() != self.wants_plain_recv();
             // A plain recv holds the input, so what it already holds could not be answered.
             let holds_requests = self.input.is_lent() && self.has_unanswered_input();
-            let unwanted = self.paused() || wrong_kind || holds_requests;
+            // After the peer's close_notify, what it sends is dropped: stop receiving it.
+            let unwanted = self.paused() || wrong_kind || holds_requests || self.read_closed;
             if !closing && ops.recv == Stage::InFlight && unwanted {
                 return Some(Op::CancelRecv);
             }

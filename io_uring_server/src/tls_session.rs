@@ -80,8 +80,8 @@ impl TlsSession {
     }
 
     /// Takes `ciphertext` in and processes every whole record: each application-data
-    /// record's plaintext goes to `deliver`, in order, where it was decrypted; handshake
-    /// replies and tickets wait in the outgoing ciphertext.
+    /// record's plaintext goes to `deliver`, in order, as rustls hands it over (a copy of
+    /// its own); handshake replies and tickets wait in the outgoing ciphertext.
     pub fn receive(
         &mut self,
         ciphertext: &[u8],
@@ -299,4 +299,4 @@ fn encrypt_room(error: EncryptError) -> Option<usize> {
 
 #[cfg(test)]
 #[path = "tls_session_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -10,7 +10,9 @@ use rustls::pki_types::ServerName;
 
 use super::*;
 
-fn pair() -> (TlsSession, ClientConnection) {
+/// A server config with a fresh identity, and a client that trusts it (also the
+/// connection tests' pair).
+pub(crate) fn config_and_client() -> (Arc<ServerConfig>, ClientConnection) {
     let identity = TestIdentity::generate();
     let dir = std::env::temp_dir().join(format!(
         "uring-tls-session-{}-{:?}",
@@ -25,10 +27,12 @@ fn pair() -> (TlsSession, ClientConnection) {
         .tls
         .unwrap();
     let name = ServerName::try_from("localhost").unwrap();
-    (
-        TlsSession::new(config).unwrap(),
-        ClientConnection::new(client_config, name).unwrap(),
-    )
+    (config, ClientConnection::new(client_config, name).unwrap())
+}
+
+fn pair() -> (TlsSession, ClientConnection) {
+    let (config, client) = config_and_client();
+    (TlsSession::new(config).unwrap(), client)
 }
 
 /// The client's pending records into the session; the plaintext it delivered.

@@ -73,7 +73,14 @@ impl Conn {
     /// is sent), busy ones after their current request.
     pub fn begin_shutdown(&mut self) {
         self.shutting_down = true;
-        if self.phase == Phase::Open
+        self.end_if_shutting_down();
+    }
+
+    /// While the server shuts down, a connection with no request under way (no input, no
+    /// file, no partly received TLS record) drains what it owes and ends.
+    pub(super) fn end_if_shutting_down(&mut self) {
+        if self.shutting_down
+            && self.phase == Phase::Open
             && self.input.is_empty()
             && self.file.is_none()
             && !self.tls_holds_partial_record()

@@ -176,13 +176,16 @@ impl Conn {
     fn finish_file(&mut self, close: bool) -> usize {
         self.end_transfer();
         self.end_after_file(close, self.input.len());
-        self.answer()
+        let answered = self.answer();
+        self.end_if_shutting_down();
+        answered
     }
 
     /// After a file's answer: drain and end the connection if it closes, or if the server
-    /// is shutting down and no request follows.
+    /// is shutting down and no request follows (over TLS, decided once every record the
+    /// session holds is answered: [`Conn::end_if_shutting_down`]).
     fn end_after_file(&mut self, close: bool, rest: usize) {
-        if close || (self.shutting_down && rest == 0) {
+        if close || (self.shutting_down && rest == 0 && !self.encrypted) {
             self.phase = Phase::Draining;
             // A plain recv writing the input discards it at its completion instead, as the
             // connection is no longer open (`Conn::on_recv`).

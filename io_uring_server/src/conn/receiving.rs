@@ -181,7 +181,9 @@ impl Conn {
         self.bulk |= self.input_needed >= DIRECT_BODY_MIN;
         if let Some(request) = outcome.file {
             self.start_file(request, rest);
-        } else if outcome.close || (self.shutting_down && rest == 0) {
+        } else if outcome.close || (self.shutting_down && rest == 0 && !self.encrypted) {
+            // Over TLS the session may hold records not yet handed over: `on_ciphertext`
+            // decides about shutdown once every one is answered.
             self.phase = Phase::Draining;
         }
         (outcome.consumed, outcome.responses, kept_input)

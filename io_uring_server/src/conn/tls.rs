@@ -27,9 +27,11 @@ impl Conn {
         Ok(())
     }
 
-    /// Ciphertext arrived: each record's plaintext is answered where it was decrypted;
-    /// the peer's `close_notify` is its end of input; a record that breaks the protocol
-    /// ends the connection at once. Returns the responses rendered.
+    /// Ciphertext arrived: each record's plaintext (copied out by rustls) is answered as
+    /// it is handed over; the peer's `close_notify` is its end of input; a record that
+    /// breaks the protocol ends the connection at once. At shutdown the connection ends
+    /// once every whole record is answered, whatever they carried. Returns the responses
+    /// rendered.
     ///
     /// After the peer's `close_notify` nothing it sends is read (rustls would take no more
     /// of it, so it would only pile up) nor counts as progress.
@@ -45,7 +47,7 @@ impl Conn {
         self.tls = Some(tls);
         self.tls_outgoing_lent = 0;
         match received {
-            Ok(Received::Open) => {}
+            Ok(Received::Open) => self.end_if_shutting_down(),
             Ok(Received::PeerClosed) => {
                 if let Some(tls) = &mut self.tls {
                     tls.forget_incoming();

@@ -24,7 +24,7 @@ struct Cli {
     #[arg(long, default_value_t = 5)]
     rounds: usize,
     /// Seconds per point.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 1.5)]
     seconds: f64,
     /// Slices each point is cut into, alternated with the round's other servers in passes
     /// that reverse ([`harness::slices`]); 1 measures each point in one go.

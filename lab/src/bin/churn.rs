@@ -28,7 +28,7 @@ struct Cli {
     #[arg(long, default_value_t = 3)]
     rounds: usize,
     /// Seconds per point (the open loop's warm-up comes on top).
-    #[arg(long, default_value_t = 1.5)]
+    #[arg(long, default_value_t = 1.2)]
     seconds: f64,
     /// Slices each point is cut into, alternated with the round's other servers in passes
     /// that reverse ([`harness::slices`]); 1 measures each point in one go.

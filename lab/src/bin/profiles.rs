@@ -12,19 +12,21 @@ use harness::corpus;
 use harness::machine::Machine;
 use harness::progress::Progress;
 use harness::rounds::first_seen;
-use harness::servers::{CONTENDERS, Lineup, workspace_root};
+use harness::servers::{CONTENDERS, Lineup, Server, workspace_root};
 use harness::settings::Pinning;
 use harness::workload::samples::WorkloadsReport;
 use http_core::files::CORPUS;
 use lab::profiles::measure::{self, Dirs};
-use lab::profiles::{KEPT_UP, LOWER_BY, ProfilesReport, RATE_SHARE, RETRIES, WORKLOADS, rate, record};
+use lab::profiles::{
+    KEPT_UP, LOWER_BY, ProfilesReport, RATE_SHARE, RETRIES, WORKLOADS, Workload, rate, record,
+};
 
 /// CPU profiles of every contender at the same offered load, by category.
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Cli {
     /// Seconds each profile records.
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 2.5)]
     seconds: f64,
     /// Seconds of the flat-out run that calibrates each contender's peak at a file workload
     /// (a verdict row's calibration runs as long as the verdict's).
@@ -56,6 +58,16 @@ fn run(cli: Cli) -> Result<(), String> {
         .iter()
         .map(|&contender| lineup.start_fresh(contender))
         .collect::<Result<_, _>>()?;
+    // The TLS workloads' servers: the contenders with a rustls adapter, serving HTTPS.
+    let https: Vec<Server> = CONTENDERS
+        .iter()
+        .filter(|c| c.speaks_tls())
+        .map(|&contender| lineup.start_fresh_serving(contender, true))
+        .collect::<Result<_, _>>()?;
+    let servers_of = |workload: &Workload| match workload.tls() {
+        true => &https,
+        false => &lineup.servers,
+    };
     let results = lineup.workspace.join("results");
     let dirs = Dirs {
         scratch: &scratch,
@@ -81,17 +93,17 @@ fn run(cli: Cli) -> Result<(), String> {
                 .is_none_or(|only| w.name.contains(only.as_str()))
         })
         .collect();
-    let servers = lineup.servers.len();
     // A file workload calibrates each server; a verdict row's calibration (the verdict's
     // contenders, each flat out) is one step.
-    let calibrations = chosen.iter().filter(|w| w.file_set().is_some()).count() * servers
+    let calibrations = chosen.iter().filter(|w| w.file_set().is_some()).count() * lineup.servers.len()
         + chosen.iter().filter(|w| rate::offered_base(w).is_some()).count();
-    let profiles = chosen.len() * servers;
+    let profiles: usize = chosen.iter().map(|w| servers_of(w).len()).sum();
     // A profile also waits for perf to start and write its samples.
     let step = (calibrations as f64 * cli.calibration_seconds + profiles as f64 * (cli.seconds + 2.0))
         / (calibrations + profiles).max(1) as f64;
     let mut progress = Progress::start("profiles", calibrations + profiles, Duration::from_secs_f64(step));
     for workload in chosen {
+        let servers = servers_of(workload);
         if let Some(label) = workload.file_set() {
             let set = CORPUS
                 .iter()
@@ -109,7 +121,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Some((rate, calibration)) => (Some(rate), calibration.served),
             None if workload.is_open_loop() => {
                 let mut peaks = Vec::new();
-                for server in &lineup.servers {
+                for server in servers {
                     progress.step(&format!(
                         "{}: calibrating {}",
                         workload.name, server.contender.label
@@ -124,7 +136,7 @@ fn run(cli: Cli) -> Result<(), String> {
         };
         for retry in 0..=RETRIES {
             let mut profiles = Vec::new();
-            for server in &lineup.servers {
+            for server in servers {
                 progress.step(&format!(
                     "{}: profiling {}",
                     workload.name, server.contender.label
@@ -148,7 +160,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 Some((offered, label, served)) if retry < RETRIES => {
                     rate = Some(offered * LOWER_BY);
                     progress.extend(
-                        lineup.servers.len(),
+                        servers.len(),
                         &format!(
                             "{}: {label} served {served:.0} of {offered:.0}/s: every contender again at {:.0}/s",
                             workload.name,
@@ -165,6 +177,7 @@ fn run(cli: Cli) -> Result<(), String> {
         report.calibration.push((workload.name.to_string(), peaks));
     }
     progress.finish();
+    drop(https);
     drop(lineup.servers);
     report.verdict = verdict_run(&results);
     lab::profiles::report::write_all(&lineup.workspace, &report)?;

@@ -34,7 +34,7 @@ use lab::sweep::{
 #[command(version)]
 struct Cli {
     /// Seconds per point.
-    #[arg(long, env = "SWEEP_SECONDS", default_value_t = 3.0)]
+    #[arg(long, env = "SWEEP_SECONDS", default_value_t = 2.0)]
     seconds: f64,
     /// Rounds of the open loop at each rate; the contenders' order rotates each round.
     #[arg(long, env = "SWEEP_OPEN_ROUNDS", default_value_t = 3)]

@@ -17,12 +17,19 @@
 //! user-space sample is usually classified by its leaf function alone; fat LTO inlines
 //! much of `http_core` into the server's loop, where it counts as the loop.
 
+/// How many categories there are.
+pub const COUNT: usize = 14;
+
 /// What a sample of the server's CPU was spent on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     /// HTTP parsing and rendering: `http_core`, httparse, and hyper's own HTTP code.
     Http,
+    /// TLS: rustls, the crypto provider (aws-lc: AES-GCM, key exchange, hashes) and each
+    /// server's rustls adapter (tokio-rustls, monoio-rustls, compio's tls,
+    /// io_uring_server's `tls_session`).
+    Crypto,
     /// The rest of the server's user-space code: its loop, the async runtime (tokio,
     /// tokio-uring, monoio, compio: its tasks and its driver above the io-uring crate),
     /// Rust's standard library.
@@ -55,8 +62,9 @@ pub enum Category {
 
 impl Category {
     /// Every category, in the order the reports list them.
-    pub const ALL: [Category; 13] = [
+    pub const ALL: [Category; COUNT] = [
         Category::Http,
+        Category::Crypto,
         Category::ServerLoop,
         Category::Allocation,
         Category::Syscall,
@@ -75,6 +83,7 @@ impl Category {
     pub fn label(self) -> &'static str {
         match self {
             Category::Http => "HTTP code",
+            Category::Crypto => "crypto (rustls, aws-lc)",
             Category::ServerLoop => "server's own loop",
             Category::Allocation => "allocation",
             Category::Syscall => "syscall entry/exit",
@@ -113,6 +122,15 @@ pub const RULES: &[(Category, &[&str])] = &[
     ]),
     (Category::Http, &[
         "http_core::*", "httparse::*", "httpdate::*", "hyper::*", "itoa::*",
+    ]),
+    (Category::Crypto, &[
+        "rustls::*", "rustls_pki_types::*", "aws_lc_rs::*", "tokio_rustls::*",
+        "monoio_rustls::*", "compio_tls::*", "io_uring_server::tls_session::*", "aws_lc*",
+        "AWS_LC*", "_aesni*", "__aesni*", "aesni_*", "aes_*", "_vpaes*", "vpaes_*", "aead_*",
+        "gcm_*", "*ghash*", "ecp_nistz256*", "__ecp_nistz256*", "Lcurve25519*", "Lp256*",
+        "Lp384*", "Lp521*", "Ledwards25519*", "Lmld*", "Lbignum*", "x25519*", "mlkem*",
+        "ml_kem*", "sha256_block*", "sha512_block*", "KeccakF1600*", "keccak*", "bn_*", "fiat_*",
+        "pkey_*",
     ]),
     (Category::ServerLoop, &[
         "io_uring_server::*", "tokio_server::*", "tokio_uring_server::*", "monoio_server::*",

@@ -41,6 +41,19 @@ fn frames_get_the_category_their_pattern_names() {
         ("inet_csk_accept", Category::TcpConnection),
         ("entry_SYSCALL_64_after_hwframe", Category::Syscall),
         ("fdget", Category::Syscall),
+        ("aws_lc_0_47_0_EVP_AEAD_CTX_seal", Category::Crypto),
+        ("_aesni_ctr32_ghash_6x", Category::Crypto),
+        ("Lcurve25519_x25519_scalarloop", Category::Crypto),
+        (
+            "rustls::conn::unbuffered::UnbufferedConnectionCommon<Data>::process_tls_records",
+            Category::Crypto,
+        ),
+        (
+            "<tokio_rustls::server::TlsStream<IO> as tokio::io::async_read::AsyncRead>::poll_read",
+            Category::Crypto,
+        ),
+        ("io_uring_server::tls_session::TlsSession::seal", Category::Crypto),
+        ("io_uring_server::conn::Conn::on_recv", Category::ServerLoop),
     ];
     for (frame, category) in cases {
         assert_eq!(category_of(frame), Some(category), "{frame}");
@@ -106,7 +119,7 @@ fn recorded_stacks_land_in_their_categories() {
     let stacks = record::parse(include_str!("fixtures/servers.folded"));
     assert!(stacks.len() >= 20, "{}", stacks.len());
     let of = |comm: &str| {
-        let mut by = [0u64; 13];
+        let mut by = [0u64; crate::profiles::classify::COUNT];
         for stack in stacks.iter().filter(|s| s.comm == comm) {
             by[classify(&stack.frames).index()] += stack.weight;
         }

@@ -85,6 +85,12 @@ impl Workload {
         }
     }
 
+    /// Whether its load speaks TLS: only the contenders that do serve it, started with the
+    /// harness's certificate.
+    pub fn tls(&self) -> bool {
+        self.row().is_some_and(|row| row.tls().is_some())
+    }
+
     /// The corpus set a file workload serves.
     pub fn file_set(&self) -> Option<&'static str> {
         match self.shape {
@@ -103,8 +109,10 @@ const fn row(explains: &'static str, slug: &'static str) -> Workload {
     }
 }
 
-pub const WORKLOADS: [Workload; 8] = [
+pub const WORKLOADS: [Workload; 10] = [
     row("keep-alive, small requests at 50% load", "keepalive"),
+    row("keep-alive over TLS at 50% load", "tls_keepalive"),
+    row("TLS churn, full handshakes at 50% load", "tls_churn_full"),
     row("pipelined 16 deep", "pipelined"),
     row("64 KiB echo at 50% load", "echo64k"),
     row("256 KiB responses", "response256k"),
@@ -159,7 +167,7 @@ pub struct Profile {
     pub breakdown: Breakdown,
     /// µs per unit of work by category, in [`Category::ALL`] order: the category's share
     /// of the server's samples × `server_cpu_us`.
-    pub cost_us: [f64; 13],
+    pub cost_us: [f64; classify::COUNT],
     /// The flame graph, relative to `results/`.
     pub flame_graph: String,
     /// The share of its periods the sampling timer delivered a sample for, on every task
@@ -173,7 +181,7 @@ pub struct Profile {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Breakdown {
     /// Samples of the server process, by category in [`Category::ALL`] order.
-    pub server: [u64; 13],
+    pub server: [u64; classify::COUNT],
     /// Samples of the idle task.
     pub idle: u64,
     /// Samples of other processes (other builds, perf, kernel threads).
@@ -219,7 +227,7 @@ impl Breakdown {
 
 impl Breakdown {
     /// µs per unit of work by category: each share × `server_cpu_us`.
-    pub fn costs(&self, server_cpu_us: f64) -> [f64; 13] {
+    pub fn costs(&self, server_cpu_us: f64) -> [f64; classify::COUNT] {
         Category::ALL.map(|category| self.share(category) * server_cpu_us)
     }
 }

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::profiles::difference;
-use crate::profiles::{Profile, ProfilesReport, WORKLOADS};
+use crate::profiles::{Profile, ProfilesReport, WORKLOADS, reach};
 use harness::rounds::{first_seen, short_line};
 
 /// The section: provenance, the summary table, the sentences and the link to the rest.
@@ -44,14 +44,24 @@ pub fn section(report: &ProfilesReport) -> String {
         let cells: Vec<String> = contenders
             .iter()
             .map(|(id, _)| {
-                profiles
-                    .iter()
-                    .find(|p| p.contender == *id)
-                    .map_or("n/a".into(), |p| format!("{:.2}", p.server_cpu_us))
+                profiles.iter().find(|p| p.contender == *id).map_or(
+                    match workload.tls() {
+                        true => "no TLS".into(),
+                        false => "n/a".into(),
+                    },
+                    |p| format!("{:.2}", p.server_cpu_us),
+                )
             })
             .collect();
         let _ = writeln!(out, "| {} | {} |", workload.name, cells.join(" | "));
         if let Some(sentence) = difference::sentence(&workload, &profiles) {
+            sentences.push(format!("- {}: {sentence}", workload.name));
+        }
+        if let Some(sentence) = workload
+            .tls()
+            .then(|| reach::crypto_sentence(&profiles))
+            .flatten()
+        {
             sentences.push(format!("- {}: {sentence}", workload.name));
         }
     }

@@ -3,7 +3,12 @@
 use crate::profiles::classify::Category;
 use crate::profiles::{Breakdown, Profile, WORKLOADS};
 
-pub fn profile(contender: &str, label: &str, cpu_us: f64, samples: [u64; 13]) -> Profile {
+pub fn profile(
+    contender: &str,
+    label: &str,
+    cpu_us: f64,
+    samples: [u64; crate::profiles::classify::COUNT],
+) -> Profile {
     let breakdown = Breakdown {
         server: samples,
         idle: 10,
@@ -27,12 +32,12 @@ pub fn profile(contender: &str, label: &str, cpu_us: f64, samples: [u64; 13]) ->
 
 /// Samples by category: syscalls and epoll for tokio, io_uring for io_uring_server.
 pub fn pair() -> (Profile, Profile) {
-    let mut codec = [0u64; 13];
+    let mut codec = [0u64; crate::profiles::classify::COUNT];
     codec[Category::Http.index()] = 10;
     codec[Category::Syscall.index()] = 30;
     codec[Category::Epoll.index()] = 20;
     codec[Category::TcpSend.index()] = 40;
-    let mut uring = [0u64; 13];
+    let mut uring = [0u64; crate::profiles::classify::COUNT];
     uring[Category::Http.index()] = 10;
     uring[Category::Syscall.index()] = 5;
     uring[Category::IoUring.index()] = 15;

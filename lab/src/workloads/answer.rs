@@ -136,7 +136,8 @@ fn bound_by_codec(report: &WorkloadsReport, row: &Row) -> bool {
     row.client_bound(report, (SUBJECT.id, BASELINE.id)).is_some()
 }
 
-/// "Of its N wins, a ready runtime in its place keeps: monoio a, compio b, tokio_uring c."
+/// "Of its N wins, a ready runtime in its place keeps: monoio a, compio b, tokio_uring c
+/// of the m it ran" (a runtime without TLS runs none of the TLS rows).
 fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
     let wins: Vec<&Row> = rows
         .iter()
@@ -147,15 +148,22 @@ fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
         .iter()
         .filter(|runtime| report.samples.iter().any(|s| s.contender == runtime.id))
         .map(|runtime| {
-            let count = wins
+            let pair = (runtime.id, BASELINE.id);
+            let ran: Vec<Vec<f64>> = wins
                 .iter()
-                .filter(|row| {
-                    let pair = (runtime.id, BASELINE.id);
-                    row.client_bound(report, pair).is_none()
-                        && Estimate::of(&row.ratios(report, pair)).is_some_and(|e| e.word == Word::Wins)
-                })
+                .filter(|row| row.client_bound(report, pair).is_none())
+                .map(|row| row.ratios(report, pair))
+                .filter(|ratios| !ratios.is_empty())
+                .collect();
+            let count = ran
+                .iter()
+                .filter(|ratios| Estimate::of(ratios).is_some_and(|e| e.word == Word::Wins))
                 .count();
-            format!("{} {count}", runtime.label.trim_end_matches("_server"))
+            let name = runtime.label.trim_end_matches("_server");
+            match ran.len() == wins.len() {
+                true => format!("{name} {count}"),
+                false => format!("{name} {count} of the {} it ran", ran.len()),
+            }
         })
         .collect();
     (!wins.is_empty() && !kept.is_empty()).then(|| {

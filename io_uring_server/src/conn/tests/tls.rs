@@ -1,34 +1,37 @@
 //! A connection over TLS, driven by an in-memory rustls client: the handshake, a request
 //! answered in ciphertext, `close_notify` before the shutdown, a garbage record, a stalled
-//! handshake under the request timeout, and no buffer held once idle.
+//! handshake under the request timeout, and no buffer held once idle; at shutdown every
+//! whole record answered; nothing read after the peer's `close_notify`.
 
 use std::io::{Read, Write};
-use std::sync::Arc;
 
-use conformance::{Endpoint, TestIdentity};
 use rustls::ClientConnection;
-use rustls::pki_types::ServerName;
 
 use super::*;
 
 /// A connection speaking TLS with a fresh identity, and a client that trusts it.
 fn tls_pair() -> (Conn, ClientConnection) {
-    let identity = TestIdentity::generate();
-    let dir = std::env::temp_dir().join(format!(
-        "uring-conn-tls-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (cert, key) = identity.write(&dir).unwrap();
-    let config = server_kit::tls::server_config(&cert, &key).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let (config, client) = crate::tls_session::tests::config_and_client();
     let mut c = conn();
     c.speak_tls(config).unwrap();
-    let endpoint = Endpoint::https("127.0.0.1:9".parse().unwrap(), &identity);
-    let client_config: Arc<_> = endpoint.tls.unwrap();
-    let name = ServerName::try_from("localhost").unwrap();
-    (c, ClientConnection::new(client_config, name).unwrap())
+    (c, client)
+}
+
+/// The ciphertext the client has to send now.
+fn said(client: &mut ClientConnection) -> Vec<u8> {
+    let mut to_server = Vec::new();
+    while client.wants_write() {
+        client.write_tls(&mut to_server).unwrap();
+    }
+    to_server
+}
+
+/// The client reads what the connection sent.
+fn hear(client: &mut ClientConnection, mut from_server: &[u8]) {
+    while !from_server.is_empty() {
+        client.read_tls(&mut from_server).unwrap();
+        client.process_new_packets().unwrap();
+    }
 }
 
 /// Carries what the client has to say to the connection and back, until both are
@@ -36,19 +39,12 @@ fn tls_pair() -> (Conn, ClientConnection) {
 fn exchange(c: &mut Conn, client: &mut ClientConnection) -> Vec<u8> {
     let mut sent_back = Vec::new();
     for _ in 0..16 {
-        let mut to_server = Vec::new();
-        while client.wants_write() {
-            client.write_tls(&mut to_server).unwrap();
-        }
+        let to_server = said(client);
         if !to_server.is_empty() {
             c.on_recv(to_server.len() as i32, Some(to_server.as_slice()), 0);
         }
         let from_server = flush(c);
-        let mut rest = &from_server[..];
-        while !rest.is_empty() {
-            client.read_tls(&mut rest).unwrap();
-            client.process_new_packets().unwrap();
-        }
+        hear(client, &from_server);
         sent_back.extend_from_slice(&from_server);
         if to_server.is_empty() && from_server.is_empty() {
             break;
@@ -173,10 +169,7 @@ fn after_the_peers_close_notify_nothing_it_sends_is_kept() {
     ops(&mut c);
     exchange(&mut c, &mut client);
     client.send_close_notify();
-    let mut to_server = Vec::new();
-    while client.wants_write() {
-        client.write_tls(&mut to_server).unwrap();
-    }
+    let mut to_server = said(&mut client);
     let junk = vec![0x17u8; 64 * 1024];
     to_server.extend_from_slice(&junk);
     c.on_recv(to_server.len() as i32, Some(to_server.as_slice()), 0);
@@ -195,10 +188,7 @@ fn pipelined_large_answers_stop_at_the_output_limit_while_the_client_reads_nothi
     let request = b"GET /bytes/1048576 HTTP/1.1\r\nHost: t\r\n\r\n";
     for _ in 0..8 {
         client.writer().write_all(request).unwrap();
-        let mut to_server = Vec::new();
-        while client.wants_write() {
-            client.write_tls(&mut to_server).unwrap();
-        }
+        let to_server = said(&mut client);
         c.on_recv(to_server.len() as i32, Some(to_server.as_slice()), 0);
         c.seal_output();
     }
@@ -208,4 +198,95 @@ fn pipelined_large_answers_stop_at_the_output_limit_while_the_client_reads_nothi
         "{} bytes backed up",
         c.backlog()
     );
+}
+
+#[test]
+fn a_close_notify_while_the_output_is_full_stops_reading_and_counts_no_progress() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    client
+        .writer()
+        .write_all(b"GET /bytes/1048576 HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    let request = said(&mut client);
+    c.on_recv(request.len() as i32, Some(request.as_slice()), 0);
+    c.seal_output();
+    client.send_close_notify();
+    let close_notify = said(&mut client);
+    c.on_recv(close_notify.len() as i32, Some(close_notify.as_slice()), 0);
+    let held = c.tls_allocated();
+    let junk = vec![0x17u8; 64 * 1024];
+    for _ in 0..8 {
+        c.on_recv(junk.len() as i32, Some(junk.as_slice()), 1);
+    }
+    assert!(
+        c.tls_allocated() <= held,
+        "{} bytes held, {held} before",
+        c.tls_allocated()
+    );
+    assert_eq!(c.last_progress, 0, "what follows close_notify is no progress");
+}
+
+#[test]
+fn at_shutdown_every_whole_record_received_is_answered() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    let mut records = Vec::new();
+    for _ in 0..2 {
+        client.writer().write_all(GET).unwrap();
+        records.extend(said(&mut client));
+    }
+    c.on_recv(10, Some(&records[..10]), 0);
+    c.begin_shutdown();
+    assert_eq!(
+        c.phase(),
+        Phase::Open,
+        "a partly received record is a request under way"
+    );
+    c.on_recv((records.len() - 10) as i32, Some(&records[10..]), 0);
+    assert_eq!(c.phase(), Phase::Draining);
+    let sent = flush(&mut c);
+    hear(&mut client, &sent);
+    let answers = plaintext(&mut client);
+    assert_eq!(responses(&answers), 2, "{}", String::from_utf8_lossy(&answers));
+}
+
+#[test]
+fn at_shutdown_a_record_that_carries_no_request_still_ends_with_close_notify() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    client.refresh_traffic_keys().unwrap();
+    let key_update = said(&mut client);
+    c.on_recv(3, Some(&key_update[..3]), 0);
+    c.begin_shutdown();
+    assert_eq!(c.phase(), Phase::Open);
+    c.on_recv((key_update.len() - 3) as i32, Some(&key_update[3..]), 0);
+    assert_eq!(c.phase(), Phase::Draining);
+    exchange(&mut c, &mut client);
+    let mut end = [0u8; 1];
+    assert_eq!(
+        client.reader().read(&mut end).unwrap(),
+        0,
+        "close_notify received"
+    );
+}
+
+#[test]
+fn a_send_that_went_out_in_part_is_not_quiet_while_more_is_sealed() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    client.writer().write_all(GET).unwrap();
+    let first = said(&mut client);
+    c.on_recv(first.len() as i32, Some(first.as_slice()), 0);
+    assert_eq!(ops(&mut c), [Op::Send]);
+    complete_send(&mut c, 10);
+    client.writer().write_all(GET).unwrap();
+    let second = said(&mut client);
+    c.on_recv(second.len() as i32, Some(second.as_slice()), 0);
+    ops(&mut c);
+    assert!(!c.quiet_after_send(), "the second answer is sealed and waits");
 }
