@@ -176,9 +176,7 @@ impl Conn {
     fn finish_file(&mut self, close: bool) -> usize {
         self.end_transfer();
         self.end_after_file(close, self.input.len());
-        let answered = self.answer();
-        self.end_if_shutting_down();
-        answered
+        self.answer()
     }
 
     /// After a file's answer: drain and end the connection if it closes, or if the server

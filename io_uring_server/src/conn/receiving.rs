@@ -156,6 +156,12 @@ impl Conn {
                 break;
             }
         }
+        // Over TLS, the shutdown check `serve` skips (the session may hold more records)
+        // is made here, where the session is in place and everything decrypted answered;
+        // inside `on_ciphertext` the session is out, and it checks once every record is in.
+        if self.encrypted && self.tls.is_some() {
+            self.end_if_shutting_down();
+        }
         self.settle();
         responses
     }
@@ -182,8 +188,8 @@ impl Conn {
         if let Some(request) = outcome.file {
             self.start_file(request, rest);
         } else if outcome.close || (self.shutting_down && rest == 0 && !self.encrypted) {
-            // Over TLS the session may hold records not yet handed over: `on_ciphertext`
-            // decides about shutdown once every one is answered.
+            // Over TLS the session may hold records not yet handed over: `answer` and
+            // `on_ciphertext` decide about shutdown (`Conn::end_if_shutting_down`).
             self.phase = Phase::Draining;
         }
         (outcome.consumed, outcome.responses, kept_input)

@@ -201,31 +201,58 @@ fn pipelined_large_answers_stop_at_the_output_limit_while_the_client_reads_nothi
 }
 
 #[test]
-fn a_close_notify_while_the_output_is_full_stops_reading_and_counts_no_progress() {
+fn after_the_peers_close_notify_the_recv_is_cancelled_and_not_armed_again() {
     let (mut c, mut client) = tls_pair();
     ops(&mut c);
     exchange(&mut c, &mut client);
-    client
-        .writer()
-        .write_all(b"GET /bytes/1048576 HTTP/1.1\r\nHost: t\r\n\r\n")
-        .unwrap();
-    let request = said(&mut client);
-    c.on_recv(request.len() as i32, Some(request.as_slice()), 0);
-    c.seal_output();
+    assert!(!c.ops.recv.is_idle(), "a recv is armed");
     client.send_close_notify();
     let close_notify = said(&mut client);
     c.on_recv(close_notify.len() as i32, Some(close_notify.as_slice()), 0);
-    let held = c.tls_allocated();
-    let junk = vec![0x17u8; 64 * 1024];
-    for _ in 0..8 {
-        c.on_recv(junk.len() as i32, Some(junk.as_slice()), 1);
+    let next = ops(&mut c);
+    assert!(next.contains(&Op::CancelRecv), "{next:?}");
+    cancel_recv(&mut c, 0);
+    let after = ops(&mut c);
+    assert!(!after.contains(&Op::Recv), "{after:?}");
+}
+
+#[test]
+fn a_connection_paused_at_the_output_limit_ends_with_close_notify_at_shutdown() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    for _ in 0..3 {
+        client
+            .writer()
+            .write_all(b"GET /bytes/1048576 HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
     }
-    assert!(
-        c.tls_allocated() <= held,
-        "{} bytes held, {held} before",
-        c.tls_allocated()
-    );
-    assert_eq!(c.last_progress, 0, "what follows close_notify is no progress");
+    let requests = said(&mut client);
+    c.on_recv(requests.len() as i32, Some(requests.as_slice()), 0);
+    c.begin_shutdown();
+    // The client reads as it goes (its plaintext buffer is bounded), until close_notify.
+    let (mut read, mut chunk, mut closed) = (Vec::new(), vec![0u8; 1 << 16], false);
+    for _ in 0..256 {
+        let sent = flush(&mut c);
+        let mut rest = &sent[..];
+        while !rest.is_empty() && !closed {
+            client.read_tls(&mut rest).unwrap();
+            client.process_new_packets().unwrap();
+            // Ok(0): close_notify came; an error: nothing more to read for now.
+            while let Ok(n) = client.reader().read(&mut chunk) {
+                closed = n == 0;
+                if closed {
+                    break;
+                }
+                read.extend_from_slice(&chunk[..n]);
+            }
+        }
+        if sent.is_empty() || closed {
+            break;
+        }
+    }
+    assert!(closed, "close_notify after {} bytes", read.len());
+    assert_eq!(responses(&read), 3);
 }
 
 #[test]
@@ -289,4 +316,53 @@ fn a_send_that_went_out_in_part_is_not_quiet_while_more_is_sealed() {
     c.on_recv(second.len() as i32, Some(second.as_slice()), 0);
     ops(&mut c);
     assert!(!c.quiet_after_send(), "the second answer is sealed and waits");
+}
+
+#[test]
+fn a_file_over_tls_at_shutdown_is_answered_with_what_follows_it_then_close_notify() {
+    let (mut c, mut client) = tls_pair();
+    c.serve_files_from(3, false);
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    client
+        .writer()
+        .write_all(b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    let requests = said(&mut client);
+    c.on_recv(requests.len() as i32, Some(requests.as_slice()), 0);
+    c.begin_shutdown();
+    assert_eq!(c.phase(), Phase::Open, "a file under way");
+    let file_op = |c: &mut Conn, result: i32| {
+        ops(c);
+        c.completed(Kind::File, false);
+        c.on_file(result, 0);
+    };
+    file_op(
+        &mut c,
+        std::fs::File::open("/dev/null")
+            .map(std::os::fd::IntoRawFd::into_raw_fd)
+            .unwrap(),
+    );
+    let (_, statx) = c.file_transfer().stat_args();
+    (statx.stx_mode, statx.stx_size) = (libc::S_IFREG as u16, 3);
+    file_op(&mut c, 0);
+    ops(&mut c);
+    let (_, room, _) = c.file_transfer().read_args();
+    room.copy_from_slice(b"abc");
+    c.completed(Kind::File, false);
+    c.on_file(3, 0);
+    assert_eq!(
+        c.phase(),
+        Phase::Draining,
+        "the request after the file is answered too"
+    );
+    exchange(&mut c, &mut client);
+    let answers = plaintext(&mut client);
+    assert_eq!(responses(&answers), 2, "{}", String::from_utf8_lossy(&answers));
+    let mut end = [0u8; 1];
+    assert_eq!(
+        client.reader().read(&mut end).unwrap(),
+        0,
+        "close_notify received"
+    );
 }
