@@ -17,6 +17,21 @@ fn tls_pair() -> (Conn, ClientConnection) {
     (c, client)
 }
 
+/// [`tls_pair`] with its handshake done.
+fn established() -> (Conn, ClientConnection) {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    exchange(&mut c, &mut client);
+    assert!(!client.is_handshaking(), "the handshake completes");
+    (c, client)
+}
+
+/// Whether the client has read the connection's `close_notify` (and nothing after it).
+fn heard_close_notify(client: &mut ClientConnection) -> bool {
+    let mut end = [0u8; 1];
+    matches!(client.reader().read(&mut end), Ok(0))
+}
+
 /// The ciphertext the client has to send now.
 fn said(client: &mut ClientConnection) -> Vec<u8> {
     let mut to_server = Vec::new();
@@ -63,9 +78,7 @@ fn plaintext(client: &mut ClientConnection) -> Vec<u8> {
 
 #[test]
 fn a_request_over_tls_is_answered_in_ciphertext() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     assert!(!client.is_handshaking(), "the handshake completes");
     client.writer().write_all(GET).unwrap();
     let ciphertext = exchange(&mut c, &mut client);
@@ -86,9 +99,7 @@ fn a_request_over_tls_is_answered_in_ciphertext() {
 
 #[test]
 fn a_closing_answer_ends_with_close_notify_before_the_shutdown() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     client
         .writer()
         .write_all(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
@@ -104,20 +115,13 @@ fn a_closing_answer_ends_with_close_notify_before_the_shutdown() {
         client.process_new_packets().unwrap();
     }
     assert!(plaintext(&mut client).starts_with(b"HTTP/1.1 200 OK"));
-    let mut end = [0u8; 1];
-    assert_eq!(
-        client.reader().read(&mut end).unwrap(),
-        0,
-        "close_notify received"
-    );
+    assert!(heard_close_notify(&mut client), "close_notify received");
     assert_eq!(ops(&mut c), [Op::Shutdown]);
 }
 
 #[test]
 fn a_record_that_does_not_decrypt_ends_the_connection() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, _client) = established();
     let mut garbage = vec![0x17, 0x03, 0x03, 0x00, 0x20];
     garbage.resize(5 + 32, 0xAB);
     c.on_recv(garbage.len() as i32, Some(garbage.as_slice()), 0);
@@ -145,18 +149,11 @@ fn a_stalled_handshake_is_closed_at_the_request_timeout_an_idle_session_is_not()
 
 #[test]
 fn an_idle_session_at_shutdown_says_close_notify_first() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     c.begin_shutdown();
     assert_eq!(c.phase(), Phase::Draining);
     exchange(&mut c, &mut client);
-    let mut end = [0u8; 1];
-    assert_eq!(
-        client.reader().read(&mut end).unwrap(),
-        0,
-        "close_notify received"
-    );
+    assert!(heard_close_notify(&mut client), "close_notify received");
     assert!(
         matches!(c.phase(), Phase::Lingering { .. }),
         "then the write side is shut"
@@ -165,9 +162,7 @@ fn an_idle_session_at_shutdown_says_close_notify_first() {
 
 #[test]
 fn after_the_peers_close_notify_nothing_it_sends_is_kept() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     client.send_close_notify();
     let mut to_server = said(&mut client);
     let junk = vec![0x17u8; 64 * 1024];
@@ -182,9 +177,7 @@ fn after_the_peers_close_notify_nothing_it_sends_is_kept() {
 
 #[test]
 fn pipelined_large_answers_stop_at_the_output_limit_while_the_client_reads_nothing() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     let request = b"GET /bytes/1048576 HTTP/1.1\r\nHost: t\r\n\r\n";
     for _ in 0..8 {
         client.writer().write_all(request).unwrap();
@@ -202,9 +195,7 @@ fn pipelined_large_answers_stop_at_the_output_limit_while_the_client_reads_nothi
 
 #[test]
 fn after_the_peers_close_notify_the_recv_is_cancelled_and_not_armed_again() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     assert!(!c.ops.recv.is_idle(), "a recv is armed");
     client.send_close_notify();
     let close_notify = said(&mut client);
@@ -218,9 +209,7 @@ fn after_the_peers_close_notify_the_recv_is_cancelled_and_not_armed_again() {
 
 #[test]
 fn a_connection_paused_at_the_output_limit_ends_with_close_notify_at_shutdown() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     for _ in 0..3 {
         client
             .writer()
@@ -257,9 +246,7 @@ fn a_connection_paused_at_the_output_limit_ends_with_close_notify_at_shutdown() 
 
 #[test]
 fn at_shutdown_every_whole_record_received_is_answered() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     let mut records = Vec::new();
     for _ in 0..2 {
         client.writer().write_all(GET).unwrap();
@@ -282,9 +269,7 @@ fn at_shutdown_every_whole_record_received_is_answered() {
 
 #[test]
 fn at_shutdown_a_record_that_carries_no_request_still_ends_with_close_notify() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     client.refresh_traffic_keys().unwrap();
     let key_update = said(&mut client);
     c.on_recv(3, Some(&key_update[..3]), 0);
@@ -293,19 +278,12 @@ fn at_shutdown_a_record_that_carries_no_request_still_ends_with_close_notify() {
     c.on_recv((key_update.len() - 3) as i32, Some(&key_update[3..]), 0);
     assert_eq!(c.phase(), Phase::Draining);
     exchange(&mut c, &mut client);
-    let mut end = [0u8; 1];
-    assert_eq!(
-        client.reader().read(&mut end).unwrap(),
-        0,
-        "close_notify received"
-    );
+    assert!(heard_close_notify(&mut client), "close_notify received");
 }
 
 #[test]
 fn a_send_that_went_out_in_part_is_not_quiet_while_more_is_sealed() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    exchange(&mut c, &mut client);
+    let (mut c, mut client) = established();
     client.writer().write_all(GET).unwrap();
     let first = said(&mut client);
     c.on_recv(first.len() as i32, Some(first.as_slice()), 0);
@@ -359,10 +337,5 @@ fn a_file_over_tls_at_shutdown_is_answered_with_what_follows_it_then_close_notif
     exchange(&mut c, &mut client);
     let answers = plaintext(&mut client);
     assert_eq!(responses(&answers), 2, "{}", String::from_utf8_lossy(&answers));
-    let mut end = [0u8; 1];
-    assert_eq!(
-        client.reader().read(&mut end).unwrap(),
-        0,
-        "close_notify received"
-    );
+    assert!(heard_close_notify(&mut client), "close_notify received");
 }
