@@ -85,6 +85,12 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         .filter(|row| bound_by_codec(report, row))
         .map(|row| format!("*{}*", name(row)))
         .collect();
+    let behind: Vec<String> = rows
+        .iter()
+        .filter(|row| !bound_by_codec(report, row) && Estimate::of(&row.against[0]).is_none())
+        .filter(|row| fell_behind(report, row, &BASELINE).is_some())
+        .map(|row| format!("*{}*", name(row)))
+        .collect();
     let mut sentences = Vec::new();
     let list = |names: Vec<String>| names.join(", ");
     let (cheaper, same, costlier, open) = (
@@ -99,6 +105,10 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         (costlier, "costs more on"),
         (open, "is undecided on"),
         (bound, "is not judged (the client was the bottleneck) on"),
+        (
+            behind,
+            "is not judged (a server fell behind the offered rate in most rounds) on",
+        ),
     ] {
         if !names.is_empty() {
             sentences.push(format!("{clause} {}", list(names)));
@@ -136,6 +146,33 @@ fn bound_by_codec(report: &WorkloadsReport, row: &Row) -> bool {
     row.client_bound(report, (SUBJECT.id, BASELINE.id)).is_some()
 }
 
+/// "not judged: io_uring_server fell behind the offered rate in 5 of 6 rounds": why a row
+/// of a fixed rate has too few rounds to judge against `baseline`; `None` if no server did.
+fn fell_behind(report: &WorkloadsReport, row: &Row, baseline: &Contender) -> Option<String> {
+    let (Source::Values(workload) | Source::Also(workload)) = row.source else {
+        return None;
+    };
+    let reasons: Vec<String> = [&SUBJECT, baseline]
+        .iter()
+        .filter_map(|contender| {
+            let rounds: Vec<_> = report
+                .samples
+                .iter()
+                .filter(|s| s.workload == workload.name && s.contender == contender.id)
+                .collect();
+            let behind = rounds.iter().filter(|s| s.value.is_none()).count();
+            (behind > 0).then(|| {
+                format!(
+                    "{} fell behind the offered rate in {behind} of {} rounds",
+                    contender.label,
+                    rounds.len()
+                )
+            })
+        })
+        .collect();
+    (!reasons.is_empty()).then(|| format!("not judged: {}", reasons.join("; ")))
+}
+
 /// "Of its N wins, a ready runtime in its place keeps: monoio a, compio b, tokio_uring c
 /// of the m it ran" (a runtime without TLS runs none of the TLS rows).
 fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
@@ -161,15 +198,15 @@ fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
                 .count();
             let name = runtime.label.trim_end_matches("_server");
             match ran.len() == wins.len() {
-                true => format!("{name} {count}"),
+                true => format!("{name} {count} of {}", ran.len()),
                 false => format!("{name} {count} of the {} it ran", ran.len()),
             }
         })
         .collect();
     (!wins.is_empty() && !kept.is_empty()).then(|| {
         format!(
-            "A ready io_uring runtime running the same codec keeps, of those {} wins over the \
-             codec engine: {}.",
+            "Of those {} wins over the codec engine, a ready io_uring runtime running the same \
+             codec in io_uring_server's place also wins: {}.",
             wins.len(),
             kept.join(", ")
         )
@@ -244,7 +281,9 @@ fn table(report: &WorkloadsReport, rows: &[Row]) -> String {
     for row in rows {
         let mut line = format!("| {} |", name(row));
         for (baseline, ratios) in BASELINES.iter().zip(&row.against) {
-            let cell = amount(report, row, baseline, ratios).unwrap_or_else(|| "n/a".into());
+            let cell = amount(report, row, baseline, ratios)
+                .or_else(|| fell_behind(report, row, baseline))
+                .unwrap_or_else(|| "n/a".into());
             line.push_str(&format!(" {cell} |"));
         }
         if !ready.is_empty() {

@@ -57,7 +57,7 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
         "{text}"
     );
     assert!(
-        text.contains("of those 1 wins over the codec engine: monoio 1, compio 0."),
+        text.contains("Of those 1 wins over the codec engine, a ready io_uring runtime running the same codec in io_uring_server's place also wins: monoio 1 of 1, compio 0 of 1."),
         "{text}"
     );
     // 2 µs saved of 10 + 10 µs is 10%; of 10 + 100 µs, 1.8%.
@@ -166,7 +166,7 @@ fn a_row_the_client_bound_is_no_win_and_says_so() {
         text.contains("is not judged (the client was the bottleneck) on *pipelined 16 deep*"),
         "{text}"
     );
-    assert!(text.contains("of those 1 wins over the codec engine"), "{text}");
+    assert!(text.contains("Of those 1 wins over the codec engine"), "{text}");
     let row = text
         .lines()
         .find(|l| l.starts_with("| pipelined 16 deep |"))
@@ -200,4 +200,31 @@ fn the_answer_says_what_tls_does_to_the_saving_beside_plain_http() {
         "{text}"
     );
     assert!(!render(&report(false)).contains("Over TLS"));
+}
+
+#[test]
+fn a_row_whose_server_fell_behind_its_rate_says_so_instead_of_n_a() {
+    let mut report = report(true);
+    for round in 0..4 {
+        for (contender, value) in [(SUBJECT.id, 4.0), (TOKIO_CODEC.id, 5.0), (TOKIO_HYPER.id, 6.0)] {
+            let mut sample = Sample::example("64 KiB echo at 50% load", contender, round, value);
+            if contender == SUBJECT.id && round < 3 {
+                sample.value = None;
+            }
+            report.samples.push(sample);
+        }
+    }
+    let text = render(&WorkloadsReport::over(report.samples));
+    assert!(
+        text.contains(
+            "| 64 KiB echo | not judged: io_uring_server fell behind the offered rate in 3 of 4 rounds |"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "is not judged (a server fell behind the offered rate in most rounds) on *64 KiB echo*"
+        ),
+        "{text}"
+    );
 }

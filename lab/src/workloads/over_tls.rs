@@ -14,28 +14,52 @@ use harness::workload::offered::base;
 /// *wins* by ≥10%) on kept-alive small requests in plain HTTP; on *TLS churn, full handshakes* ..."; `None` when the
 /// run has no TLS row.
 pub fn sentence(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
+    let mut counts = None;
     let clauses: Vec<String> = rows
         .iter()
         .filter(|row| is_tls(row))
         .filter_map(|row| {
             let over_tls = amount(report, row, &BASELINE, &row.against[0])?;
-            let plain = plain_twin(row, rows)
+            let twin = plain_twin(row, rows);
+            if let (Some(tls), Some(plain)) = (connections(row), twin.and_then(connections)) {
+                counts = Some((tls, plain));
+            }
+            let plain = twin
                 .and_then(|twin| amount(report, twin, &BASELINE, &twin.against[0]))
                 .map(|plain| format!(", against {plain} in plain HTTP"))
                 .unwrap_or_default();
             Some(format!("on *{}* {over_tls}{plain}", row.plain_name()))
         })
         .collect();
+    let caution = counts.map_or(String::new(), |(tls, plain)| {
+        format!(
+            " The kept-alive TLS row runs {tls} connections, the plain one {plain}, each at \
+             its own rate, and each TLS point's handshakes count in its CPU: so neither the \
+             difference of the two baselines nor the two percentages measure what TLS costs; \
+             read each row against its own baseline."
+        )
+    });
     (!clauses.is_empty()).then(|| {
         format!(
             "Over TLS 1.3 (rustls with aws-lc-rs and one cipher suite in every server, each \
              through its runtime's adapter), what io_uring_server saves (−) or costs (+) of the \
-             codec engine's server CPU is: {}. The kept-alive TLS row runs fewer connections \
-             than the plain one, each point's handshakes counted in, so read each row against \
-             its own baseline, not the two percentages against each other.",
+             codec engine's server CPU is: {}.{caution}",
             clauses.join("; ")
         )
     })
+}
+
+/// The kept-alive connections of an offered keep-alive row's load, plain or over TLS.
+fn connections(row: &Row) -> Option<usize> {
+    match base(match row.shape()? {
+        Shape::Offered { of, .. } => of,
+        _ => return None,
+    })
+    .shape
+    {
+        Shape::TlsKeepAlive { connections } | Shape::KeepAlive { connections } => Some(connections),
+        _ => None,
+    }
 }
 
 /// Whether `row` is a TLS workload's own figure (not a second measure of it).
