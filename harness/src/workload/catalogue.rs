@@ -38,7 +38,7 @@ const SHORT_LIVED_REQUESTS: usize = 10;
 /// their handshakes well within the open loop's warm-up ([`super::measure`]).
 const TLS_CONNECTIONS: usize = 64;
 
-pub const WORKLOADS: [Workload; 36] = [
+pub const WORKLOADS: [Workload; 37] = [
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -52,7 +52,7 @@ pub const WORKLOADS: [Workload; 36] = [
     },
     Workload {
         name: "one connection",
-        shape: Shape::OneConnection,
+        shape: Shape::OneConnection { tls: false },
     },
     Workload {
         name: "4 connections",
@@ -123,6 +123,10 @@ pub const WORKLOADS: [Workload; 36] = [
         shape: Shape::TlsKeepAlive {
             connections: TLS_CONNECTIONS,
         },
+    },
+    Workload {
+        name: "one connection over TLS",
+        shape: Shape::OneConnection { tls: true },
     },
     Workload {
         name: "TLS churn, full handshakes",

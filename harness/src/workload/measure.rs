@@ -139,7 +139,10 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
         Shape::Pipelined { connections, depth } => {
             Load::new(LoadKind::Pipelined, (connections, depth), None, duration, pinning)
         }
-        Shape::OneConnection => closed(1, Ask::Hello),
+        Shape::OneConnection { tls } => Load {
+            tls: tls.then_some(Handshakes::Resumed),
+            ..closed(1, Ask::Hello)
+        },
         Shape::Echo { bytes, connections } => Load {
             ask: Ask::Echo(Post { bytes, chunk: None }),
             ..Load::new(LoadKind::Echo, (connections, 1), None, duration, pinning)

@@ -32,8 +32,9 @@ pub enum Shape {
     /// `GET /` with `depth` requests in flight per connection.
     Pipelined { connections: usize, depth: usize },
     /// `GET /` on one kept-alive connection: the round trip (and, a second verdict row,
-    /// the server CPU per request it costs).
-    OneConnection,
+    /// the server CPU per request it costs); over TLS 1.3 when `tls` (its session resumed
+    /// from a ticket at each slice's start).
+    OneConnection { tls: bool },
     /// `GET /` in a closed loop on a few kept-alive connections, judged on requests/s:
     /// what a small service's clients wait on is round trips, not the server's CPU.
     SmallService { connections: usize },
@@ -118,7 +119,7 @@ impl Workload {
     pub fn unit(&self) -> Unit {
         match self.shape {
             Shape::Offered { of, .. } => offered::base(of).unit(),
-            Shape::OneConnection => Unit::LatencyP50,
+            Shape::OneConnection { .. } => Unit::LatencyP50,
             Shape::SmallService { .. } => Unit::RequestsPerSec,
             Shape::Churn { .. } | Shape::TlsChurn { .. } => Unit::CpuPerConnection,
             Shape::Idle { .. } => Unit::BytesPerIdleConnection,
@@ -147,7 +148,7 @@ impl Workload {
     fn saturates(&self) -> bool {
         !matches!(
             self.shape,
-            Shape::OneConnection | Shape::Idle { .. } | Shape::Offered { .. }
+            Shape::OneConnection { .. } | Shape::Idle { .. } | Shape::Offered { .. }
         )
     }
 
@@ -156,7 +157,7 @@ impl Workload {
     /// a second in p99 latency ([`Self::judges_tail`]).
     pub fn verdict_units(&self) -> Vec<Unit> {
         let mut units = vec![self.unit()];
-        if self.shape == Shape::OneConnection {
+        if matches!(self.shape, Shape::OneConnection { .. }) {
             units.push(Unit::CpuPerRequest);
         }
         if self.judges_tail() {
@@ -191,7 +192,7 @@ impl Workload {
     /// Over TLS, with which handshake per new connection; `None`: plain HTTP.
     pub fn tls(&self) -> Option<Handshakes> {
         match self.shape {
-            Shape::TlsKeepAlive { .. } => Some(Handshakes::Resumed),
+            Shape::TlsKeepAlive { .. } | Shape::OneConnection { tls: true } => Some(Handshakes::Resumed),
             Shape::TlsChurn { handshakes, .. } => Some(handshakes),
             Shape::Offered { of, .. } => offered::base(of).tls(),
             _ => None,
@@ -202,7 +203,10 @@ impl Workload {
     pub fn counts_syscalls(&self) -> bool {
         matches!(
             self.shape,
-            Shape::KeepAlive { .. } | Shape::OneConnection | Shape::Churn { .. } | Shape::ShortLived { .. }
+            Shape::KeepAlive { .. }
+                | Shape::OneConnection { .. }
+                | Shape::Churn { .. }
+                | Shape::ShortLived { .. }
         )
     }
 }

@@ -320,7 +320,7 @@ fn rank(row: &Row) -> usize {
         Shape::KeepAlive { .. } | Shape::TlsKeepAlive { .. } => 0,
         Shape::Echo { .. } => 1,
         Shape::Churn { .. } | Shape::ShortLived { .. } | Shape::TlsChurn { .. } => 2,
-        Shape::OneConnection => 3,
+        Shape::OneConnection { .. } => 3,
         Shape::Response { .. } | Shape::Files { .. } => 4,
         Shape::Pipelined { .. } | Shape::SmallService { .. } => 5,
         Shape::Idle { .. } | Shape::Offered { .. } => 6,
@@ -332,7 +332,7 @@ fn rank(row: &Row) -> usize {
 fn name(row: &Row) -> String {
     match (row.shape(), row.source) {
         (None, _) => "idle connections (memory)".into(),
-        (Some(Shape::OneConnection), _) | (_, Source::Also(_)) => {
+        (Some(Shape::OneConnection { .. }), _) | (_, Source::Also(_)) => {
             format!("{} ({})", row.plain_name(), row.short_measure())
         }
         (Some(_), _) => row.plain_name().to_string(),

@@ -128,6 +128,7 @@ pub fn variants_at(workload: &Workload) -> Vec<Contender> {
         VARIANTS
             .iter()
             .filter(|v| workload.name.starts_with(v.at) && (!offered || workload.name == v.at))
+            .filter(|_| workload.tls().is_none())
             .map(|v| v.contender),
     )
 }

@@ -1,12 +1,13 @@
 //! What TLS does to io_uring_server's saving, the answer block's sentence on it: against
-//! the codec engine, its figure on each TLS row (kept-alive small requests, churn with
-//! full handshakes, churn with resumed sessions), the kept-alive one beside the same load
-//! in plain HTTP. Every figure is the row's own ([`super::worth::amount`]).
+//! the codec engine, its server CPU on each TLS row (kept-alive small requests, one
+//! connection, churn with full handshakes, churn with resumed sessions), the kept-alive
+//! and one-connection ones beside the same load in plain HTTP. Every figure is the row's own ([`super::worth::amount`]).
 
 use crate::workloads::judged::{Row, Source};
 use crate::workloads::runtimes::BASELINE;
 use crate::workloads::worth::amount;
 use crate::workloads::{Shape, WorkloadsReport};
+use harness::workload::Unit;
 use harness::workload::offered::base;
 
 /// "Over TLS 1.3 (...), against tokio's codec engine io_uring_server's server CPU on
@@ -62,24 +63,29 @@ fn connections(row: &Row) -> Option<usize> {
     }
 }
 
-/// Whether `row` is a TLS workload's own figure (not a second measure of it).
+/// Whether `row` is a TLS workload's server CPU (not a one-connection row's round trip).
 fn is_tls(row: &Row) -> bool {
-    matches!(row.source, Source::Values(workload) if workload.tls().is_some())
+    matches!(row.source, Source::Values(workload) | Source::Also(workload) if workload.tls().is_some())
+        && matches!(row.unit, Unit::CpuPerRequest | Unit::CpuPerConnection)
 }
 
-/// The row measuring `row`'s load in plain HTTP: kept-alive small requests at the same
-/// share of capacity, in the same unit.
+/// The row measuring `row`'s load in plain HTTP, in the same unit ([`twins`]).
 fn plain_twin<'a>(row: &Row, rows: &'a [Row]) -> Option<&'a Row> {
-    let (Some(Shape::Offered { of, percent }), Source::Values(_)) = (row.shape(), row.source) else {
-        return None;
-    };
-    if !matches!(base(of).shape, Shape::TlsKeepAlive { .. }) {
-        return None;
+    let shape = row.shape()?;
+    rows.iter()
+        .find(|twin| twin.unit == row.unit && twin.shape().is_some_and(|plain| twins(shape, plain)))
+}
+
+/// Whether `plain` is the TLS load `tls` in plain HTTP: one connection, or kept-alive
+/// small requests at the same share of capacity.
+fn twins(tls: Shape, plain: Shape) -> bool {
+    match (tls, plain) {
+        (Shape::OneConnection { tls: true }, Shape::OneConnection { tls: false }) => true,
+        (Shape::Offered { of, percent }, Shape::Offered { of: o, percent: p }) => {
+            p == percent
+                && matches!(base(of).shape, Shape::TlsKeepAlive { .. })
+                && matches!(base(o).shape, Shape::KeepAlive { .. })
+        }
+        _ => false,
     }
-    rows.iter().find(|twin| {
-        matches!(twin.source, Source::Values(_))
-            && twin.unit == row.unit
-            && matches!(twin.shape(), Some(Shape::Offered { of: o, percent: p })
-                if p == percent && matches!(base(o).shape, Shape::KeepAlive { .. }))
-    })
 }
