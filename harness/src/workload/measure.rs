@@ -111,7 +111,7 @@ fn at_rate(shape: Shape, rate: f64, duration: Duration, pinning: &Pinning) -> Lo
         _ => LoadKind::Open,
     };
     let warmup = match flat_out.tls {
-        Some(_) => load::open_loop_warmup(duration).max(TLS_WARMUP),
+        Some(_) => load::open_loop_warmup(duration).max(tls_warmup(flat_out.connections)),
         None => load::open_loop_warmup(duration),
     };
     Load {
@@ -122,9 +122,13 @@ fn at_rate(shape: Shape, rate: f64, duration: Duration, pinning: &Pinning) -> Lo
     }
 }
 
-/// The open loop's warm-up over TLS, at least: each connection's schedule starts once its
-/// handshake is done, so the measured window must open after the last one.
-const TLS_WARMUP: Duration = Duration::from_millis(250);
+/// The open loop's warm-up over TLS for `connections`, at least: each connection's
+/// schedule starts once its handshake is done, so the measured window must open after the
+/// last one. A handshake costs each side about 0.2-0.3 ms of CPU here (the TLS churn rows),
+/// and the VM's speed drifts up to 3x: 250 ms, and 2 ms more per connection.
+fn tls_warmup(connections: usize) -> Duration {
+    Duration::from_millis(250) + Duration::from_millis(2) * connections as u32
+}
 
 /// The loadgen load a shape stands for.
 fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {

@@ -77,15 +77,22 @@ impl Conn {
     }
 
     /// While the server shuts down, a connection with no request under way (no input, no
-    /// file, no partly received TLS record) drains what it owes and ends.
+    /// file, no partly received TLS record) drains what it owes (over an established TLS
+    /// session, a `close_notify` at least) and ends; one still in its handshake owes nothing.
+    /// Called only while a TLS session is in place, not lent to the codec.
     pub(super) fn end_if_shutting_down(&mut self) {
+        debug_assert!(
+            !self.encrypted || self.tls.is_some(),
+            "the TLS session is in place"
+        );
         if self.shutting_down
             && self.phase == Phase::Open
             && self.input.is_empty()
             && self.file.is_none()
             && !self.tls_holds_partial_record()
         {
-            self.phase = if self.backlog() > 0 || self.encrypted {
+            let owes_close_notify = self.tls.as_ref().is_some_and(|tls| tls.established());
+            self.phase = if self.backlog() > 0 || owes_close_notify {
                 Phase::Draining
             } else {
                 Phase::Closing

@@ -79,14 +79,14 @@ pub fn sentence(workload: &Workload, profiles: &[&Profile]) -> Option<String> {
 }
 
 /// Over TLS, what share of each contender's CPU is crypto and how much its event loop
-/// still shapes, in µs per unit of work; `None` without io_uring_server's profile.
-pub fn crypto_sentence(profiles: &[&Profile]) -> Option<String> {
+/// still shapes, in µs per `unit` of work; `None` without io_uring_server's profile.
+pub fn crypto_sentence(profiles: &[&Profile], unit: &str) -> Option<String> {
     profiles.iter().find(|p| p.contender == IO_URING.id)?;
     let parts: Vec<String> = profiles
         .iter()
         .map(|p| {
             format!(
-                "{} {:.0}% ({:.2} of {:.2} µs; its event loop {:.2})",
+                "{} {:.0}% ({:.2} of {:.2} µs per {unit}; its event loop {:.2} µs)",
                 p.label,
                 100.0 * p.cost(Category::Crypto) / p.server_cpu_us.max(f64::MIN_POSITIVE),
                 p.cost(Category::Crypto),
@@ -96,7 +96,9 @@ pub fn crypto_sentence(profiles: &[&Profile]) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "crypto's share of the server's CPU: {}.",
+        "crypto's share of the server's CPU (the frames of rustls, aws-lc and the TLS \
+         adapters themselves; the copies and allocations they ask for count under copies \
+         and allocation): {}.",
         parts.join(", ")
     ))
 }
@@ -141,16 +143,16 @@ mod tests {
         assert!((tls.cost(Category::Crypto) - 8.0).abs() < 1e-9);
         assert!((event_loop(&tls) - event_loop(&uring)).abs() < 1e-9);
         assert!((best_case(&[&codec, &tls]).unwrap() - 13.0).abs() < 1e-9);
-        let text = crypto_sentence(&[&codec, &tls]).unwrap();
+        let text = crypto_sentence(&[&codec, &tls], "request").unwrap();
         assert!(
-            text.contains("io_uring_server 50% (8.00 of 16.00 µs; its event loop 2.00)"),
+            text.contains("io_uring_server 50% (8.00 of 16.00 µs per request; its event loop 2.00 µs)"),
             "{text}"
         );
         assert!(
             text.contains("tokio_server (codec) 0% (0.00 of 10.00 µs"),
             "{text}"
         );
-        assert_eq!(crypto_sentence(&[&codec]), None);
+        assert_eq!(crypto_sentence(&[&codec], "request"), None);
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub fn section(report: &ProfilesReport) -> String {
         }
         if let Some(sentence) = workload
             .tls()
-            .then(|| reach::crypto_sentence(&profiles))
+            .then(|| reach::crypto_sentence(&profiles, workload.unit()))
             .flatten()
         {
             sentences.push(format!("- {}: {sentence}", workload.name));

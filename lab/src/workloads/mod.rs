@@ -133,10 +133,10 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
              exchange X25519MLKEM768, an ECDSA P-256 certificate, stateless tickets, no kernel \
              TLS), each server through its runtime's adapter; tokio_uring_server (no rustls \
              adapter for tokio-uring is published) and nginx (configured here for plain HTTP) \
-             are not run. Kept-alive: each point opens its connections afresh, each with a full \
-             handshake whose server CPU counts in the per-request figure, so it runs fewer \
-             connections than the plain keep-alive rows, and the two rows' percentages are not \
-             the same load with and without TLS. Churn: one request per connection, closed by \
+             are not run. Kept-alive: as many connections as plain keep-alive, each point opening them \
+             afresh; their handshakes end within the open loop's warm-up, but their server \
+             CPU counts in the per-request figure, so the two rows' percentages are not the \
+             same load with and without TLS. Churn: one request per connection, closed by \
              the client with `close_notify`; a resumed handshake still makes the key exchange \
              and skips only the certificate and its signature, so it saves the server less \
              than one might expect. Every figure includes the server's crypto: what the I/O \

@@ -33,11 +33,14 @@ pub fn sentence(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
         })
         .collect();
     let caution = counts.map_or(String::new(), |(tls, plain)| {
+        let connections = match tls == plain {
+            true => format!("Both kept-alive rows run {tls} connections"),
+            false => format!("The kept-alive TLS row runs {tls} connections, the plain one {plain}"),
+        };
         format!(
-            " The kept-alive TLS row runs {tls} connections, the plain one {plain}, each at \
-             its own rate, and each TLS point's handshakes count in its CPU: so neither the \
-             difference of the two baselines nor the two percentages measure what TLS costs; \
-             read each row against its own baseline."
+            " {connections}, each at its own rate, and each TLS point's handshakes count in \
+             its CPU: so neither the difference of the two baselines nor the two percentages \
+             measure what TLS costs; read each row against its own baseline."
         )
     });
     (!clauses.is_empty()).then(|| {

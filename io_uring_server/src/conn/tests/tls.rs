@@ -161,6 +161,21 @@ fn an_idle_session_at_shutdown_says_close_notify_first() {
 }
 
 #[test]
+fn a_connection_still_in_its_handshake_at_shutdown_closes_at_once() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    let hello = said(&mut client);
+    c.on_recv(hello.len() as i32, Some(hello.as_slice()), 0);
+    hear(&mut client, &flush(&mut c));
+    c.begin_shutdown();
+    assert_eq!(
+        c.phase(),
+        Phase::Closing,
+        "no session yet, so no close_notify owed"
+    );
+}
+
+#[test]
 fn after_the_peers_close_notify_nothing_it_sends_is_kept() {
     let (mut c, mut client) = established();
     client.send_close_notify();
