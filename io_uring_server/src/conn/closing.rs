@@ -78,7 +78,9 @@ impl Conn {
 
     /// While the server shuts down, a connection with no request under way (no input, no
     /// file, no partly received TLS record) drains what it owes (over an established TLS
-    /// session, a `close_notify` at least) and ends; one still in its handshake owes nothing.
+    /// session, a `close_notify` at least) and ends; one still in its handshake owes no
+    /// `close_notify`, only what it has queued (its handshake flight), so one with nothing
+    /// queued closes at once.
     /// Called only while a TLS session is in place, not lent to the codec.
     pub(super) fn end_if_shutting_down(&mut self) {
         debug_assert!(

@@ -166,12 +166,37 @@ fn a_connection_still_in_its_handshake_at_shutdown_closes_at_once() {
     ops(&mut c);
     let hello = said(&mut client);
     c.on_recv(hello.len() as i32, Some(hello.as_slice()), 0);
-    hear(&mut client, &flush(&mut c));
+    let flight = flush(&mut c);
+    assert!(!flight.is_empty(), "the server's flight is sent");
+    hear(&mut client, &flight);
+    assert!(client.wants_write(), "the client's Finished is still to come");
+    assert_eq!(c.backlog(), 0);
     c.begin_shutdown();
     assert_eq!(
         c.phase(),
         Phase::Closing,
         "no session yet, so no close_notify owed"
+    );
+}
+
+#[test]
+fn a_handshake_flight_still_queued_at_shutdown_is_sent_without_close_notify() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    let hello = said(&mut client);
+    c.on_recv(hello.len() as i32, Some(hello.as_slice()), 0);
+    c.begin_shutdown();
+    assert_eq!(c.phase(), Phase::Draining, "the queued flight is owed");
+    let flight = flush(&mut c);
+    hear(&mut client, &flight);
+    assert!(client.wants_write(), "the flight arrived whole");
+    assert!(
+        !heard_close_notify(&mut client),
+        "no close_notify before a session"
+    );
+    assert!(
+        matches!(c.phase(), Phase::Lingering { .. }),
+        "then the write side is shut"
     );
 }
 
