@@ -35,6 +35,11 @@ struct Cli {
     /// Only the workloads whose name contains this (e.g. "churn").
     #[arg(long)]
     only: Option<String>,
+    /// Measure nothing: write the tables and BENCHMARKS.md's section again from the
+    /// committed `results/profiles.json` (after a change to how they read, not to what
+    /// was measured); the flame graphs stay as they are.
+    #[arg(long)]
+    render: bool,
 }
 
 fn main() {
@@ -42,6 +47,9 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if cli.render {
+        return render();
+    }
     let scratch = workspace_root().join("target").join("profiles");
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     record::check(Pinning::from_env()?.server.as_ref(), &scratch)?;
@@ -184,6 +192,19 @@ fn run(cli: Cli) -> Result<(), String> {
     println!(
         "profiles written: results/profiles.md, results/profiles.json, results/profiles/*.svg, BENCHMARKS.md"
     );
+    Ok(())
+}
+
+/// Writes the report and its BENCHMARKS.md section again from `results/profiles.json`,
+/// set beside the verdict's rounds as they are now.
+fn render() -> Result<(), String> {
+    let workspace = workspace_root();
+    let results = workspace.join("results");
+    let path = results.join("profiles.json");
+    let mut report: ProfilesReport = harness::output::read_json(&path)?;
+    report.verdict = verdict_run(&results);
+    lab::profiles::report::write_all(&workspace, &report)?;
+    println!("profiles rendered again from {}", path.display());
     Ok(())
 }
 

@@ -83,6 +83,15 @@ pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&Worklo
     out
 }
 
+/// The verdict's cell at the row `workload` explains, io_uring_server ÷ tokio codec
+/// ("0.81 (0.74-0.89, 6 rounds) **wins** by ≥10%"); `None` without a row, a verdict run
+/// or rounds of it there.
+pub fn verdict_cell(workload: &Workload, verdict: Option<&WorkloadsReport>) -> Option<String> {
+    let (row, verdict) = (workload.row()?, verdict?);
+    let ratios = verdict.ratios(&row, TOKIO_CODEC.id);
+    (!ratios.is_empty()).then(|| judge::cell(&ratios))
+}
+
 /// io_uring_server's total ÷ tokio codec's in this profile.
 pub fn profile_ratio(profiles: &[&Profile]) -> Option<f64> {
     let total = |id: &str| {
@@ -159,6 +168,17 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("disagree"), "{text}");
+    }
+
+    #[test]
+    fn the_verdict_cell_is_the_rows_judged_ratio() {
+        let cell = verdict_cell(&WORKLOADS[0], Some(&verdict(8.0))).unwrap();
+        assert!(cell.starts_with("0.80 (") && cell.contains("**wins** by ≥10%"), "{cell}");
+        assert_eq!(verdict_cell(&WORKLOADS[0], None), None);
+        let empty = WorkloadsReport::over(Vec::new());
+        assert_eq!(verdict_cell(&WORKLOADS[0], Some(&empty)), None);
+        let files = WORKLOADS.iter().find(|w| w.file_set().is_some()).unwrap();
+        assert_eq!(verdict_cell(files, Some(&verdict(8.0))), None);
     }
 
     #[test]

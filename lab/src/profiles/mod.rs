@@ -9,7 +9,7 @@
 //! `measure` runs one profile, `flame` draws it, `report` writes the tables and `summary`
 //! BENCHMARKS.md's section.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use harness::machine::Machine;
 use harness::workload::catalogue::by_name;
@@ -150,7 +150,7 @@ pub const LOWER_BY: f64 = 0.8;
 pub const RETRIES: usize = 3;
 
 /// One contender's profile at one workload.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Profile {
     pub workload: String,
     pub contender: String,
@@ -178,7 +178,7 @@ pub struct Profile {
 }
 
 /// How perf's samples of the server CPUs split.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Breakdown {
     /// Samples of the server process, by category in [`Category::ALL`] order.
     pub server: [u64; classify::COUNT],
@@ -253,7 +253,7 @@ impl Profile {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProfilesReport {
     pub machine: Machine,
     pub pinning: String,

@@ -1,12 +1,13 @@
 //! The PROFILES section of BENCHMARKS.md: one table of every contender's server CPU per
 //! request (or connection) at every workload profiled, and under it, per workload, where
-//! io_uring_server saves or loses against tokio codec ([`difference::sentence`]), all under a
+//! io_uring_server saves or loses against tokio codec ([`difference::sentence`]) and what
+//! the verdict's rounds say at that load ([`against_verdict::verdict_cell`]), all under a
 //! one-line provenance. The tables by category, the checks on perf's count and the flame
 //! graphs stay in `results/profiles.md`.
 
 use std::fmt::Write as _;
 
-use crate::profiles::difference;
+use crate::profiles::{against_verdict, difference};
 use crate::profiles::{Profile, ProfilesReport, WORKLOADS, reach};
 use harness::rounds::{first_seen, short_line};
 
@@ -55,7 +56,10 @@ pub fn section(report: &ProfilesReport) -> String {
             .collect();
         let _ = writeln!(out, "| {} | {} |", workload.name, cells.join(" | "));
         if let Some(sentence) = difference::sentence(&workload, &profiles) {
-            sentences.push(format!("- {}: {sentence}", workload.name));
+            let verdict = against_verdict::verdict_cell(&workload, report.verdict.as_ref())
+                .map(|cell| format!(" The verdict's rounds at this load: {cell}."))
+                .unwrap_or_default();
+            sentences.push(format!("- {}: {sentence}{verdict}", workload.name));
         }
         if let Some(sentence) = workload
             .tls()
