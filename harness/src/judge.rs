@@ -124,14 +124,17 @@ impl fmt::Display for Estimate {
 pub fn cell(ratios: &[f64]) -> String {
     match Estimate::of(ratios) {
         Some(estimate) => format!("{estimate} {}", estimate.verdict()),
+        None if ratios.len() == 1 => "n/a (1 round)".into(),
         None => format!("n/a ({} rounds)", ratios.len()),
     }
 }
 
 /// "The A/A control read *ties* in 5 of 6 cells ...": the line under a table with an A/A
-/// column, one ratio set per cell. Any other word there is the rule fooled by the
-/// machine's noise, or too few rounds to tell.
+/// column, one ratio set per cell; a cell without a round (not measured) is not counted,
+/// as in the verdict's tally. Any other word there is the rule fooled by the machine's
+/// noise, or too few rounds to tell.
 pub fn control_tally(cells: &[Vec<f64>]) -> String {
+    let cells: Vec<&Vec<f64>> = cells.iter().filter(|ratios| !ratios.is_empty()).collect();
     let ties = cells.iter().filter(|r| Word::judge(r) == Word::Ties).count();
     let fooled = cells
         .iter()

@@ -52,7 +52,7 @@ fn too_few_or_too_scattered_rounds_decide_nothing() {
     assert_eq!(Word::judge(&[0.8, 1.2]), Word::Inconclusive);
     // Close to 1 but only two rounds: t with one degree of freedom is too wide to tie.
     assert_eq!(Word::judge(&[0.97, 1.04]), Word::Inconclusive);
-    assert_eq!(cell(&[0.5]), "n/a (1 rounds)");
+    assert_eq!(cell(&[0.5]), "n/a (1 round)");
 }
 
 #[test]
@@ -69,7 +69,7 @@ fn the_control_tally_counts_ties_and_fooled_cells() {
     let tied = vec![0.99, 1.01, 1.00, 0.98, 1.02];
     let fooled = vec![0.80, 0.81, 0.79];
     let unsure = vec![0.8, 1.2];
-    let line = control_tally(&[tied.clone(), tied, fooled, unsure]);
+    let line = control_tally(&[tied.clone(), tied, fooled, unsure, Vec::new()]);
     assert!(line.contains("*ties* in 2 of 4 cells"), "{line}");
     assert!(line.contains("*wins* or *loses* in 1:"), "{line}");
 }

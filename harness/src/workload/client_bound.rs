@@ -111,6 +111,6 @@ mod tests {
         assert!(bound.starts_with("1.00 ("), "{bound}");
         assert!(!bound.contains("**"), "no word of the rule: {bound}");
         let one_round = cell(&[1.0], 0.9);
-        assert_eq!(one_round, "n/a (1 rounds) *client-bound* (client 90% busy)");
+        assert_eq!(one_round, "n/a (1 round) *client-bound* (client 90% busy)");
     }
 }

@@ -51,13 +51,13 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
     );
     assert!(
         text.contains(
-            "costs less on *keep-alive, small requests*; costs the same within ±10% on \
-             *keep-alive, small requests (p99 latency)*."
+            "io_uring_server:\n\n- costs less on *keep-alive, small requests*;\n- costs the same \
+             within ±10% on *keep-alive, small requests (p99 latency)*.\n"
         ),
         "{text}"
     );
     assert!(
-        text.contains("Of those 1 wins over the codec engine, a ready io_uring runtime running the same codec in io_uring_server's place also wins: monoio 1 of 1, compio 0 of 1."),
+        text.contains("Of its 1 win over the codec engine, a ready io_uring runtime running the same codec in io_uring_server's place keeps some: it also wins monoio 1 of 1, compio 0 of 1."),
         "{text}"
     );
     // 2 µs saved of 10 + 10 µs is 10%; of 10 + 100 µs, 1.8%.
@@ -67,7 +67,18 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
     );
     assert!(text.contains("![verdict](results/verdict.svg)"), "{text}");
     assert!(text.contains("(BENCHMARKS.md#the-verdict"), "{text}");
-    assert!(text.lines().count() <= 12, "{text}");
+    let answer: Vec<&str> = text
+        .lines()
+        .skip_while(|line| !line.starts_with("**The answer.**"))
+        .take_while(|line| !line.starts_with('|'))
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert!(
+        answer.len() <= 10 && answer[1..].iter().all(|line| line.starts_with("- ")),
+        "{text}"
+    );
+    assert!(text.contains("\n- **What a ready runtime keeps.** Of its 1 win"), "{text}");
+    assert!(text.contains("\n- **Worth it?** Where it wins on CPU"), "{text}");
 }
 
 #[test]
@@ -166,7 +177,7 @@ fn a_row_the_client_bound_is_no_win_and_says_so() {
         text.contains("is not judged (the client was the bottleneck) on *pipelined 16 deep*"),
         "{text}"
     );
-    assert!(text.contains("Of those 1 wins over the codec engine"), "{text}");
+    assert!(text.contains("Of its 1 win over the codec engine"), "{text}");
     let row = text
         .lines()
         .find(|l| l.starts_with("| pipelined 16 deep |"))

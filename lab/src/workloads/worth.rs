@@ -38,11 +38,15 @@ pub fn amount(report: &WorkloadsReport, row: &Row, baseline: &Contender, ratios:
     ))
 }
 
-/// "−20%", "+5%": the ratio's distance from 1.
+/// "−20%", "+5%", "−0.4%", "0%": the ratio's distance from 1.
 pub fn signed_percent(estimate: &Estimate) -> String {
     let change = (estimate.ratio - 1.0) * 100.0;
     let sign = if change <= 0.0 { "−" } else { "+" };
-    format!("{sign}{:.0}%", change.abs())
+    match change.abs() {
+        below if below < 0.05 => "0%".into(),
+        below if below < 1.0 => format!("{sign}{below:.1}%"),
+        above => format!("{sign}{above:.0}%"),
+    }
 }
 
 /// "*wins* by ≥10%": the rule's word as the answer shows it.
