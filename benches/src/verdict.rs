@@ -85,13 +85,19 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
     })
 }
 
+/// Why this short verdict's cells can differ from the full one's.
+const SHORTER: &str = "Its fixed rates are set from this run's three servers, the full \
+     verdict's from every contender (the ready runtimes too, which serve less), so the same \
+     row runs at a lower rate there, and over more rounds: where the two differ, the full \
+     verdict decides.";
+
 /// The verdict section at the top of `results/latest.md`: the table, and under it how the
 /// offered rates were set ([`verdict::table`]).
 pub fn render(report: &WorkloadsReport) -> String {
     format!(
         "## Verdict: is io_uring_server worth it here?\n\n{} {} The full verdict, every \
          workload over more rounds with an A/A control: the top of BENCHMARKS.md \
-         (`scripts/workloads.sh`).\n\n{}",
+         (`scripts/workloads.sh`). {SHORTER}\n\n{}",
         report.provenance("cargo bench"),
         verdict::what_a_cell_is(),
         verdict::table(report, &WORKLOADS)
@@ -103,7 +109,7 @@ pub fn render(report: &WorkloadsReport) -> String {
 pub fn headline(report: &WorkloadsReport) -> String {
     format!(
         "{}\n\n{} The full verdict, every workload over more rounds with an A/A control: the \
-         top of this file.\n\n{}",
+         top of this file. {SHORTER}\n\n{}",
         verdict::short_provenance(report, "cargo bench"),
         verdict::what_a_cell_is_short(),
         verdict::table(report, &WORKLOADS)
