@@ -87,8 +87,8 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
 
 /// Why this short verdict's cells can differ from the full one's.
 const SHORTER: &str = "Its fixed rates are set from this run's three servers, the full \
-     verdict's from every contender (the ready runtimes too, which serve less), so the same \
-     row runs at a lower rate there, and over more rounds: where the two differ, the full \
+     verdict's from every contender (the ready runtimes too, which often serve less), so the \
+     same row may run at another rate there, and over more rounds: where the two differ, the full \
      verdict decides.";
 
 /// The verdict section at the top of `results/latest.md`: the table, and under it how the
