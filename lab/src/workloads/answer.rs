@@ -64,7 +64,8 @@ pub fn render(report: &WorkloadsReport) -> String {
          band), *ties* when the 90% interval lies within ±10%. \"At 50% load\" is a fixed \
          open-loop rate, the same for every server. The requests/s rows (a few busy \
          connections) are summarised in the answer above where the rule decided them; a cell \
-         in which the client was at least {:.0}% busy (*client-bound*) is not judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it).\n",
+         in which the client was at least {:.0}% busy (*client-bound*) is not judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it); \
+         the terms: [glossary](BENCHMARKS.md#glossary).\n",
         CLIENT_SATURATED * 100.0
     ));
     out
