@@ -78,7 +78,13 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
             let cells: Vec<String> = baselines
                 .iter()
                 .zip(BASELINES)
-                .map(|(r, b)| tally.cell(r, bound((SUBJECT.id, b.id))))
+                .map(|(r, b)| {
+                    let cell = tally.cell(r, bound((SUBJECT.id, b.id)));
+                    match fell_behind(report, workload.name, (SUBJECT.id, b.id)) {
+                        Some(note) if judge::Estimate::of(r).is_none() => format!("{cell}: {note}"),
+                        _ => cell,
+                    }
+                })
                 .collect();
             let aa = if control {
                 format!(" {} |", tally.aa_cell(&aa, bound((AA_CONTROL.id, SUBJECT.id))))
@@ -141,6 +147,31 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
     out.push_str(&idle_control(report));
     out.push_str(&offered_rates(report));
     out
+}
+
+/// "a server fell behind the offered rate in 5 of 6 rounds": why a fixed-rate cell of
+/// the `pair` has too few rounds to judge; `None` where neither ever fell behind.
+fn fell_behind(report: &WorkloadsReport, workload: &str, pair: (&str, &str)) -> Option<String> {
+    let rounds: Vec<(usize, bool)> = report
+        .samples
+        .iter()
+        .filter(|s| s.workload == workload && (s.contender == pair.0 || s.contender == pair.1))
+        .filter(|s| s.offered_per_sec.is_some())
+        .map(|s| (s.round, s.value.is_none()))
+        .collect();
+    let mut all: Vec<usize> = rounds.iter().map(|(round, _)| *round).collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut behind: Vec<usize> = rounds.iter().filter(|(_, b)| *b).map(|(round, _)| *round).collect();
+    behind.sort_unstable();
+    behind.dedup();
+    (!behind.is_empty()).then(|| {
+        format!(
+            "a server fell behind the offered rate in {} of {} rounds",
+            behind.len(),
+            all.len()
+        )
+    })
 }
 
 /// The idle fit against the I/O-model control, where it ran every round: tokio's codec
@@ -247,6 +278,28 @@ mod tests {
         assert!(
             !report(0.95).undecided(&four_connections()[0]),
             "more rounds cannot decide a client-bound cell"
+        );
+    }
+
+    #[test]
+    fn a_fixed_rate_cell_too_short_to_judge_says_a_server_fell_behind() {
+        let row = "64 KiB echo at 50% load";
+        let mut samples = Vec::new();
+        for round in 0..3 {
+            for contender in [SUBJECT.id, BASELINES[0].id, BASELINES[1].id] {
+                let mut sample = Sample::example(row, contender, round, 10.0);
+                sample.offered_per_sec = Some(1000.0);
+                if contender == SUBJECT.id && round > 0 {
+                    sample.value = None;
+                }
+                samples.push(sample);
+            }
+        }
+        let workloads = [super::super::catalogue::by_name(row).unwrap()];
+        let table = table(&WorkloadsReport::over(samples), &workloads);
+        assert!(
+            table.contains("n/a (1 round): a server fell behind the offered rate in 2 of 3 rounds"),
+            "{table}"
         );
     }
 
