@@ -124,8 +124,15 @@ impl fmt::Display for Estimate {
 pub fn cell(ratios: &[f64]) -> String {
     match Estimate::of(ratios) {
         Some(estimate) => format!("{estimate} {}", estimate.verdict()),
-        None if ratios.len() == 1 => "n/a (1 round)".into(),
-        None => format!("n/a ({} rounds)", ratios.len()),
+        None => no_estimate(ratios.len()),
+    }
+}
+
+/// "n/a (1 round)", "n/a (0 rounds)": a cell with too few rounds for an interval.
+pub fn no_estimate(rounds: usize) -> String {
+    match rounds {
+        1 => "n/a (1 round)".into(),
+        _ => format!("n/a ({rounds} rounds)"),
     }
 }
 

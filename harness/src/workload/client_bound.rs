@@ -38,7 +38,7 @@ pub fn cell(ratios: &[f64], busy: f64) -> String {
     let word = format!("*client-bound* (client {:.0}% busy)", busy * 100.0);
     match judge::Estimate::of(ratios) {
         Some(estimate) => format!("{estimate} {word}"),
-        None => format!("n/a ({} rounds) {word}", ratios.len()),
+        None => format!("{} {word}", crate::judge::no_estimate(ratios.len())),
     }
 }
 

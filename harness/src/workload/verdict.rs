@@ -162,7 +162,11 @@ fn fell_behind(report: &WorkloadsReport, workload: &str, pair: (&str, &str)) -> 
     let mut all: Vec<usize> = rounds.iter().map(|(round, _)| *round).collect();
     all.sort_unstable();
     all.dedup();
-    let mut behind: Vec<usize> = rounds.iter().filter(|(_, b)| *b).map(|(round, _)| *round).collect();
+    let mut behind: Vec<usize> = rounds
+        .iter()
+        .filter(|(_, b)| *b)
+        .map(|(round, _)| *round)
+        .collect();
     behind.sort_unstable();
     behind.dedup();
     (!behind.is_empty()).then(|| {

@@ -203,7 +203,7 @@ fn render() -> Result<(), String> {
     let path = results.join("profiles.json");
     let mut report: ProfilesReport = harness::output::read_json(&path)?;
     report.verdict = verdict_run(&results);
-    lab::profiles::report::write_all(&workspace, &report)?;
+    lab::profiles::report::write_rendered(&workspace, &report)?;
     println!("profiles rendered again from {}", path.display());
     Ok(())
 }

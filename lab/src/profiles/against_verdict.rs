@@ -84,12 +84,20 @@ pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&Worklo
 }
 
 /// The verdict's cell at the row `workload` explains, io_uring_server ÷ tokio codec
-/// ("0.81 (0.74-0.89, 6 rounds) **wins** by ≥10%"); `None` without a row, a verdict run
-/// or rounds of it there.
+/// ("0.81 (0.74-0.89, 6 rounds) **wins** by ≥10%", or *client-bound* where the verdict
+/// says so); `None` without a row, a verdict run or rounds of it there.
 pub fn verdict_cell(workload: &Workload, verdict: Option<&WorkloadsReport>) -> Option<String> {
     let (row, verdict) = (workload.row()?, verdict?);
     let ratios = verdict.ratios(&row, TOKIO_CODEC.id);
-    (!ratios.is_empty()).then(|| judge::cell(&ratios))
+    if ratios.is_empty() {
+        return None;
+    }
+    Some(
+        match verdict.client_bound(row.name, row.unit(), (IO_URING.id, TOKIO_CODEC.id)) {
+            Some(busy) => harness::workload::client_bound::cell(&ratios, busy),
+            None => judge::cell(&ratios),
+        },
+    )
 }
 
 /// io_uring_server's total ÷ tokio codec's in this profile.
@@ -173,12 +181,19 @@ mod tests {
     #[test]
     fn the_verdict_cell_is_the_rows_judged_ratio() {
         let cell = verdict_cell(&WORKLOADS[0], Some(&verdict(8.0))).unwrap();
-        assert!(cell.starts_with("0.80 (") && cell.contains("**wins** by ≥10%"), "{cell}");
+        assert!(
+            cell.starts_with("0.80 (") && cell.contains("**wins** by ≥10%"),
+            "{cell}"
+        );
         assert_eq!(verdict_cell(&WORKLOADS[0], None), None);
         let empty = WorkloadsReport::over(Vec::new());
         assert_eq!(verdict_cell(&WORKLOADS[0], Some(&empty)), None);
         let files = WORKLOADS.iter().find(|w| w.file_set().is_some()).unwrap();
         assert_eq!(verdict_cell(files, Some(&verdict(8.0))), None);
+        let mut busy = verdict(8.0).samples;
+        busy[0].client_busy = Some(0.95);
+        let cell = verdict_cell(&WORKLOADS[0], Some(&WorkloadsReport::over(busy))).unwrap();
+        assert!(cell.ends_with("*client-bound* (client 95% busy)"), "{cell}");
     }
 
     #[test]

@@ -19,8 +19,13 @@ pub const END: &str = "<!-- END PROFILES -->";
 
 /// Writes the results files (the SVGs are already written) and the BENCHMARKS.md section.
 pub fn write_all(workspace: &Path, report: &ProfilesReport) -> Result<(), String> {
+    write_json(&workspace.join("results/profiles.json"), report)?;
+    write_rendered(workspace, report)
+}
+
+/// Every view of `report` but its JSON: `results/profiles.md` and BENCHMARKS.md's section.
+pub fn write_rendered(workspace: &Path, report: &ProfilesReport) -> Result<(), String> {
     let results = workspace.join("results");
-    write_json(&results.join("profiles.json"), report)?;
     let markdown = results.join("profiles.md");
     std::fs::write(&markdown, render(report)).map_err(|e| format!("{}: {e}", markdown.display()))?;
     rewrite_benchmarks_section(workspace, (BEGIN, END), &summary::section(report))

@@ -7,8 +7,8 @@
 
 use std::fmt::Write as _;
 
-use crate::profiles::{against_verdict, difference};
 use crate::profiles::{Profile, ProfilesReport, WORKLOADS, reach};
+use crate::profiles::{against_verdict, difference};
 use harness::rounds::{first_seen, short_line};
 
 /// The section: provenance, the summary table, the sentences and the link to the rest.

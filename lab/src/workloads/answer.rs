@@ -181,7 +181,7 @@ fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
         .filter(|row| !bound_by_codec(report, row))
         .filter(|row| Estimate::of(&row.against[0]).is_some_and(|e| e.word == Word::Wins))
         .collect();
-    let kept: Vec<String> = READY
+    let kept: Vec<(String, usize)> = READY
         .iter()
         .filter(|runtime| report.samples.iter().any(|s| s.contender == runtime.id))
         .map(|runtime| {

@@ -77,7 +77,10 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
         answer.len() <= 10 && answer[1..].iter().all(|line| line.starts_with("- ")),
         "{text}"
     );
-    assert!(text.contains("\n- **What a ready runtime keeps.** Of its 1 win"), "{text}");
+    assert!(
+        text.contains("\n- **What a ready runtime keeps.** Of its 1 win"),
+        "{text}"
+    );
     assert!(text.contains("\n- **Worth it?** Where it wins on CPU"), "{text}");
 }
 
