@@ -209,9 +209,9 @@ fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
     (!wins.is_empty() && !kept.is_empty()).then(|| {
         format!(
             "Of its {} over the codec engine, a ready io_uring runtime running the same codec \
-             in io_uring_server's place keeps {}: it also wins {}.",
+             in io_uring_server's place keeps {} (rows it also wins: {}).",
             plural(wins.len(), "win"),
-            if none { "none" } else { "some" },
+            if none { "none" } else { "part of them" },
             kept.join(", ")
         )
     })

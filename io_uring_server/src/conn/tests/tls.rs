@@ -26,6 +26,16 @@ fn established() -> (Conn, ClientConnection) {
     (c, client)
 }
 
+/// [`tls_pair`] with the client's hello received: the server's flight is queued, and it
+/// awaits the client's Finished.
+fn hello_received() -> (Conn, ClientConnection) {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    let hello = said(&mut client);
+    c.on_recv(hello.len() as i32, Some(hello.as_slice()), 0);
+    (c, client)
+}
+
 /// Whether the client has read the connection's `close_notify` (and nothing after it).
 fn heard_close_notify(client: &mut ClientConnection) -> bool {
     let mut end = [0u8; 1];
@@ -162,10 +172,7 @@ fn an_idle_session_at_shutdown_says_close_notify_first() {
 
 #[test]
 fn a_connection_still_in_its_handshake_at_shutdown_closes_at_once() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    let hello = said(&mut client);
-    c.on_recv(hello.len() as i32, Some(hello.as_slice()), 0);
+    let (mut c, mut client) = hello_received();
     let flight = flush(&mut c);
     assert!(!flight.is_empty(), "the server's flight is sent");
     hear(&mut client, &flight);
@@ -181,10 +188,7 @@ fn a_connection_still_in_its_handshake_at_shutdown_closes_at_once() {
 
 #[test]
 fn a_handshake_flight_still_queued_at_shutdown_is_sent_without_close_notify() {
-    let (mut c, mut client) = tls_pair();
-    ops(&mut c);
-    let hello = said(&mut client);
-    c.on_recv(hello.len() as i32, Some(hello.as_slice()), 0);
+    let (mut c, mut client) = hello_received();
     c.begin_shutdown();
     assert_eq!(c.phase(), Phase::Draining, "the queued flight is owed");
     let flight = flush(&mut c);
