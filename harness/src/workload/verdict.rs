@@ -151,31 +151,11 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
 
 /// "a server fell behind the offered rate in 5 of 6 rounds": why a fixed-rate cell of
 /// the `pair` has too few rounds to judge; `None` where neither ever fell behind.
-fn fell_behind(report: &WorkloadsReport, workload: &str, pair: (&str, &str)) -> Option<String> {
-    let rounds: Vec<(usize, bool)> = report
-        .samples
-        .iter()
-        .filter(|s| s.workload == workload && (s.contender == pair.0 || s.contender == pair.1))
-        .filter(|s| s.offered_per_sec.is_some())
-        .map(|s| (s.round, s.value.is_none()))
-        .collect();
-    let mut all: Vec<usize> = rounds.iter().map(|(round, _)| *round).collect();
-    all.sort_unstable();
-    all.dedup();
-    let mut behind: Vec<usize> = rounds
-        .iter()
-        .filter(|(_, b)| *b)
-        .map(|(round, _)| *round)
-        .collect();
-    behind.sort_unstable();
-    behind.dedup();
-    (!behind.is_empty()).then(|| {
-        format!(
-            "a server fell behind the offered rate in {} of {} rounds",
-            behind.len(),
-            all.len()
-        )
-    })
+fn fell_behind(report: &WorkloadsReport, workload: &str, (a, b): (&str, &str)) -> Option<String> {
+    let (behind, rounds) = report.rounds_behind(workload, &[a, b])?;
+    Some(format!(
+        "a server fell behind the offered rate in {behind} of {rounds} rounds"
+    ))
 }
 
 /// The idle fit against the I/O-model control, where it ran every round: tokio's codec

@@ -66,7 +66,7 @@ pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&Worklo
         out,
         "| the verdict's median over its rounds | {} | {} |\n",
         theirs.join(" | "),
-        judge::cell(&ratios)
+        verdict_cell(workload, Some(verdict)).unwrap_or_else(|| judge::no_estimate(0))
     );
     if let Some((ratio, estimate)) = ratio.zip(Estimate::of(&ratios))
         && disagrees(ratio, &estimate)

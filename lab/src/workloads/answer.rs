@@ -154,19 +154,11 @@ fn fell_behind(report: &WorkloadsReport, row: &Row, baseline: &Contender) -> Opt
     let reasons: Vec<String> = [&SUBJECT, baseline]
         .iter()
         .filter_map(|contender| {
-            let rounds: Vec<_> = report
-                .samples
-                .iter()
-                .filter(|s| s.workload == workload.name && s.contender == contender.id)
-                .collect();
-            let behind = rounds.iter().filter(|s| s.value.is_none()).count();
-            (behind > 0).then(|| {
-                format!(
-                    "{} fell behind the offered rate in {behind} of {} rounds",
-                    contender.label,
-                    rounds.len()
-                )
-            })
+            let (behind, rounds) = report.rounds_behind(workload.name, &[contender.id])?;
+            Some(format!(
+                "{} fell behind the offered rate in {behind} of {rounds} rounds",
+                contender.label
+            ))
         })
         .collect();
     (!reasons.is_empty()).then(|| format!("not judged: {}", reasons.join("; ")))
