@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 
 use super::Workload;
 use super::catalogue::by_name;
-use super::samples::WorkloadsReport;
 use crate::load::Point;
 
 /// The share of the offered rate a point must serve to count.
@@ -53,30 +52,6 @@ pub fn in_flight(point: &Point, slices: usize, duration: Duration) -> f64 {
     };
     let per_window = (point.requests_per_sec * round_trip).min(point.connections as f64);
     per_window * slices.max(1) as f64 / duration.as_secs_f64()
-}
-
-impl WorkloadsReport {
-    /// In how many of its rounds of `workload` any of `contenders` has no figure, which a
-    /// fixed-rate point leaves out when it fell behind the offered rate ([`keeps_up`]), and
-    /// of how many rounds measured; `None` where every round has its figures.
-    pub fn rounds_behind(&self, workload: &str, contenders: &[&str]) -> Option<(usize, usize)> {
-        let rounds: Vec<(usize, bool)> = self
-            .samples
-            .iter()
-            .filter(|s| s.workload == workload && contenders.contains(&s.contender.as_str()))
-            .map(|s| (s.round, s.value.is_none()))
-            .collect();
-        let count = |behind_only: bool| {
-            let set: std::collections::BTreeSet<usize> = rounds
-                .iter()
-                .filter(|(_, behind)| *behind || !behind_only)
-                .map(|(round, _)| *round)
-                .collect();
-            set.len()
-        };
-        let behind = count(true);
-        (behind > 0).then(|| (behind, count(false)))
-    }
 }
 
 /// The workload an offered one takes its load from.

@@ -149,6 +149,30 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
     out
 }
 
+impl WorkloadsReport {
+    /// In how many of its rounds of `workload` any of `contenders` has no figure, which a
+    /// fixed-rate point leaves out when it fell behind the offered rate ([`super::offered::keeps_up`]), and
+    /// of how many rounds measured; `None` where every round has its figures.
+    pub fn rounds_behind(&self, workload: &str, contenders: &[&str]) -> Option<(usize, usize)> {
+        let rounds: Vec<(usize, bool)> = self
+            .samples
+            .iter()
+            .filter(|s| s.workload == workload && contenders.contains(&s.contender.as_str()))
+            .map(|s| (s.round, s.value.is_none()))
+            .collect();
+        let count = |behind_only: bool| {
+            let set: std::collections::BTreeSet<usize> = rounds
+                .iter()
+                .filter(|(_, behind)| *behind || !behind_only)
+                .map(|(round, _)| *round)
+                .collect();
+            set.len()
+        };
+        let behind = count(true);
+        (behind > 0).then(|| (behind, count(false)))
+    }
+}
+
 /// "a server fell behind the offered rate in 5 of 6 rounds": why a fixed-rate cell of
 /// the `pair` has too few rounds to judge; `None` where neither ever fell behind.
 fn fell_behind(report: &WorkloadsReport, workload: &str, (a, b): (&str, &str)) -> Option<String> {
