@@ -6,6 +6,8 @@
 pub mod bodies;
 pub mod churn;
 pub mod files;
+pub mod placement;
 pub mod profiles;
+pub mod scaling;
 pub mod sweep;
 pub mod workloads;

@@ -99,7 +99,7 @@ impl Server {
                 (nginx.addr(), Process::Nginx(nginx))
             }
             Launch::Command(command) => {
-                let server = Outside::start(command, cpus)?;
+                let server = Outside::start(command, cpus, files_dir)?;
                 (server.addr(), Process::Outside(server))
             }
         };

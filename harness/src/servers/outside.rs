@@ -2,7 +2,9 @@
 //! command that starts it, with `{port}` where it takes the port to listen on
 //! (127.0.0.1). The harness starts it as it starts its own (pinned to the server CPUs,
 //! SIGTERM should the bench die), on a free port, waits until it accepts connections and
-//! measures the process it started: the command runs through `sh -c 'exec COMMAND'`, so
+//! measures the process it started: `{files_dir}` in the command names the directory a
+//! file workload serves `/files/` from (an empty one where the run serves no files). The
+//! command runs through `sh -c 'exec COMMAND'`, so
 //! that process is the server itself and all of its threads count. A server that forks
 //! its workers into other processes would be measured short: run it with one process (as
 //! nginx's anchor runs one worker) or in the foreground; a wrapper script must `exec` it
@@ -13,6 +15,7 @@
 
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -76,9 +79,13 @@ impl Outside {
     /// Starts `command` ([`command_line`]) pinned to `cpus`, in a process group of its
     /// own (so whatever it starts is stopped with it), and waits until it accepts
     /// connections.
-    pub fn start(command: &str, cpus: Option<&CpuSet>) -> Result<Outside, String> {
+    pub fn start(command: &str, cpus: Option<&CpuSet>, files_dir: Option<&Path>) -> Result<Outside, String> {
         let addr = free_port()?;
-        let line = command_line(command, addr.port());
+        let files_dir = match files_dir {
+            Some(dir) => dir.to_path_buf(),
+            None => no_files()?,
+        };
+        let line = command_line(command, addr.port(), &files_dir);
         let child = pinned_command("sh".as_ref(), cpus)
             .args(["-c", &line])
             .process_group(0)
@@ -136,9 +143,34 @@ fn signal_group(group: u32, signal: i32) {
 }
 
 /// The shell line that starts `command`: `exec` (so the process started is the server),
-/// `{port}` replaced by `port`.
-pub fn command_line(command: &str, port: u16) -> String {
-    format!("exec {}", command.replace("{port}", &port.to_string()))
+/// `{port}` replaced by `port` and `{files_dir}` by `files_dir`.
+pub fn command_line(command: &str, port: u16, files_dir: &Path) -> String {
+    let command = command
+        .replace("{port}", &port.to_string())
+        .replace("{files_dir}", &files_dir.to_string_lossy());
+    format!("exec {command}")
+}
+
+/// Whether a server started by `command` is told where the files are.
+pub fn takes_files_dir(command: &str) -> bool {
+    command.contains("{files_dir}")
+}
+
+/// Whether `contender`, started by the harness, is told where the files are: ours and
+/// nginx are given the directory, a server of yours only where its command names
+/// `{files_dir}`.
+pub fn is_told_files_dir(contender: &Contender) -> bool {
+    match contender.launch {
+        Launch::Command(command) => takes_files_dir(command),
+        _ => true,
+    }
+}
+
+/// An empty directory, for `{files_dir}` in a run that serves no files.
+fn no_files() -> Result<PathBuf, String> {
+    let dir = std::env::temp_dir().join("uring-vs-tokio-no-files");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
 }
 
 #[cfg(test)]
@@ -173,8 +205,16 @@ mod tests {
 
     #[test]
     fn the_command_line_execs_the_server_on_its_port() {
-        let line = command_line("srv --listen 127.0.0.1:{port} --port-file x", 8080);
-        assert_eq!(line, "exec srv --listen 127.0.0.1:8080 --port-file x");
+        let line = command_line(
+            "srv --listen 127.0.0.1:{port} --root {files_dir} --port-file x",
+            8080,
+            Path::new("/srv/files"),
+        );
+        assert_eq!(
+            line,
+            "exec srv --listen 127.0.0.1:8080 --root /srv/files --port-file x"
+        );
+        assert!(takes_files_dir("srv {port} {files_dir}") && !takes_files_dir("srv {port}"));
     }
 
     #[test]
@@ -183,7 +223,7 @@ mod tests {
         // scripts/import_cycles.py needs it).
         let command = "python3 -c 'import socket,sys,time; s=socket.socket(); \
                        s.bind((\"127.0.0.1\",int(sys.argv[1]))); s.listen(); time.sleep(30)' {port}";
-        let server = Outside::start(command, None).unwrap();
+        let server = Outside::start(command, None, None).unwrap();
         let comm = std::fs::read_to_string(format!("/proc/{}/comm", server.pid())).unwrap();
         assert!(comm.starts_with("python3"), "{comm}");
         assert!(TcpStream::connect(server.addr()).is_ok());

@@ -1,7 +1,8 @@
 //! `scripts/bodies.sh`: the large-body study (64 KiB and 1 MiB echoes, with Content-Length
 //! and chunked) over every contender and an A/A control, in rounds of freshly started
 //! servers whose order is balanced, each point cut into slices alternated between them. Writes `results/bodies.md`,
-//! `results/bodies.json` and the large-body section of BENCHMARKS.md. Pinning and external servers work as for `cargo bench`.
+//! `results/bodies.json` and the large-body section of BENCHMARKS.md. Where the servers and
+//! the client run, and servers of yours beside ours: [`lab::placement`].
 
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use harness::rounds::balanced;
 use harness::servers::{AA_CONTROL, CONTENDERS, Lineup};
 use harness::slices::interleave;
 use lab::bodies::{BodiesReport, Sample, WORKLOADS};
+use lab::placement::Placement;
 
 /// The large-body study: server CPU per request for 64 KiB and 1 MiB echoes.
 #[derive(Parser, Debug)]
@@ -30,6 +32,8 @@ struct Cli {
     /// that reverse ([`harness::slices`]); 1 measures each point in one go.
     #[arg(long, default_value_t = 4)]
     slices: usize,
+    #[command(flatten)]
+    placement: Placement,
 }
 
 fn main() {
@@ -37,8 +41,10 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let contenders = [&CONTENDERS[..], &[AA_CONTROL]].concat();
-    let mut lineup = Lineup::start(&contenders)?;
+    let contenders = cli
+        .placement
+        .with_yours(&[&CONTENDERS[..], &[AA_CONTROL]].concat())?;
+    let mut lineup = Lineup::start_with(&contenders, cli.placement.pinning(), None)?;
     let duration = Duration::from_secs_f64(cli.seconds);
     let steps = cli.rounds * WORKLOADS.len() * lineup.servers.len();
     let step = Duration::from_secs_f64(cli.seconds + 0.5);
@@ -98,7 +104,11 @@ fn run(cli: Cli) -> Result<(), String> {
         seconds_per_point: cli.seconds,
         samples,
     };
-    lab::bodies::report::write_all(&lineup.workspace, &report)?;
-    println!("bodies written: results/bodies.md, results/bodies.json, BENCHMARKS.md");
+    let root = cli.placement.root(&lineup.workspace, "bodies")?;
+    lab::bodies::report::write_all(&root, &report)?;
+    println!(
+        "bodies written under {}: results/bodies.md, results/bodies.json, BENCHMARKS.md",
+        root.display()
+    );
     Ok(())
 }

@@ -3,7 +3,8 @@
 //! several client counts, open loops at fixed connection rates) over rounds of freshly
 //! started servers in a balanced order, with an A/A control (a second io_uring_server);
 //! writes `results/churn.{md,json}`, `results/churn_cpu.svg` and the churn section of
-//! BENCHMARKS.md. Pinning and external servers work as for `cargo bench`.
+//! BENCHMARKS.md. Where the servers and the client run, and servers of yours beside ours:
+//! [`lab::placement`].
 
 use std::time::Duration;
 
@@ -17,6 +18,7 @@ use harness::servers::nginx::with_anchors;
 use harness::servers::{AA_CONTROL, CONTENDERS, Lineup, Server};
 use harness::slices::interleave;
 use lab::churn::{ChurnPoint, ChurnReport, Sample, measure, plan};
+use lab::placement::Placement;
 
 /// Connection churn at several loads: a new connection per request, closed loops at
 /// several client counts and open loops at fixed connection rates.
@@ -38,6 +40,8 @@ struct Cli {
     /// "connections/s").
     #[arg(long)]
     only: Option<String>,
+    #[command(flatten)]
+    placement: Placement,
 }
 
 fn main() {
@@ -58,6 +62,7 @@ fn run(cli: Cli) -> Result<(), String> {
     }
     let mut contenders = with_anchors(&CONTENDERS);
     contenders.push(AA_CONTROL);
+    let contenders = cli.placement.with_yours(&contenders)?;
     let duration = Duration::from_secs_f64(cli.seconds);
     // An open-loop point warms up before each of its slices.
     let slices = cli.slices.max(1);
@@ -68,7 +73,7 @@ fn run(cli: Cli) -> Result<(), String> {
         plan.len() as f64 * (cli.seconds + 0.5) + (open_points * slices) as f64 * warmup.as_secs_f64();
     let step = Duration::from_secs_f64(per_round / plan.len() as f64);
     let progress = Progress::start("churn", plan.len() * contenders.len() * cli.rounds, step);
-    let mut lineup = Lineup::start(&contenders)?;
+    let mut lineup = Lineup::start_with(&contenders, cli.placement.pinning(), None)?;
     let source_addrs = lineup
         .servers
         .iter()
@@ -86,8 +91,12 @@ fn run(cli: Cli) -> Result<(), String> {
         open_loop_warmup_s: warmup.as_secs_f64(),
         samples,
     };
-    lab::churn::report::write_all(&lineup.workspace, &report)?;
-    println!("churn written: results/churn.md, results/churn.json, results/churn_cpu.svg, BENCHMARKS.md");
+    let root = cli.placement.root(&lineup.workspace, "churn")?;
+    lab::churn::report::write_all(&root, &report)?;
+    println!(
+        "churn written under {}: results/churn.md, results/churn.json, results/churn_cpu.svg, BENCHMARKS.md",
+        root.display()
+    );
     Ok(())
 }
 

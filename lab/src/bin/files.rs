@@ -3,8 +3,9 @@
 //! installed) and an A/A control serve random files of each set, hot and cold, at 16 and
 //! 256 connections, over rounds of freshly started servers in a balanced order, each
 //! point cut into slices alternated between them, the cache set up before each slice.
-//! Writes `results/files.{md,json}` and the file section of BENCHMARKS.md. Pinning works as
-//! for `cargo bench`.
+//! Writes `results/files.{md,json}` and the file section of BENCHMARKS.md. Where the servers
+//! and the client run, and servers of yours beside ours (their command names the corpus
+//! with `{files_dir}`): [`lab::placement`].
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,10 +18,10 @@ use harness::process_watch::{Watch, Watched};
 use harness::progress::Progress;
 use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
-use harness::servers::{Contender, Lineup, Server, workspace_root};
-use harness::settings::Pinning;
+use harness::servers::{Contender, Lineup, Server, outside, workspace_root};
 use harness::slices::interleave;
 use lab::files::{Cache, FS_TWINS, FilesReport, Sample, Twin, Workload, lineup, only_servers, plan};
+use lab::placement::Placement;
 
 /// Serving files: server CPU per request for random files of 4 KiB, 64 KiB and 1 MiB,
 /// hot and cold, at 16 and 256 connections.
@@ -60,6 +61,8 @@ struct Cli {
     /// (after a change to how it reads, not to what was measured).
     #[arg(long)]
     render: bool,
+    #[command(flatten)]
+    placement: Placement,
 }
 
 fn main() {
@@ -84,7 +87,18 @@ fn run(cli: Cli) -> Result<(), String> {
         })
         .filter(|w| cli.sets.is_empty() || cli.sets.iter().any(|label| label == w.set.label))
         .collect();
-    let contenders = only_servers(with_anchors(&lineup()), cli.servers.as_deref());
+    let yours = cli.placement.yours()?;
+    if let Some(blind) = yours.iter().find(|c| !outside::is_told_files_dir(c)) {
+        return Err(format!(
+            "--server {}: the file study serves its corpus; put {{files_dir}} in the command where your server takes the directory to serve /files/ from",
+            blind.id
+        ));
+    }
+    let contenders = [
+        only_servers(with_anchors(&lineup()), cli.servers.as_deref()),
+        yours,
+    ]
+    .concat();
     if plan.is_empty() || contenders.is_empty() {
         return Err("--only, --sets or --servers left nothing to measure".into());
     }
@@ -95,7 +109,7 @@ fn run(cli: Cli) -> Result<(), String> {
     if corpus::ensure(&dir)? {
         eprintln!("files: corpus written to {}", dir.display());
     }
-    let mut lineup = Lineup::prepare(&contenders, Pinning::from_env()?, None)?;
+    let mut lineup = Lineup::prepare(&contenders, cli.placement.pinning(), None)?;
     lineup.files_dir = Some(dir.clone());
     // A smoke run took ~0.75 s per point and server beyond its seconds with 4 slices:
     // each slice's cache set-up (a read or an eviction of the whole set) and connects.
@@ -121,8 +135,12 @@ fn run(cli: Cli) -> Result<(), String> {
             .collect(),
         samples,
     };
-    lab::files::report::write_all(&lineup.workspace, &report)?;
-    println!("files written: results/files.md, results/files.json, BENCHMARKS.md");
+    let root = cli.placement.root(&lineup.workspace, "files")?;
+    lab::files::report::write_all(&root, &report)?;
+    println!(
+        "files written under {}: results/files.md, results/files.json, BENCHMARKS.md",
+        root.display()
+    );
     Ok(())
 }
 

@@ -3,7 +3,10 @@
 //! each total beside the verdict's (read from `results/workloads.json`); writes `results/profiles.md`,
 //! `results/profiles.json`, a flame graph per workload and contender under
 //! `results/profiles/`, and the "Why the numbers differ" section of BENCHMARKS.md. Without
-//! perf, or without readable kernel symbols, it says so in one line and exits 1.
+//! perf, or without readable kernel symbols, it says so in one line and exits 1. Where the
+//! servers and the client run, and servers of yours beside ours (the plain-HTTP workloads,
+//! and the file ones where their command names the corpus with `{files_dir}`):
+//! [`lab::placement`].
 
 use std::time::Duration;
 
@@ -12,10 +15,10 @@ use harness::corpus;
 use harness::machine::Machine;
 use harness::progress::Progress;
 use harness::rounds::first_seen;
-use harness::servers::{CONTENDERS, Lineup, Server, workspace_root};
-use harness::settings::Pinning;
+use harness::servers::{CONTENDERS, Lineup, Server, outside, workspace_root};
 use harness::workload::samples::WorkloadsReport;
 use http_core::files::CORPUS;
+use lab::placement::Placement;
 use lab::profiles::measure::{self, Dirs};
 use lab::profiles::{
     KEPT_UP, LOWER_BY, ProfilesReport, RATE_SHARE, RETRIES, WORKLOADS, Workload, rate, record,
@@ -40,6 +43,8 @@ struct Cli {
     /// was measured); the flame graphs stay as they are.
     #[arg(long)]
     render: bool,
+    #[command(flatten)]
+    placement: Placement,
 }
 
 fn main() {
@@ -52,7 +57,8 @@ fn run(cli: Cli) -> Result<(), String> {
     }
     let scratch = workspace_root().join("target").join("profiles");
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    record::check(Pinning::from_env()?.server.as_ref(), &scratch)?;
+    let pinning = cli.placement.pinning();
+    record::check(pinning.server.as_ref(), &scratch)?;
     // The file workloads serve the file study's corpus, warmed before each.
     let corpus = corpus::default_dir(&workspace_root());
     if corpus::ensure(&corpus)? {
@@ -60,9 +66,10 @@ fn run(cli: Cli) -> Result<(), String> {
     }
     // The verdict rows' rates are calibrated on the verdict's contenders, as there.
     let everyone = first_seen(CONTENDERS.into_iter().chain(rate::everyone_calibrated()));
-    let mut lineup = Lineup::prepare(&everyone, Pinning::from_env()?, None)?;
+    let profiled = cli.placement.with_yours(&CONTENDERS)?;
+    let mut lineup = Lineup::prepare(&[everyone, cli.placement.yours()?].concat(), pinning, None)?;
     lineup.files_dir = Some(corpus.clone());
-    lineup.servers = CONTENDERS
+    lineup.servers = profiled
         .iter()
         .map(|&contender| lineup.start_fresh(contender))
         .collect::<Result<_, _>>()?;
@@ -72,11 +79,19 @@ fn run(cli: Cli) -> Result<(), String> {
         .filter(|c| c.speaks_tls())
         .map(|&contender| lineup.start_fresh_serving(contender, true))
         .collect::<Result<_, _>>()?;
-    let servers_of = |workload: &Workload| match workload.tls() {
-        true => &https,
-        false => &lineup.servers,
+    // A server of yours runs the plain-HTTP workloads, the file ones if told the corpus.
+    let servers_of = |workload: &Workload| -> Vec<&Server> {
+        match workload.tls() {
+            true => https.iter().collect(),
+            false => lineup
+                .servers
+                .iter()
+                .filter(|s| workload.file_set().is_none() || outside::is_told_files_dir(&s.contender))
+                .collect(),
+        }
     };
-    let results = lineup.workspace.join("results");
+    let root = cli.placement.root(&lineup.workspace, "profiles")?;
+    let results = root.join("results");
     let dirs = Dirs {
         scratch: &scratch,
         results: &results,
@@ -129,7 +144,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Some((rate, calibration)) => (Some(rate), calibration.served),
             None if workload.is_open_loop() => {
                 let mut peaks = Vec::new();
-                for server in servers {
+                for &server in &servers {
                     progress.step(&format!(
                         "{}: calibrating {}",
                         workload.name, server.contender.label
@@ -144,7 +159,7 @@ fn run(cli: Cli) -> Result<(), String> {
         };
         for retry in 0..=RETRIES {
             let mut profiles = Vec::new();
-            for server in servers {
+            for &server in &servers {
                 progress.step(&format!(
                     "{}: profiling {}",
                     workload.name, server.contender.label
@@ -187,10 +202,11 @@ fn run(cli: Cli) -> Result<(), String> {
     progress.finish();
     drop(https);
     drop(lineup.servers);
-    report.verdict = verdict_run(&results);
-    lab::profiles::report::write_all(&lineup.workspace, &report)?;
+    report.verdict = verdict_run(&lineup.workspace.join("results"));
+    lab::profiles::report::write_all(&root, &report)?;
     println!(
-        "profiles written: results/profiles.md, results/profiles.json, results/profiles/*.svg, BENCHMARKS.md"
+        "profiles written under {}: results/profiles.md, results/profiles.json, results/profiles/*.svg, BENCHMARKS.md",
+        root.display()
     );
     Ok(())
 }

@@ -2,24 +2,25 @@
 //! `results/sweep.json`, `results/sweep.md` (compared with the `sweep.json` it replaces)
 //! and the SVG plots. nginx, when installed, runs every point beside them as an outside
 //! anchor (not in the open loop's rates); the floors (`harness::servers::FLOORS`) run at
-//! the detail points only. Pinning and external servers work as for `cargo bench`
-//! (`BENCH_SERVER_CPUS`, `BENCH_CLIENT_CPUS`, `BENCH_*_URL`); `--server-cpus`,
-//! `--client-cpus` and `--server-threads` set them on the command line.
+//! the detail points only. Where the servers and the client run, and servers of yours
+//! beside ours (at every point but the floors', outside the open loop's rates):
+//! [`lab::placement`]; `--server-threads` sets the threads apart from the server CPUs.
 
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use clap::Parser;
-use harness::affinity::CpuSet;
 use harness::load::{self, Load, LoadKind, Point};
 use harness::machine::Machine;
 use harness::noise;
 use harness::progress::Progress;
 use harness::rounds::balanced;
 use harness::servers::nginx::with_anchors;
+use harness::servers::outside::OUTSIDE_PACKAGE;
 use harness::servers::{CONTENDERS, FLOORS, Lineup, SCHEDULER, Server};
 use harness::settings::Pinning;
 use harness::steal::STEAL_LIMIT;
+use lab::placement::Placement;
 use lab::sweep::{
     self, CONNECTIONS, DETAIL_CONNECTIONS, OPEN_LOOP_CONNECTIONS, OPEN_LOOP_SHARES, PIPELINE_DEPTH,
     SweepReport, stability,
@@ -39,16 +40,12 @@ struct Cli {
     /// Rounds of the open loop at each rate; the contenders' order rotates each round.
     #[arg(long, env = "SWEEP_OPEN_ROUNDS", default_value_t = 3)]
     open_rounds: usize,
-    /// CPUs the servers are pinned to, e.g. `0` or `0-3` (default: the first available).
-    #[arg(long, env = "BENCH_SERVER_CPUS", value_parser = CpuSet::parse)]
-    server_cpus: Option<CpuSet>,
-    /// CPUs the client runs on (default: every available CPU the servers do not use).
-    #[arg(long, env = "BENCH_CLIENT_CPUS", value_parser = CpuSet::parse)]
-    client_cpus: Option<CpuSet>,
     /// Threads each server runs (default: one per server CPU); with more cores, run the
     /// sweep once per count to see how each server scales from 1 to N threads.
     #[arg(long)]
     server_threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    placement: Placement,
 }
 
 fn main() {
@@ -59,10 +56,10 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.open_rounds == 0 {
         return Err("--open-rounds must be at least 1".into());
     }
-    let pinning = Pinning::choose(&CpuSet::current(), cli.server_cpus, cli.client_cpus);
+    let pinning = cli.placement.pinning();
     // tokio's default scheduler beside the current-thread engines: the scan shows both.
     let scanned: Vec<_> = CONTENDERS.iter().chain(&SCHEDULER).copied().collect();
-    let main = with_anchors(&scanned);
+    let main = cli.placement.with_yours(&with_anchors(&scanned))?;
     let everyone: Vec<_> = main.iter().chain(&FLOORS).copied().collect();
     let threads = cli.server_threads.map(NonZeroUsize::get);
     let lineup = Lineup::start_with(&everyone, pinning, threads)?;
@@ -106,7 +103,7 @@ fn run(cli: Cli) -> Result<(), String> {
     )?;
     let slowest_peak = contenders
         .iter()
-        .filter(|s| !s.contender.is_anchor())
+        .filter(|s| !s.contender.is_anchor() && s.contender.package != OUTSIDE_PACKAGE)
         .map(|s| {
             points
                 .iter()
@@ -144,14 +141,17 @@ fn run(cli: Cli) -> Result<(), String> {
         open_rounds: cli.open_rounds,
         points,
     };
-    let results = lineup.workspace.join("results");
+    let results = cli.placement.root(&lineup.workspace, "sweep")?.join("results");
     let comparison = stability::read_previous(&results.join("sweep.json"))
         .and_then(|previous| stability::compare(&previous, &report));
     if let Err(why) = &comparison {
         eprintln!("sweep: no comparison with the previous sweep: {why}");
     }
     sweep::report::write_all(&results, &report, &comparison)?;
-    println!("sweep written: results/sweep.md, results/sweep.json, results/sweep_*.svg");
+    println!(
+        "sweep written under {}: sweep.md, sweep.json, sweep_*.svg",
+        results.display()
+    );
     Ok(())
 }
 

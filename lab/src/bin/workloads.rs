@@ -4,8 +4,8 @@
 //! verdict at the top of BENCHMARKS.md. The same rounds hold the ready io_uring runtimes
 //! (tokio_uring, monoio, compio: `results/runtimes.md` and the "which io_uring runtime"
 //! section) and io_uring_server's feature rows at the workloads each feature is meant for
-//! (`results/features.md` and its section): one run, one results file, every view. Pinning and external
-//! servers work as for `cargo bench`. nginx, when installed, runs every workload it can
+//! (`results/features.md` and its section): one run, one results file, every view. Where
+//! the servers and the client run: [`lab::placement`]. nginx, when installed, runs every workload it can
 //! serve as an outside anchor: in the detail tables, never in the verdict. `--server
 //! 'NAME=COMMAND {port}'` adds a server of yours to every round, judged against
 //! io_uring_server; such a run, or one of some workloads (`--only`), writes
@@ -17,13 +17,12 @@ use harness::machine::Machine;
 use harness::output::write_json;
 use harness::servers::Lineup;
 use harness::servers::nginx::with_anchors;
-use harness::servers::outside;
 use harness::servers::{Contender, Launch};
-use harness::settings::Pinning;
 use harness::workload::calibrate::calibrate_plan;
 use harness::workload::catalogue::file_sets;
 use harness::workload::run::{Entry, Rounds, measure_rounds};
 use http_core::files::CORPUS;
+use lab::placement::Placement;
 use lab::workloads::{
     WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report, serves_files,
 };
@@ -61,19 +60,17 @@ struct Cli {
     /// refused.
     #[arg(long)]
     only: Vec<String>,
-    /// A server of yours, started by COMMAND with `{port}` where it takes the port to
-    /// listen on (127.0.0.1), pinned and measured like ours and judged against
-    /// io_uring_server in every round; repeat for more. The run then writes
-    /// `--out`.{md,json}, not the committed report.
-    #[arg(long = "server", value_name = "NAME=COMMAND {port}")]
-    servers: Vec<String>,
-    /// Where a run with `--server` or `--only` writes its report, without the extension.
+    /// Where a run with `--server` or `--only` writes its report, without the extension
+    /// (with `--out-dir`: `DIR/results/workloads`). A server of yours is judged against
+    /// io_uring_server in every round.
     #[arg(long, default_value = "results/partial/workloads")]
     out: PathBuf,
     /// Measure nothing: render every view again from the committed JSON (after a change
     /// to how it reads, not to what was measured).
     #[arg(long)]
     render: bool,
+    #[command(flatten)]
+    placement: Placement,
 }
 
 fn main() {
@@ -105,9 +102,9 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.render {
         return render();
     }
-    let yours = outside::parse_all(&cli.servers)?;
+    let yours = cli.placement.yours()?;
     let everyone = [with_anchors(&everyone()), yours.clone()].concat();
-    let mut lineup = Lineup::prepare(&everyone, Pinning::from_env()?, None)?;
+    let mut lineup = Lineup::prepare(&everyone, cli.placement.pinning(), None)?;
     // Only what can start: an anchor that is not installed sits out; the file workloads
     // run on the servers started here with the corpus (`--files-dir`) alone.
     let plan: Vec<Entry> = plan()
@@ -161,8 +158,12 @@ fn run(cli: Cli) -> Result<(), String> {
         outside: yours.iter().map(|c| c.id.to_string()).collect(),
         samples,
     };
-    if !yours.is_empty() || !cli.only.is_empty() {
-        return write_partial(&lineup.workspace.join(&cli.out), &report);
+    if cli.placement.is_partial() || !cli.only.is_empty() {
+        let out = match &cli.placement.out_dir {
+            Some(dir) => dir.join("results").join("workloads"),
+            None => lineup.workspace.join(&cli.out),
+        };
+        return write_partial(&out, &report);
     }
     let results = lineup.workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
