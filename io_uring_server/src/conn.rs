@@ -14,8 +14,10 @@
 
 use std::os::fd::RawFd;
 
+use crate::file_fd::FilesRoot;
+
 use crate::file::FileTransfer;
-use crate::file_spare::FileSpare;
+use crate::file_spare::{FileScratch, FileSpare};
 
 use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output};
@@ -114,7 +116,7 @@ pub struct Conn {
     input_cap: usize,
     /// The directory `/files/{name}` is served from (`--files-dir`); without one every
     /// file is 404.
-    files_root: Option<RawFd>,
+    files_root: Option<FilesRoot>,
     /// Send a large file in the page cache by sendfile (see `sendfile.rs`).
     sendfile: bool,
     /// The file answer in progress: no further request is served until it is complete.
@@ -123,6 +125,9 @@ pub struct Conn {
     /// output's) until the connection falls silent for a tick, or where it is while the
     /// output still sends from it.
     file_spare: FileSpare,
+    /// The name and `statx` of the last file, kept for the next as `file_spare` is, given
+    /// up with it.
+    file_scratch: Option<Box<FileScratch>>,
     /// Speaks TLS (`--tls-cert`): input is ciphertext, `pending` plaintext and `sending`
     /// ciphertext. Said apart from `tls`, which is out of its place while it hands
     /// plaintext to the codec.
@@ -162,6 +167,7 @@ impl Conn {
             sendfile: false,
             file: None,
             file_spare: FileSpare::default(),
+            file_scratch: None,
             encrypted: false,
             tls: None,
             tls_outgoing_lent: 0,
@@ -178,8 +184,10 @@ impl Conn {
     pub fn allocated(&self) -> usize {
         let gather = self.gather.as_ref().map_or(0, |_| size_of::<Gather>());
         let file = self.file.as_ref().map_or(0, FileTransfer::allocated);
+        let scratch = self.file_scratch.as_ref().map_or(0, |_| size_of::<FileScratch>());
         let outputs = self.pending.capacity() + self.sending.capacity();
-        self.input.allocated() + outputs + gather + self.file_spare.allocated() + file + self.tls_allocated()
+        let files = self.file_spare.allocated() + scratch + file;
+        self.input.allocated() + outputs + gather + files + self.tls_allocated()
     }
 
     /// Operations submitted and not finally completed; the slot is freed only at zero.

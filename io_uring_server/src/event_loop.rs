@@ -8,6 +8,8 @@
 use std::io::PipeReader;
 use std::net::TcpListener;
 use std::os::fd::{AsRawFd, RawFd};
+
+use crate::file_fd::FilesRoot;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -46,7 +48,7 @@ pub struct WorkerConfig {
     /// Send large static bodies with SEND_ZC (`--zero-copy-send`, where supported).
     pub zero_copy: bool,
     /// `--files-dir`, opened once by `main` (O_PATH) and open for the process's lifetime.
-    pub files_root: Option<RawFd>,
+    pub files_root: Option<FilesRoot>,
     /// `--tls-cert`: every connection speaks TLS with this configuration.
     pub tls: Option<Arc<ServerConfig>>,
 }

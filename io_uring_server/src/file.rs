@@ -4,18 +4,20 @@
 //! [`FileTransfer::wants`] for the next operation, `file_ops.rs` pushes it naming this
 //! memory, and the completion comes back through the `on_*` transitions.
 //!
-//! Everything the kernel may write lives on the heap (the NUL-terminated name, the
-//! `statx` buffer, the read buffer), so it stays put while the connection moves, and the
+//! Everything the kernel may read or write lives on the heap (the NUL-terminated name and
+//! the `statx` buffer in a [`FileScratch`], the read buffer), kept by the connection from
+//! file to file, so it stays put while the connection moves, and the
 //! transfer is dropped only when no file operation is in flight (`DESIGN.md`, rule 7).
 //! The opened descriptor is an `OwnedFd`: it is closed (plain `close(2)`) whenever the
 //! transfer ends, however it ends, so a connection that dies mid-file leaks nothing.
 
-use std::ffi::CString;
+use std::ffi::CStr;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd, RawFd};
 
 use http_core::files::{FILE_CHUNK, FileAnswer, FileRequest, SENDFILE_MIN};
 
-use crate::file_spare::FileSpare;
+use crate::file_fd::FilesRoot;
+use crate::file_spare::{FileScratch, FileSpare};
 use crate::{file_fd, sendfile};
 
 /// Where the transfer stands; each step names the operation it waits for.
@@ -71,11 +73,12 @@ pub struct FileTransfer {
     /// Send a large resident file by sendfile (the connection has an ordinary socket
     /// descriptor and `--no-sendfile` is off).
     sendfile: bool,
-    root: RawFd,
-    /// The name, NUL-terminated, read by OPENAT until its completion.
-    path: CString,
-    /// Written by STATX until its completion.
-    statx: Box<libc::statx>,
+    root: FilesRoot,
+    /// The descriptor is still O_NONBLOCK, as opened.
+    nonblocking: bool,
+    /// The name, NUL-terminated, read by OPENAT until its completion, and the `statx`
+    /// written by STATX until its completion.
+    scratch: Box<FileScratch>,
     /// The opened file; closed on drop.
     fd: Option<OwnedFd>,
     /// The read buffer, when it is here: not lent to a read in flight nor kept by the
@@ -90,42 +93,44 @@ impl std::fmt::Debug for FileTransfer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileTransfer")
             .field("step", &self.step)
-            .field("name", &self.path)
+            .field("name", &self.request.name.as_str())
             .field("buffer", &self.buffer.as_ref().map(Vec::len))
             .finish()
     }
 }
 
 impl FileTransfer {
-    /// A transfer reading into `spare` (grown as the file needs, up to [`FILE_CHUNK`]),
-    /// or with `sendfile` sending a large resident file by sendfile.
+    /// A transfer naming its file in `scratch`, reading into `spare` (grown as the file
+    /// needs, up to [`FILE_CHUNK`]), or with `sendfile` sending a large resident file by
+    /// sendfile.
     pub fn new(
         request: FileRequest,
-        root: RawFd,
-        statx: Box<libc::statx>,
-        spare: Vec<u8>,
+        root: FilesRoot,
+        (mut scratch, spare): (Box<FileScratch>, Vec<u8>),
         sendfile: bool,
     ) -> FileTransfer {
-        let path = CString::new(request.name.as_str()).expect("file names hold no NUL");
+        scratch.set_name(request.name.as_str());
         FileTransfer {
             request,
             step: Step::Open,
             sendfile,
             root,
-            path,
-            statx,
+            nonblocking: true,
+            scratch,
             fd: None,
             buffer: Some(spare),
             lent_at: 0,
         }
     }
 
-    /// The transfer is over (no operation in flight): where its read buffer is.
-    pub fn into_spare(mut self) -> FileSpare {
-        match self.buffer.take() {
+    /// The transfer is over (no operation in flight): where its read buffer is, and its
+    /// scratch, for the next file.
+    pub fn into_spare(mut self) -> (FileSpare, Box<FileScratch>) {
+        let spare = match self.buffer.take() {
             Some(buffer) => FileSpare::Here(buffer),
             None => FileSpare::Lent(self.lent_at),
-        }
+        };
+        (spare, self.scratch)
     }
 
     /// Bytes of read buffer held here (not those lent to the output).
@@ -171,13 +176,13 @@ impl FileTransfer {
     }
 
     /// OPENAT's operands: the root and the NUL-terminated name.
-    pub fn open_args(&self) -> (RawFd, &CString) {
-        (self.root, &self.path)
+    pub fn open_args(&self) -> (RawFd, &CStr) {
+        (self.root.fd, self.scratch.name())
     }
 
     /// STATX's operands: the opened descriptor and the buffer the kernel fills.
     pub fn stat_args(&mut self) -> (Option<&OwnedFd>, &mut libc::statx) {
-        (self.fd.as_ref(), &mut self.statx)
+        (self.fd.as_ref(), &mut self.scratch.statx)
     }
 
     /// READ's operands: the descriptor, the room to fill and the file offset.
@@ -243,17 +248,18 @@ impl FileTransfer {
         if result < 0 {
             return Progress::Error(FileAnswer::from_errno(-result));
         }
-        let is_regular = u32::from(self.statx.stx_mode) & libc::S_IFMT == libc::S_IFREG;
-        match FileAnswer::from_metadata(is_regular, self.statx.stx_size) {
+        let statx = &self.scratch.statx;
+        let is_regular = u32::from(statx.stx_mode) & libc::S_IFMT == libc::S_IFREG;
+        match FileAnswer::from_metadata(is_regular, statx.stx_size) {
             FileAnswer::Found { len } => {
                 let done = self.request.head_only || len == 0;
                 if !done {
-                    // Opened O_NONBLOCK so that a FIFO could not block the open; a regular
-                    // file's READ must wait for the disk, not end with EAGAIN.
-                    let fd = self.fd.as_ref().expect("a stat follows a successful open");
-                    if let Err(errno) = file_fd::make_blocking(fd) {
+                    if !self.root.nowait_reads
+                        && let Err(errno) = self.make_blocking()
+                    {
                         return Progress::Error(FileAnswer::from_errno(errno));
                     }
+                    let fd = self.fd.as_ref().expect("a stat follows a successful open");
                     if self.sendfile && len >= SENDFILE_MIN && sendfile::resident(fd.as_fd(), len) {
                         self.step = Step::Sendfile { len, sent: 0 };
                     } else {
@@ -274,14 +280,26 @@ impl FileTransfer {
         buffer.resize((len - read).min(FILE_CHUNK as u64) as usize, 0);
     }
 
+    /// Clears the descriptor's O_NONBLOCK ([`file_fd::make_blocking`]).
+    fn make_blocking(&mut self) -> Result<(), i32> {
+        let fd = self.fd.as_ref().expect("an opened file is made blocking");
+        file_fd::make_blocking(fd)?;
+        self.nonblocking = false;
+        Ok(())
+    }
+
     /// READ completed with `result` bytes (or an error).
     fn on_read(&mut self, result: i32) -> Progress {
         let Step::Stream { len, read } = self.step else {
             unreachable!("a read completes only while streaming");
         };
         if result == -libc::EAGAIN {
-            // Not ready yet (a descriptor still non-blocking): the same read again.
-            return Progress::Continue;
+            // Not expected (io_uring retries a regular file's READ itself), so once only:
+            // on a blocking descriptor, the same read again; a second EAGAIN breaks.
+            return match self.nonblocking && self.make_blocking().is_ok() {
+                true => Progress::Continue,
+                false => Progress::Broken,
+            };
         }
         if result <= 0 {
             return Progress::Broken;

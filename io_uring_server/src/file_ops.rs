@@ -14,7 +14,8 @@ use crate::ring::Ring;
 use crate::token::Token;
 
 /// How a requested file is opened: read-only, refusing a symlink, never blocking (a FIFO;
-/// cleared by [`crate::file_fd::make_blocking`] once STATX finds a regular file), never
+/// cleared by [`crate::file_fd::make_blocking`] only if a READ of the regular file then
+/// ends with EAGAIN: a hot file costs no fcntl), never
 /// becoming the controlling terminal (a device node, which STATX then rejects), not
 /// inherited.
 const OPEN_FLAGS: i32 =
@@ -29,9 +30,9 @@ pub fn submit(ring: &mut Ring, transfer: &mut FileTransfer, op: FileOp, token: T
             let entry = opcode::OpenAt::new(types::Fd(root), path.as_ptr())
                 .flags(OPEN_FLAGS)
                 .build();
-            // SAFETY: the kernel reads the NUL-terminated name, a heap `CString` the
-            // transfer owns and never changes; the transfer is not dropped before this
-            // operation's completion (`DESIGN.md`, rules 1 and 7). The root stays open
+            // SAFETY: the kernel reads the NUL-terminated name in the transfer's boxed
+            // scratch, which the transfer owns and does not change; the transfer is not
+            // dropped before this operation's completion (`DESIGN.md`, rules 1 and 7). The root stays open
             // for the process's lifetime (`main.rs`).
             unsafe { ring.push(entry.user_data(user_data)) };
         }
@@ -46,8 +47,8 @@ pub fn submit(ring: &mut Ring, transfer: &mut FileTransfer, op: FileOp, token: T
             .flags(libc::AT_EMPTY_PATH)
             .mask(libc::STATX_TYPE | libc::STATX_SIZE)
             .build();
-            // SAFETY: the kernel reads the `'static` empty path and writes the boxed
-            // `statx`, which the transfer owns and neither reads nor drops before this
+            // SAFETY: the kernel reads the `'static` empty path and writes the `statx` in
+            // the transfer's boxed scratch, which it neither reads nor drops before this
             // operation's completion; the descriptor stays open until then, as the
             // transfer owns it (`DESIGN.md`, rule 7).
             unsafe { ring.push(entry.user_data(user_data)) };

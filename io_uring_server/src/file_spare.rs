@@ -1,6 +1,45 @@
-//! A connection's file read buffer between two files: kept to be reused (no allocation
-//! and no page faults per file), lent to the output that sends from it, or given up
-//! when the connection falls idle, so that an idle connection holds no buffer.
+//! What a connection keeps between two files, so that a file costs no allocation: its
+//! read buffer (kept to be reused, with no page faults either, lent to the output that
+//! sends from it) and the [`FileScratch`] OPENAT and STATX use; both given up when the
+//! connection falls idle, so that an idle connection holds no buffer.
+
+use http_core::files::MAX_FILE_NAME;
+
+/// The memory OPENAT reads (the name, NUL-terminated) and STATX writes, on the heap so that
+/// it stays put while the connection moves.
+pub struct FileScratch {
+    pub statx: libc::statx,
+    name: [u8; MAX_FILE_NAME + 1],
+}
+
+/// Shows nothing of its bytes: the kernel may be reading or writing them.
+impl std::fmt::Debug for FileScratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FileScratch")
+    }
+}
+
+impl FileScratch {
+    /// A zeroed scratch.
+    pub fn new() -> Box<FileScratch> {
+        Box::new(FileScratch {
+            statx: crate::file_fd::zeroed_statx(),
+            name: [0; MAX_FILE_NAME + 1],
+        })
+    }
+
+    /// Sets the name OPENAT opens (no NUL in it: file names are ASCII letters, digits and
+    /// `._-`), NUL-terminated.
+    pub fn set_name(&mut self, name: &str) {
+        self.name[..name.len()].copy_from_slice(name.as_bytes());
+        self.name[name.len()] = 0;
+    }
+
+    /// The name, NUL-terminated.
+    pub fn name(&self) -> &std::ffi::CStr {
+        std::ffi::CStr::from_bytes_until_nul(&self.name).expect("set_name ends the name with NUL")
+    }
+}
 
 /// A connection's read buffer between two files: here to be reused (its capacity kept, no
 /// allocation and no page faults per file), or lent to the output, which sends from it,

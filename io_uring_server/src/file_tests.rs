@@ -4,16 +4,27 @@ use std::os::fd::IntoRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 
 use super::*;
+use crate::file_fd::FilesRoot;
 use http_core::files::FileName;
 use http_core::response::Persistence;
 
 fn transfer(head_only: bool) -> FileTransfer {
+    transfer_in(ROOT, head_only)
+}
+
+/// A root whose file system reads without blocking: files stay O_NONBLOCK.
+const ROOT: FilesRoot = FilesRoot {
+    fd: 3,
+    nowait_reads: true,
+};
+
+fn transfer_in(root: FilesRoot, head_only: bool) -> FileTransfer {
     let request = FileRequest {
         name: FileName::from_path("/files/a").unwrap(),
         head_only,
         persistence: Persistence::KeepAlive,
     };
-    FileTransfer::new(request, 3, crate::file_fd::zeroed_statx(), Vec::new(), false)
+    FileTransfer::new(request, root, (FileScratch::new(), Vec::new()), false)
 }
 
 /// Plays a successful OPENAT: the result is a real descriptor, which the transfer owns.
@@ -34,7 +45,7 @@ fn stat(transfer: &mut FileTransfer, regular: bool, len: u64) -> Progress {
 #[test]
 fn open_errors_map_to_their_answer() {
     let mut transfer = transfer(false);
-    assert_eq!(transfer.open_args().1.as_bytes_with_nul(), b"a\0");
+    assert_eq!(transfer.open_args().1.to_bytes_with_nul(), b"a\0");
     assert_eq!(transfer.wants(false, false), Some(FileOp::Open));
     let missing = transfer.completed(-libc::ELOOP);
     assert_eq!(missing, Progress::Error(FileAnswer::Missing));
@@ -133,36 +144,36 @@ fn a_file_that_ends_early_breaks_the_response() {
     assert_eq!(transfer.completed(-libc::EIO), Progress::Broken);
 }
 
-#[test]
-fn a_read_not_ready_is_submitted_again() {
-    let mut transfer = transfer(false);
-    opened(&mut transfer);
-    stat(&mut transfer, true, 5000);
-    assert_eq!(transfer.completed(-libc::EAGAIN), Progress::Continue);
-    assert_eq!(
-        transfer.wants(false, false),
-        Some(FileOp::Read),
-        "the same read again"
-    );
-    let (_, room, offset) = transfer.read_args();
-    assert_eq!((room.len(), offset), (5000, 0));
-    assert_eq!(transfer.completed(5000), Progress::Chunk { n: 5000, done: true });
-}
-
-#[test]
-fn a_regular_file_is_read_blocking() {
+/// A transfer in `root` with a real descriptor opened O_NONBLOCK, and a probe of it.
+fn opened_nonblocking(root: FilesRoot) -> (FileTransfer, impl Fn(&FileTransfer) -> bool) {
     use rustix::fs::{OFlags, fcntl_getfl};
     let file = std::fs::File::options()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open("/dev/null")
         .unwrap();
-    let mut transfer = transfer(false);
+    let mut transfer = transfer_in(root, false);
     assert_eq!(transfer.completed(file.into_raw_fd()), Progress::Continue);
     let nonblocking = |transfer: &FileTransfer| {
         let flags = fcntl_getfl(transfer.fd.as_ref().unwrap()).unwrap();
         flags.contains(OFlags::NONBLOCK)
     };
+    (transfer, nonblocking)
+}
+
+#[test]
+fn a_regular_file_stays_non_blocking_only_where_its_reads_cannot_block_the_ring() {
+    let (mut transfer, nonblocking) = opened_nonblocking(ROOT);
+    stat(&mut transfer, true, 10);
+    assert!(
+        nonblocking(&transfer),
+        "a file system with no-wait reads: no fcntl"
+    );
+    let elsewhere = FilesRoot {
+        nowait_reads: false,
+        ..ROOT
+    };
+    let (mut transfer, nonblocking) = opened_nonblocking(elsewhere);
     assert!(
         nonblocking(&transfer),
         "opened non-blocking (a FIFO must not block)"
@@ -170,8 +181,32 @@ fn a_regular_file_is_read_blocking() {
     stat(&mut transfer, true, 10);
     assert!(
         !nonblocking(&transfer),
-        "a regular file's reads wait for the disk"
+        "elsewhere a regular file's reads go to a worker thread"
     );
+}
+
+#[test]
+fn a_read_not_ready_is_submitted_again_once_on_a_blocking_descriptor() {
+    let (mut transfer, nonblocking) = opened_nonblocking(ROOT);
+    stat(&mut transfer, true, 5000);
+    assert_eq!(transfer.completed(-libc::EAGAIN), Progress::Continue);
+    assert!(
+        !nonblocking(&transfer),
+        "made blocking before the read is tried again"
+    );
+    assert_eq!(
+        transfer.wants(false, false),
+        Some(FileOp::Read),
+        "the same read again"
+    );
+    let (_, room, offset) = transfer.read_args();
+    assert_eq!((room.len(), offset), (5000, 0));
+    assert_eq!(transfer.completed(-libc::EAGAIN), Progress::Broken, "not forever");
+
+    let (mut transfer, _) = opened_nonblocking(ROOT);
+    stat(&mut transfer, true, 5000);
+    transfer.completed(-libc::EAGAIN);
+    assert_eq!(transfer.completed(5000), Progress::Chunk { n: 5000, done: true });
 }
 
 #[test]
@@ -195,7 +230,7 @@ fn cached_file_transfer(tag: &str, len: u64) -> (FileTransfer, Progress) {
         head_only: false,
         persistence: Persistence::KeepAlive,
     };
-    let mut transfer = FileTransfer::new(request, 3, crate::file_fd::zeroed_statx(), Vec::new(), true);
+    let mut transfer = FileTransfer::new(request, ROOT, (FileScratch::new(), Vec::new()), true);
     assert_eq!(transfer.completed(fd), Progress::Continue);
     let progress = stat(&mut transfer, true, len);
     (transfer, progress)

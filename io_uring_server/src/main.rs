@@ -59,7 +59,10 @@ fn main() {
             StartupError::from(format!("cannot open --files-dir {}: {e}", dir.display())).exit()
         })
     });
-    let root_fd = files_root.as_ref().map(AsRawFd::as_raw_fd);
+    let root = files_root.as_ref().map(|fd| file_fd::FilesRoot {
+        fd: fd.as_raw_fd(),
+        nowait_reads: file_fd::nowait_reads(fd),
+    });
     let tls = cli.common.tls().unwrap_or_else(|e| StartupError::from(e).exit());
     let threads = cli.common.threads();
     let (listeners, local) =
@@ -71,7 +74,7 @@ fn main() {
         let (wake, waker) = std::io::pipe().unwrap_or_else(|e| StartupError::from(e.to_string()).exit());
         wakers.push(waker);
         let (cli, tls) = (cli.clone(), tls.clone());
-        move || worker::run(cli, (root_fd, tls), listener, wake, ready)
+        move || worker::run(cli, (root, tls), listener, wake, ready)
     })
     .unwrap_or_else(|e| e.exit());
     let setup = setups.last().map_or("", String::as_str);

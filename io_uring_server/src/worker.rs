@@ -1,9 +1,9 @@
 //! Starts one worker thread: its ring, its buffer ring, then its event loop. Reports the
 //! ring setup in use (or why it failed) before serving.
 
+use crate::file_fd::FilesRoot;
 use std::io::PipeReader;
 use std::net::TcpListener;
-use std::os::fd::RawFd;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
@@ -26,7 +26,7 @@ const BUFFER_GROUP: u16 = 0;
 /// Runs on the worker thread, since a SINGLE_ISSUER ring belongs to its creating thread.
 pub fn run(
     cli: Cli,
-    (files_root, tls): (Option<RawFd>, Option<Arc<ServerConfig>>),
+    (files_root, tls): (Option<FilesRoot>, Option<Arc<ServerConfig>>),
     listener: TcpListener,
     wake: PipeReader,
     ready: Sender<Result<String, String>>,
@@ -46,7 +46,7 @@ pub fn run(
 /// Builds the worker and describes its kernel-dependent setup for the ready line.
 fn build(
     cli: &Cli,
-    (files_root, tls): (Option<RawFd>, Option<Arc<ServerConfig>>),
+    (files_root, tls): (Option<FilesRoot>, Option<Arc<ServerConfig>>),
     listener: TcpListener,
     wake: PipeReader,
 ) -> Result<(Worker, String), String> {

@@ -1,6 +1,7 @@
 //! `GET|HEAD /files/{name}`: the conformance kit's file checks with several feature sets,
 //! then what is particular to this server: a file answer that ends its connection while
-//! a plain recv holds the input, and a truncated file's descriptors all released.
+//! a plain recv holds the input, a truncated file's descriptors all released, and a file
+//! not in the page cache read whole (by each file path).
 
 mod flags;
 
@@ -149,4 +150,35 @@ fn a_file_truncated_while_streamed_closes_its_connection_only() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert!(fd_count(server.pid()).unwrap() <= before, "no descriptor leaked");
+}
+
+/// A file whose pages were dropped from the page cache comes back whole, by the read path
+/// and by the default one (a cold file is read, not sent by sendfile), on a descriptor
+/// left non-blocking where the root's file system reads without blocking.
+#[test]
+fn a_file_not_in_the_page_cache_is_read_whole() {
+    let dir = root("cold");
+    let path = dir.0.join("large");
+    for args in [&[][..], &["--no-sendfile"][..]] {
+        let file = std::fs::File::open(&path).unwrap();
+        file.sync_all().unwrap();
+        let len = LARGE as i64;
+        // SAFETY: posix_fadvise on a descriptor we own; it touches no memory of ours.
+        let dropped = unsafe {
+            libc::posix_fadvise(
+                std::os::fd::AsRawFd::as_raw_fd(&file),
+                0,
+                len,
+                libc::POSIX_FADV_DONTNEED,
+            )
+        };
+        assert_eq!(dropped, 0);
+        let server = start(&dir, args);
+        let mut conn = conformance::wire::Conn::connect(server.addr());
+        conn.send(b"GET /files/large HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
+        let response = conn.response(false).unwrap();
+        assert_eq!(response.status, 200, "{args:?}");
+        assert!(response.body == pattern(LARGE), "{args:?}: the body differs");
+    }
 }

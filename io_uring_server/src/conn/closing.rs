@@ -62,6 +62,7 @@ impl Conn {
             self.bulk = false;
             self.input.release_if_empty();
             self.file_spare.release();
+            self.file_scratch = None;
             self.tls_release();
         }
         if self.phase == Phase::Closing && self.ops.cancel.is_idle() {

@@ -10,20 +10,19 @@
 //! (`Op::CancelFile`) and keeps the transfer, with its memory and its descriptor, until
 //! that operation's completion, then drops it unread (`DESIGN.md`, rules 1 and 7).
 
-use std::os::fd::RawFd;
-
 use http_core::files::{FileAnswer, FileRequest, render_file_error, render_file_head};
 
 use super::{Conn, Phase};
 use crate::file::{FileTransfer, Progress};
-use crate::file_fd;
+use crate::file_fd::FilesRoot;
+use crate::file_spare::FileScratch;
 use crate::op_state::{Op, Stage};
 
 impl Conn {
     /// Serves `/files/{name}` from the directory `root` (`--files-dir`, opened once);
     /// with `sendfile`, a large file in the page cache by `sendfile(2)`, which needs the
     /// socket's own descriptor (not a direct one).
-    pub fn serve_files_from(&mut self, root: RawFd, sendfile: bool) {
+    pub fn serve_files_from(&mut self, root: FilesRoot, sendfile: bool) {
         self.files_root = Some(root);
         self.sendfile = sendfile && !self.direct;
     }
@@ -41,8 +40,9 @@ impl Conn {
         match self.files_root {
             Some(root) => {
                 let spare = self.file_spare.take();
-                let statx = file_fd::zeroed_statx();
-                self.file = Some(FileTransfer::new(request, root, statx, spare, self.sendfile));
+                let scratch = self.file_scratch.take().unwrap_or_else(FileScratch::new);
+                let memory = (scratch, spare);
+                self.file = Some(FileTransfer::new(request, root, memory, self.sendfile));
             }
             None => {
                 let close = render_file_error(&request, FileAnswer::Missing, &mut self.pending);
@@ -164,10 +164,12 @@ impl Conn {
     }
 
     /// The transfer is over: its descriptor closes (a plain close(2)) and its read buffer
-    /// is kept for the next file.
+    /// and scratch are kept for the next file.
     fn end_transfer(&mut self) {
         if let Some(transfer) = self.file.take() {
-            self.file_spare = transfer.into_spare();
+            let (spare, scratch) = transfer.into_spare();
+            self.file_spare = spare;
+            self.file_scratch = Some(scratch);
         }
     }
 

@@ -5,7 +5,14 @@ use std::os::fd::IntoRawFd;
 
 use super::*;
 use crate::file::FileOp;
+use crate::file_fd::FilesRoot;
 use crate::file_spare::FileSpare;
+
+/// A root whose files are made blocking after STATX (an fcntl on the played descriptor).
+pub(super) const ROOT: FilesRoot = FilesRoot {
+    fd: 3,
+    nowait_reads: false,
+};
 
 const FILE_THEN_GET: &[u8] = b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
@@ -22,7 +29,7 @@ fn complete_file(conn: &mut Conn, result: i32) {
 #[test]
 fn a_file_is_answered_before_the_requests_after_it() {
     let mut conn = conn();
-    conn.serve_files_from(3, false);
+    conn.serve_files_from(ROOT, false);
     conn.on_data(FILE_THEN_GET, 0);
     assert_eq!(
         ops(&mut conn),
@@ -56,9 +63,9 @@ fn a_file_is_answered_before_the_requests_after_it() {
 }
 
 #[test]
-fn the_read_buffer_is_kept_for_the_next_file_until_the_connection_falls_silent() {
+fn the_read_buffer_and_scratch_are_kept_for_the_next_file_until_the_connection_falls_silent() {
     let mut conn = conn();
-    conn.serve_files_from(3, false);
+    conn.serve_files_from(ROOT, false);
     conn.on_data(b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\n", 0);
     ops(&mut conn);
     complete_file(&mut conn, some_fd());
@@ -70,8 +77,19 @@ fn the_read_buffer_is_kept_for_the_next_file_until_the_connection_falls_silent()
     complete_file(&mut conn, 3);
     flush(&mut conn);
     assert!(conn.file_spare.allocated() >= 3, "kept for the next file");
-    conn.on_tick(1, TIMEOUTS);
+    let scratch = conn.file_scratch.as_deref().map(std::ptr::from_ref);
+    assert!(scratch.is_some(), "the name and statx kept for the next file");
+    conn.on_data(b"GET /files/b HTTP/1.1\r\nHost: t\r\n\r\n", 1);
+    ops(&mut conn);
+    let (_, name) = conn.file_transfer().open_args();
+    assert_eq!(name.to_bytes_with_nul(), b"b\0");
+    complete_file(&mut conn, -libc::ENOENT);
+    flush(&mut conn);
+    let again = conn.file_scratch.as_deref().map(std::ptr::from_ref);
+    assert_eq!(again, scratch, "the same scratch served the second file");
+    conn.on_tick(2, TIMEOUTS);
     assert_eq!(conn.file_spare.allocated(), 0, "given up once silent");
+    assert!(conn.file_scratch.is_none(), "the scratch too");
     assert_eq!(conn.allocated(), 0, "an idle connection holds no buffer");
 }
 
@@ -88,7 +106,7 @@ fn without_a_root_every_file_is_404_at_once() {
 #[test]
 fn an_ending_connection_waits_for_its_file_operation_before_closing() {
     let mut conn = conn();
-    conn.serve_files_from(3, false);
+    conn.serve_files_from(ROOT, false);
     conn.on_data(FILE_THEN_GET, 0);
     ops(&mut conn);
     conn.fail();
@@ -109,7 +127,7 @@ fn an_ending_connection_waits_for_its_file_operation_before_closing() {
 #[test]
 fn a_stat_completing_while_ending_starts_no_read() {
     let mut conn = conn();
-    conn.serve_files_from(3, false);
+    conn.serve_files_from(ROOT, false);
     conn.on_data(FILE_THEN_GET, 0);
     ops(&mut conn);
     complete_file(&mut conn, some_fd());
@@ -132,7 +150,7 @@ fn a_stat_completing_while_ending_starts_no_read() {
 fn plain_conn_with(request: &[u8]) -> Conn {
     let receiving = Receiving::Plain { size: 4096 };
     let mut conn = Conn::new(7, false, receiving, Codec::new(Limits::default()), 0);
-    conn.serve_files_from(3, false);
+    conn.serve_files_from(ROOT, false);
     assert_eq!(ops(&mut conn), [Op::RecvInto]);
     receive_plain(&mut conn, request);
     assert_eq!(ops(&mut conn), [Op::File(FileOp::Open), Op::RecvInto]);
@@ -185,7 +203,7 @@ fn a_file_failing_with_500_ends_while_a_plain_recv_is_in_flight() {
 #[test]
 fn a_file_cut_short_ends_the_connection_after_what_was_sent() {
     let mut conn = conn();
-    conn.serve_files_from(3, false);
+    conn.serve_files_from(ROOT, false);
     conn.on_data(FILE_THEN_GET, 0);
     ops(&mut conn);
     complete_file(&mut conn, some_fd());
@@ -250,7 +268,7 @@ fn serve_file_of(conn: &mut Conn, len: usize) -> Vec<u8> {
 #[test]
 fn the_read_buffer_is_kept_for_the_next_file() {
     let mut conn = conn();
-    conn.serve_files_from(3, false);
+    conn.serve_files_from(ROOT, false);
     // Sent from the buffer it was read into (lent to the output, then handed back), and
     // copied (too small to lend): either way the next file reads into the same buffer.
     serve_file_of(&mut conn, 40_000);

@@ -343,7 +343,7 @@ fn a_send_that_went_out_in_part_is_not_quiet_while_more_is_sealed() {
 #[test]
 fn a_file_over_tls_at_shutdown_is_answered_with_what_follows_it_then_close_notify() {
     let (mut c, mut client) = tls_pair();
-    c.serve_files_from(3, false);
+    c.serve_files_from(super::files::ROOT, false);
     ops(&mut c);
     exchange(&mut c, &mut client);
     client
