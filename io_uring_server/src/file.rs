@@ -254,7 +254,8 @@ impl FileTransfer {
             FileAnswer::Found { len } => {
                 let done = self.request.head_only || len == 0;
                 if !done {
-                    if !self.root.nowait_reads
+                    let mount = statx.stx_mnt_id;
+                    if !self.root.reads_nowait_on(mount)
                         && let Err(errno) = self.make_blocking()
                     {
                         return Progress::Error(FileAnswer::from_errno(errno));

@@ -17,31 +17,53 @@ pub fn open_root(dir: &Path) -> std::io::Result<OwnedFd> {
 }
 
 /// `--files-dir` as the workers use it: the root's descriptor (O_PATH, open for the
-/// process's lifetime) and whether a READ of a file opened O_NONBLOCK in it may be left
-/// so ([`nowait_reads`]).
+/// process's lifetime), the mount it is on, and whether a READ of a file of that mount
+/// opened O_NONBLOCK may be left so ([`nowait_mount`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FilesRoot {
     pub fd: RawFd,
+    /// The root's mount id (STATX_MNT_ID); a file on another (bind-mounted into the root)
+    /// is made blocking.
+    pub mount: u64,
     pub nowait_reads: bool,
 }
 
-/// Whether the file system of `root` (ext4, xfs, btrfs) does a READ with IOCB_NOWAIT
-/// without blocking (FMODE_NOWAIT), as io_uring asks of any file opened O_NONBLOCK before
-/// it hands the read to a worker thread: there a regular file may stay non-blocking, and
-/// no file pays an `fcntl`. Elsewhere (NFS, FUSE, any other) a read could block the ring
-/// thread, so the file is made blocking once STATX finds it regular, and io_uring hands
-/// its reads to a worker thread whenever they would wait. The names are flat, so every
-/// file lies in the root's own directory (a file bind-mounted there is not seen).
-pub fn nowait_reads(root: &OwnedFd) -> bool {
-    rustix::fs::fstatfs(root).is_ok_and(|fs| {
-        // ext2/3/4 share their magic.
-        let nowait = [
-            libc::EXT4_SUPER_MAGIC,
-            libc::XFS_SUPER_MAGIC,
-            libc::BTRFS_SUPER_MAGIC,
-        ];
-        nowait.contains(&fs.f_type)
-    })
+impl FilesRoot {
+    /// `root` (opened by [`open_root`]) as the workers use it.
+    pub fn of(root: &OwnedFd) -> FilesRoot {
+        use std::os::fd::AsRawFd;
+        let mount = nowait_mount(root);
+        FilesRoot {
+            fd: root.as_raw_fd(),
+            mount: mount.unwrap_or(0),
+            nowait_reads: mount.is_some(),
+        }
+    }
+
+    /// Whether a regular file on `mount` (its STATX_MNT_ID) may stay non-blocking.
+    pub fn reads_nowait_on(&self, mount: u64) -> bool {
+        self.nowait_reads && mount == self.mount
+    }
+}
+
+/// The mount id of `root` if its file system (ext4, xfs, btrfs: [`nowait_fs`]) does a READ
+/// with IOCB_NOWAIT without blocking (FMODE_NOWAIT), as io_uring asks of any file opened
+/// O_NONBLOCK before it hands the read to a worker thread: there a regular file of that
+/// mount may stay non-blocking, and no file pays an `fcntl`. Elsewhere (NFS, FUSE, any
+/// other) a read could block the ring thread, so the file is made blocking once STATX
+/// finds it regular, and io_uring runs its reads on worker threads.
+fn nowait_mount(root: &OwnedFd) -> Option<u64> {
+    use rustix::fs::{AtFlags, StatxFlags, fstatfs, statx};
+    let fs = fstatfs(root).ok()?;
+    let stat = statx(root, c"", AtFlags::EMPTY_PATH, StatxFlags::MNT_ID).ok()?;
+    let known = stat.stx_mask & libc::STATX_MNT_ID != 0;
+    (nowait_fs(fs.f_type as i64) && known).then_some(stat.stx_mnt_id)
+}
+
+/// Whether the file system of magic `f_type` is ext4 (whose magic ext2 and ext3 share:
+/// the ext4 driver serves them), xfs or btrfs, each setting FMODE_NOWAIT on its files.
+fn nowait_fs(f_type: i64) -> bool {
+    [0xEF53, 0x5846_5342, 0x9123_683E].contains(&f_type)
 }
 
 /// Clears O_NONBLOCK on a regular file (opened so that a FIFO could not block the open):
@@ -72,11 +94,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_root_on_a_file_system_not_known_to_read_without_blocking_makes_files_blocking() {
+    fn only_ext4_xfs_and_btrfs_read_without_blocking() {
+        assert!(nowait_fs(0xEF53) && nowait_fs(0x5846_5342) && nowait_fs(0x9123_683E));
+        // tmpfs, procfs, NFS, FUSE.
+        for other in [0x0102_1994, 0x9FA0, 0x6969, 0x6573_5546] {
+            assert!(!nowait_fs(other), "{other:#x}");
+        }
+    }
+
+    #[test]
+    fn a_root_on_another_file_system_makes_files_blocking() {
         // procfs and tmpfs are not among ext4, xfs and btrfs.
         for dir in ["/proc", "/dev"] {
-            let root = open_root(Path::new(dir)).unwrap();
-            assert!(!nowait_reads(&root), "{dir}");
+            let root = FilesRoot::of(&open_root(Path::new(dir)).unwrap());
+            assert!(!root.nowait_reads && !root.reads_nowait_on(root.mount), "{dir}");
         }
+    }
+
+    #[test]
+    fn a_file_on_another_mount_than_the_roots_is_made_blocking() {
+        let root = FilesRoot {
+            fd: 3,
+            mount: 7,
+            nowait_reads: true,
+        };
+        assert!(root.reads_nowait_on(7));
+        assert!(!root.reads_nowait_on(8), "a file bind-mounted into the root");
     }
 }

@@ -14,8 +14,8 @@ use crate::ring::Ring;
 use crate::token::Token;
 
 /// How a requested file is opened: read-only, refusing a symlink, never blocking (a FIFO;
-/// cleared by [`crate::file_fd::make_blocking`] only if a READ of the regular file then
-/// ends with EAGAIN: a hot file costs no fcntl), never
+/// cleared by [`crate::file_fd::make_blocking`] once STATX finds a regular file, unless it
+/// is on the root's mount and that reads without blocking: `FilesRoot`), never
 /// becoming the controlling terminal (a device node, which STATX then rejects), not
 /// inherited.
 const OPEN_FLAGS: i32 =
@@ -45,7 +45,7 @@ pub fn submit(ring: &mut Ring, transfer: &mut FileTransfer, op: FileOp, token: T
                 (statx as *mut libc::statx).cast::<types::statx>(),
             )
             .flags(libc::AT_EMPTY_PATH)
-            .mask(libc::STATX_TYPE | libc::STATX_SIZE)
+            .mask(libc::STATX_TYPE | libc::STATX_SIZE | libc::STATX_MNT_ID)
             .build();
             // SAFETY: the kernel reads the `'static` empty path and writes the `statx` in
             // the transfer's boxed scratch, which it neither reads nor drops before this

@@ -15,6 +15,7 @@ fn transfer(head_only: bool) -> FileTransfer {
 /// A root whose file system reads without blocking: files stay O_NONBLOCK.
 const ROOT: FilesRoot = FilesRoot {
     fd: 3,
+    mount: 0,
     nowait_reads: true,
 };
 
@@ -169,6 +170,10 @@ fn a_regular_file_stays_non_blocking_only_where_its_reads_cannot_block_the_ring(
         nonblocking(&transfer),
         "a file system with no-wait reads: no fcntl"
     );
+    let (mut transfer, nonblocking) = opened_nonblocking(ROOT);
+    transfer.stat_args().1.stx_mnt_id = 5;
+    stat(&mut transfer, true, 10);
+    assert!(!nonblocking(&transfer), "a file on another mount than the root's");
     let elsewhere = FilesRoot {
         nowait_reads: false,
         ..ROOT

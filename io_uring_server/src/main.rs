@@ -35,8 +35,6 @@ mod tls_session;
 mod token;
 mod worker;
 
-use std::os::fd::AsRawFd;
-
 use server_kit::{StartupError, Workers};
 
 use crate::config::Cli;
@@ -59,10 +57,7 @@ fn main() {
             StartupError::from(format!("cannot open --files-dir {}: {e}", dir.display())).exit()
         })
     });
-    let root = files_root.as_ref().map(|fd| file_fd::FilesRoot {
-        fd: fd.as_raw_fd(),
-        nowait_reads: file_fd::nowait_reads(fd),
-    });
+    let root = files_root.as_ref().map(file_fd::FilesRoot::of);
     let tls = cli.common.tls().unwrap_or_else(|e| StartupError::from(e).exit());
     let threads = cli.common.threads();
     let (listeners, local) =

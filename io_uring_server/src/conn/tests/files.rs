@@ -11,6 +11,7 @@ use crate::file_spare::FileSpare;
 /// A root whose files are made blocking after STATX (an fcntl on the played descriptor).
 pub(super) const ROOT: FilesRoot = FilesRoot {
     fd: 3,
+    mount: 0,
     nowait_reads: false,
 };
 
