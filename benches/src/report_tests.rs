@@ -78,6 +78,7 @@ fn flat_out(label: &str, requests_per_sec: f64, server_cpu_us: f64) -> FlatOut {
         requests_per_sec,
         server_cpu_us: Some(server_cpu_us),
         client_busy: 0.97,
+        cpus: 1,
     }
 }
 

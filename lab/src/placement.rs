@@ -28,8 +28,9 @@ pub struct Placement {
     #[arg(long, env = "BENCH_CLIENT_CPUS", value_parser = CpuSet::parse)]
     pub client_cpus: Option<CpuSet>,
     /// A server of yours, started by COMMAND with `{port}` where it takes the port to
-    /// listen on (127.0.0.1) and `{files_dir}` where it takes the directory to serve
-    /// `/files/` from (the file studies), pinned and measured like ours; repeat for more.
+    /// listen on (127.0.0.1), `{files_dir}` where it takes the directory to serve `/files/`
+    /// from (the file studies) and `{threads}` where it takes its thread count (one per
+    /// server CPU, as ours), pinned and measured like ours; repeat for more.
     /// The run then writes under `--out-dir` (default `results/partial/<study>`).
     #[arg(long = "server", value_name = "NAME=COMMAND {port}")]
     pub outside: Vec<String>,

@@ -99,7 +99,7 @@ impl Server {
                 (nginx.addr(), Process::Nginx(nginx))
             }
             Launch::Command(command) => {
-                let server = Outside::start(command, cpus, files_dir)?;
+                let server = Outside::start(command, cpus, (files_dir, threads))?;
                 (server.addr(), Process::Outside(server))
             }
         };

@@ -3,8 +3,9 @@
 //! (127.0.0.1). The harness starts it as it starts its own (pinned to the server CPUs,
 //! SIGTERM should the bench die), on a free port, waits until it accepts connections and
 //! measures the process it started: `{files_dir}` in the command names the directory a
-//! file workload serves `/files/` from (an empty one where the run serves no files). The
-//! command runs through `sh -c 'exec COMMAND'`, so
+//! file workload serves `/files/` from (an empty one where the run serves no files), and
+//! `{threads}` the threads ours run (one per server CPU). The command runs through
+//! `sh -c 'exec COMMAND'`, so
 //! that process is the server itself and all of its threads count. A server that forks
 //! its workers into other processes would be measured short: run it with one process (as
 //! nginx's anchor runs one worker) or in the foreground; a wrapper script must `exec` it
@@ -79,13 +80,22 @@ impl Outside {
     /// Starts `command` ([`command_line`]) pinned to `cpus`, in a process group of its
     /// own (so whatever it starts is stopped with it), and waits until it accepts
     /// connections.
-    pub fn start(command: &str, cpus: Option<&CpuSet>, files_dir: Option<&Path>) -> Result<Outside, String> {
+    pub fn start(
+        command: &str,
+        cpus: Option<&CpuSet>,
+        (files_dir, threads): (Option<&Path>, usize),
+    ) -> Result<Outside, String> {
         let addr = free_port()?;
         let files_dir = match files_dir {
             Some(dir) => dir.to_path_buf(),
             None => no_files()?,
         };
-        let line = command_line(command, addr.port(), &files_dir);
+        let fill = Fill {
+            port: addr.port(),
+            files_dir: &files_dir,
+            threads,
+        };
+        let line = command_line(command, &fill);
         let child = pinned_command("sh".as_ref(), cpus)
             .args(["-c", &line])
             .process_group(0)
@@ -142,12 +152,20 @@ fn signal_group(group: u32, signal: i32) {
     }
 }
 
+/// What a command's placeholders stand for.
+pub struct Fill<'a> {
+    pub port: u16,
+    pub files_dir: &'a Path,
+    pub threads: usize,
+}
+
 /// The shell line that starts `command`: `exec` (so the process started is the server),
-/// `{port}` replaced by `port` and `{files_dir}` by `files_dir`.
-pub fn command_line(command: &str, port: u16, files_dir: &Path) -> String {
+/// `{port}`, `{files_dir}` and `{threads}` replaced by what `fill` gives.
+pub fn command_line(command: &str, fill: &Fill) -> String {
     let command = command
-        .replace("{port}", &port.to_string())
-        .replace("{files_dir}", &files_dir.to_string_lossy());
+        .replace("{port}", &fill.port.to_string())
+        .replace("{files_dir}", &fill.files_dir.to_string_lossy())
+        .replace("{threads}", &fill.threads.to_string());
     format!("exec {command}")
 }
 
@@ -205,14 +223,18 @@ mod tests {
 
     #[test]
     fn the_command_line_execs_the_server_on_its_port() {
+        let fill = Fill {
+            port: 8080,
+            files_dir: Path::new("/srv/files"),
+            threads: 4,
+        };
         let line = command_line(
-            "srv --listen 127.0.0.1:{port} --root {files_dir} --port-file x",
-            8080,
-            Path::new("/srv/files"),
+            "srv --listen 127.0.0.1:{port} --root {files_dir} -j {threads} --port-file x",
+            &fill,
         );
         assert_eq!(
             line,
-            "exec srv --listen 127.0.0.1:8080 --root /srv/files --port-file x"
+            "exec srv --listen 127.0.0.1:8080 --root /srv/files -j 4 --port-file x"
         );
         assert!(takes_files_dir("srv {port} {files_dir}") && !takes_files_dir("srv {port}"));
     }
@@ -223,7 +245,7 @@ mod tests {
         // scripts/import_cycles.py needs it).
         let command = "python3 -c 'import socket,sys,time; s=socket.socket(); \
                        s.bind((\"127.0.0.1\",int(sys.argv[1]))); s.listen(); time.sleep(30)' {port}";
-        let server = Outside::start(command, None, None).unwrap();
+        let server = Outside::start(command, None, (None, 1)).unwrap();
         let comm = std::fs::read_to_string(format!("/proc/{}/comm", server.pid())).unwrap();
         assert!(comm.starts_with("python3"), "{comm}");
         assert!(TcpStream::connect(server.addr()).is_ok());

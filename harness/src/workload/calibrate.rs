@@ -9,8 +9,8 @@ use super::{Shape, Workload, offered};
 use crate::servers::{Contender, Lineup};
 
 /// Runs `workload` (a closed loop or churn) flat out on a fresh server of each of
-/// `contenders` for [`CALIBRATION`]: each one's capacity is 10^6 ÷ its server CPU µs per
-/// request there (what one core of it can serve).
+/// `contenders` for [`CALIBRATION`]: each one's capacity is its server CPUs × 10^6 ÷ its
+/// server CPU µs per request there (what its cores can serve).
 pub fn calibrate(
     lineup: &Lineup,
     workload: &Workload,
@@ -25,6 +25,7 @@ pub fn calibrate(
             requests_per_sec: point.requests_per_sec,
             server_cpu_us: point.server_cpu_us_per_request,
             client_busy: point.client_busy,
+            cpus: lineup.pinning.server_cpus(),
         });
     }
     let calibration = Calibration::new(workload.name, flat_out);

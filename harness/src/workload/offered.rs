@@ -70,12 +70,21 @@ pub struct FlatOut {
     pub server_cpu_us: Option<f64>,
     /// The client's CPU over the run's wall time and its CPUs (1.0: saturated).
     pub client_busy: f64,
+    /// The server CPUs it ran on (one worker each); 1 in reports from before.
+    #[serde(default = "one_cpu")]
+    pub cpus: usize,
+}
+
+fn one_cpu() -> usize {
+    1
 }
 
 impl FlatOut {
-    /// What one core of the server can serve, requests/s: 10^6 ÷ its CPU µs per request.
+    /// What the server can serve on its CPUs, requests/s: CPUs × 10^6 ÷ its CPU µs per
+    /// request (its CPU counts every thread, so µs per request are spread over them).
     pub fn capacity(&self) -> Option<f64> {
-        self.server_cpu_us.filter(|us| *us > 0.0).map(|us| 1e6 / us)
+        let cpus = self.cpus.max(1) as f64;
+        self.server_cpu_us.filter(|us| *us > 0.0).map(|us| cpus * 1e6 / us)
     }
 }
 
@@ -169,7 +178,16 @@ mod tests {
             requests_per_sec: rps,
             server_cpu_us: cpu_us,
             client_busy: 0.99,
+            cpus: 1,
         }
+    }
+
+    #[test]
+    fn a_server_on_more_cpus_can_serve_as_many_times_more() {
+        let one = flat("a", 1.0, Some(10.0));
+        let four = FlatOut { cpus: 4, ..one.clone() };
+        assert_eq!(one.capacity(), Some(100_000.0));
+        assert_eq!(four.capacity(), Some(400_000.0));
     }
 
     #[test]

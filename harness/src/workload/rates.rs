@@ -44,10 +44,11 @@ pub fn describe(calibration: &Calibration, percent: u32) -> String {
             );
             match (f.capacity(), f.server_cpu_us) {
                 (Some(capacity), Some(us)) => format!(
-                    "{:.0}% of {}'s capacity ({} req/s = 10^6 ÷ {us:.1} µs; {flat})",
+                    "{:.0}% of {}'s capacity ({} req/s = {}10^6 ÷ {us:.1} µs; {flat})",
                     rate / capacity * 100.0,
                     f.label,
                     group_thousands(capacity),
+                    if f.cpus > 1 { format!("{} × ", f.cpus) } else { String::new() },
                 ),
                 _ => format!("{}'s capacity unknown (no server CPU figure; {flat})", f.label),
             }
@@ -75,7 +76,8 @@ pub fn offered_rates(report: &WorkloadsReport) -> String {
         "\nRows \"at {VERDICT_PERCENT}% load\" offered every server the same open-loop rate, \
          {VERDICT_PERCENT}% of the smallest capacity among the contenders. A contender's \
          capacity is 10^6 ÷ its server CPU µs per request in a {:.1} s calibration run flat out \
-         at the start: what one core of it can serve, whatever the client reached. Every \
+         at the start, times its server CPUs where it had more than one: what its cores can \
+         serve, whatever the client reached. Every \
          contender measured at that load counts, those shown in the details only too, so the \
          rate is at most {VERDICT_PERCENT}% of any server's capacity; where that was more than \
          the client could drive (the slowest requests/s it reached flat out), the rate is \
@@ -104,6 +106,7 @@ mod tests {
             requests_per_sec: rps,
             server_cpu_us: Some(cpu_us),
             client_busy: busy,
+            cpus: 1,
         }
     }
 

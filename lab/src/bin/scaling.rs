@@ -32,6 +32,10 @@ struct Cli {
     /// that reverse ([`harness::slices`]); 1 measures each point in one go.
     #[arg(long, default_value_t = 2)]
     slices: usize,
+    /// Measure nothing: render the views again from the committed results/scaling.json
+    /// (after a change to how it reads, not to what was measured).
+    #[arg(long)]
+    render: bool,
     #[command(flatten)]
     placement: Placement,
 }
@@ -41,6 +45,14 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if cli.render {
+        let workspace = harness::servers::workspace_root();
+        let path = workspace.join("results/scaling.json");
+        let report: ScalingReport = harness::output::read_json(&path)?;
+        lab::scaling::report::write_rendered(&workspace, &report)?;
+        println!("scaling rendered again from {}", path.display());
+        return Ok(());
+    }
     let whole = cli.placement.pinning();
     let server_cpus = whole.server_cpus();
     let counts = core_counts(server_cpus);

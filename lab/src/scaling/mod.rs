@@ -1,12 +1,13 @@
-//! The scaling study: how each server's capacity and CPU per request change with the
-//! cores it is given. At each core count (1, 2, 4, ... up to the server CPUs the run is
-//! given, and that number itself), every contender runs one worker per core (tokio's
-//! multi-thread scheduler with that many workers; the thread-per-core servers one ring
-//! or runtime per core, each with its own `SO_REUSEPORT` listener) and is driven flat out
-//! by kept-alive small requests, [`CONNECTIONS_PER_CORE`] connections per core, from
-//! the client CPUs. A saturated closed loop gives capacity (requests/s), and its CPU per
-//! request is a capacity figure, not a cost; a point whose client was at least 90% busy
-//! shows the client's pace, and says so.
+//! The scaling study: how each server's flat-out requests/s and CPU per request change
+//! with the cores it is given. At each core count (1, 2, 4, ... up to the server CPUs the
+//! run is given, and that number itself), every contender runs one worker per core (the
+//! thread-per-core servers one ring or runtime per core, each with its own `SO_REUSEPORT`
+//! listener; tokio_server its current-thread scheduler on one core, the multi-thread one
+//! from two) and is driven flat out by kept-alive small requests,
+//! [`CONNECTIONS_PER_CORE`] connections per core, from the client CPUs. A saturated closed
+//! loop's figures are taken at the pace the server and client reach together, not at a
+//! fixed rate; a point whose client was at least 90% busy shows the client's pace, and
+//! says so.
 
 use serde::{Deserialize, Serialize};
 

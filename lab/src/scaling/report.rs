@@ -26,6 +26,12 @@ pub fn write_all(root: &Path, report: &ScalingReport) -> Result<(), String> {
     let results = root.join("results");
     std::fs::create_dir_all(&results).map_err(|e| format!("{}: {e}", results.display()))?;
     write_json(&results.join("scaling.json"), report)?;
+    write_rendered(root, report)
+}
+
+/// Every view of `report` but its JSON: what `scripts/scaling.sh --render` writes again.
+pub fn write_rendered(root: &Path, report: &ScalingReport) -> Result<(), String> {
+    let results = root.join("results");
     if report.counts.len() > 1 {
         draw(&results.join(PICTURE), report)?;
     }
@@ -37,15 +43,18 @@ pub fn render(report: &ScalingReport) -> String {
     let mut out = String::from("# Scaling with cores\n\n");
     let _ = writeln!(
         out,
-        "{} At each core count every server runs one worker per core (tokio's multi-thread \
-         scheduler with that many workers; io_uring_server, tokio-uring, monoio and compio one \
-         ring or runtime per core, each with its own `SO_REUSEPORT` listener) on the first CPUs of \
-         the server set, and is driven flat out by {CONNECTIONS_PER_CORE} kept-alive connections \
-         per core asking `GET /`, from every client CPU. Each figure is the median over the \
-         rounds. A saturated closed loop measures capacity: its CPU per request is the \
-         capacity's, not a cost at a fixed rate. *client-bound*: the client was at least {:.0}% \
-         busy in some round, so the figure is the client's pace more than the server's. nginx \
-         (one worker) is not in this study.\n",
+        "{} At each core count every server runs one worker per core on the first CPUs of the \
+         server set: io_uring_server, tokio-uring, monoio and compio one ring or runtime per \
+         core, each with its own `SO_REUSEPORT` listener; tokio_server the current-thread \
+         scheduler on one core and the multi-thread one with that many workers from two on, \
+         while tokio_server (hyper, multi-thread) runs the multi-thread one throughout, so the \
+         step from one core to two is not a change of scheduler for it. Each is driven flat out \
+         by {CONNECTIONS_PER_CORE} kept-alive connections per core asking `GET /`, from every \
+         client CPU. Each figure is the median over the rounds. These are flat-out figures: \
+         requests/s is what the server and the client reached together, and the CPU per \
+         request is taken at that pace, not at a fixed rate (the verdict's costs are). \
+         *client-bound*: the client was at least {:.0}% busy in some round, so the figure is the \
+         client's pace more than the server's. nginx (one worker) is not in this study.\n",
         rounds::provenance(
             "scripts/scaling.sh",
             &report.machine,
@@ -93,7 +102,7 @@ fn tables(report: &ScalingReport) -> String {
         .map(|&n| format!("{n} core{}", if n == 1 { "" } else { "s" }))
         .collect();
     for (title, figure) in [
-        ("Requests/s", Figure::RequestsPerSec),
+        ("Requests/s, flat out", Figure::RequestsPerSec),
         ("Server CPU µs per request", Figure::CpuPerRequest),
     ] {
         let _ = writeln!(out, "### {title}\n");
@@ -150,7 +159,7 @@ fn draw(path: &Path, report: &ScalingReport) -> Result<(), String> {
     let root = svg(path, (1100, 460))?;
     let areas = root.split_evenly((1, 2));
     let panels = [
-        ("Requests/s (capacity)", Figure::RequestsPerSec),
+        ("Requests/s, flat out", Figure::RequestsPerSec),
         ("Server CPU µs per request", Figure::CpuPerRequest),
     ];
     for ((title, figure), area) in panels.into_iter().zip(&areas) {

@@ -58,7 +58,7 @@ pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
     let mut out = format!(
         "### At fixed offered rates\n\n{picture}\
          The same open-loop rate offered to every server, a share of the smallest contender \
-         capacity (10^6 ÷ its server CPU µs per request flat out; the verdict's line under its \
+         capacity (10^6 ÷ its server CPU µs per request flat out, times its server CPUs; the verdict's line under its \
          table gives each server's); each cell is the median over the rounds in which the server kept up \
          (served 99% of the rate or more, the round trips still in flight at each window's end \
          counted), {unit}, then the whole machine's. Rounds in which \
