@@ -84,7 +84,9 @@ impl FlatOut {
     /// request (its CPU counts every thread, so µs per request are spread over them).
     pub fn capacity(&self) -> Option<f64> {
         let cpus = self.cpus.max(1) as f64;
-        self.server_cpu_us.filter(|us| *us > 0.0).map(|us| cpus * 1e6 / us)
+        self.server_cpu_us
+            .filter(|us| *us > 0.0)
+            .map(|us| cpus * 1e6 / us)
     }
 }
 
@@ -185,7 +187,10 @@ mod tests {
     #[test]
     fn a_server_on_more_cpus_can_serve_as_many_times_more() {
         let one = flat("a", 1.0, Some(10.0));
-        let four = FlatOut { cpus: 4, ..one.clone() };
+        let four = FlatOut {
+            cpus: 4,
+            ..one.clone()
+        };
         assert_eq!(one.capacity(), Some(100_000.0));
         assert_eq!(four.capacity(), Some(400_000.0));
     }

@@ -48,7 +48,11 @@ pub fn describe(calibration: &Calibration, percent: u32) -> String {
                     rate / capacity * 100.0,
                     f.label,
                     group_thousands(capacity),
-                    if f.cpus > 1 { format!("{} × ", f.cpus) } else { String::new() },
+                    if f.cpus > 1 {
+                        format!("{} × ", f.cpus)
+                    } else {
+                        String::new()
+                    },
                 ),
                 _ => format!("{}'s capacity unknown (no server CPU figure; {flat})", f.label),
             }
