@@ -66,8 +66,9 @@ fn run(cli: Cli) -> Result<(), String> {
     }
     // The verdict rows' rates are calibrated on the verdict's contenders, as there.
     let everyone = first_seen(CONTENDERS.into_iter().chain(rate::everyone_calibrated()));
-    let profiled = cli.placement.with_yours(&CONTENDERS)?;
-    let mut lineup = Lineup::prepare(&[everyone, cli.placement.yours()?].concat(), pinning, None)?;
+    let yours = cli.placement.yours()?;
+    let profiled = [&CONTENDERS[..], &yours].concat();
+    let mut lineup = Lineup::prepare(&[everyone, yours].concat(), pinning, None)?;
     lineup.files_dir = Some(corpus.clone());
     lineup.servers = profiled
         .iter()
