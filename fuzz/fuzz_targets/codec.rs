@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&cut, input)) = data.split_first() else { return };
-    let limits = Limits { max_head_bytes: 1024, max_headers: 8, max_body_bytes: 4096 };
+    let limits = Limits { max_head_bytes: 1024, max_headers: 8, max_body_bytes: 4096, max_upload_bytes: 1 << 16 };
     let mut codec = Codec::new(limits);
     let (mut buffer, mut out) = (Vec::new(), Vec::new());
     let split = usize::from(cut) * input.len() / 255;

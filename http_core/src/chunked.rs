@@ -12,7 +12,7 @@ use std::ops::Range;
 use crate::error::HttpError;
 use crate::limits::Limits;
 
-const BAD_CHUNK: HttpError = HttpError::BadRequest("invalid chunked body");
+pub(crate) const BAD_CHUNK: HttpError = HttpError::BadRequest("invalid chunked body");
 
 /// Decodes the chunked body at the start of `input` into `body` (cleared first).
 ///
@@ -156,12 +156,12 @@ impl ChunkedDecoder {
 }
 
 /// Where a CRLF-terminated line starting at `start` ends (`end`) and the next begins.
-struct Line {
-    end: usize,
-    next: usize,
+pub(crate) struct Line {
+    pub(crate) end: usize,
+    pub(crate) next: usize,
 }
 
-fn take_line(input: &[u8], start: usize, encoded_limit: usize) -> Result<Option<Line>, HttpError> {
+pub(crate) fn take_line(input: &[u8], start: usize, encoded_limit: usize) -> Result<Option<Line>, HttpError> {
     let Some(offset) = input[start..].iter().position(|&b| b == b'\n') else {
         return too_long_or_partial(input.len(), encoded_limit);
     };
@@ -184,7 +184,7 @@ fn too_long_or_partial<T>(available: usize, encoded_limit: usize) -> Result<Opti
 }
 
 /// `chunk-size [ chunk-ext ]`: 1 to 16 hex digits, then nothing or `;` extensions.
-fn chunk_size(line: &[u8]) -> Result<usize, HttpError> {
+pub(crate) fn chunk_size(line: &[u8]) -> Result<usize, HttpError> {
     let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
     let rest = line[digits..].trim_ascii_start();
     let extension_ok =
@@ -201,7 +201,11 @@ fn chunk_size(line: &[u8]) -> Result<usize, HttpError> {
 }
 
 /// Skips the trailer section after the last chunk, up to and including its blank line.
-fn trailers(input: &[u8], mut pos: usize, encoded_limit: usize) -> Result<Option<usize>, HttpError> {
+pub(crate) fn trailers(
+    input: &[u8],
+    mut pos: usize,
+    encoded_limit: usize,
+) -> Result<Option<usize>, HttpError> {
     loop {
         let Some(line) = take_line(input, pos, encoded_limit)? else {
             return Ok(None);

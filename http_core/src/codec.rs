@@ -7,17 +7,20 @@
 //! caller's bytes are writable: [`Received`]), and the head is parsed a second time only
 //! to answer. So the work for a request is linear in its bytes however the reads split
 //! it. [`Outcome::needed`] tells the caller how much more input to wait for before calling
-//! again.
+//! again. An upload (`POST /upload`) is the exception: its body is consumed as it arrives
+//! ([`crate::upload`]), so the caller never holds it whole.
 
 use crate::chunked::ChunkedDecoder;
 use crate::error::HttpError;
 use crate::files::FileRequest;
 use crate::headers::Framing;
+use crate::headers::HeadInfo;
 use crate::limits::Limits;
 use crate::output::{Output, Sink};
 use crate::request::{Head, parse_head};
 use crate::response::{CONTINUE, Persistence, render};
-use crate::routes::{RouteRequest, plain_error, requested_file, route};
+use crate::routes::{RouteRequest, is_upload, plain_error, requested_file, route, upload_reply};
+use crate::upload::Upload;
 
 /// One connection's codec. It keeps what must survive between reads: the body of the
 /// request in progress (once its head is complete), whether that request was already
@@ -33,6 +36,12 @@ pub struct Codec {
 /// The body of the request at the start of the caller's input, whose head is complete.
 #[derive(Debug, Clone, Copy)]
 enum AwaitedBody {
+    /// An upload's body, whose head and the body bytes read so far were consumed.
+    Upload {
+        upload: Upload,
+        keep_alive: bool,
+        persistence: Persistence,
+    },
     /// The request occupies `total` bytes, head included.
     Length { total: usize },
     /// The encoded body starts at `head_len`; `decoder` has decoded its complete chunks.
@@ -53,7 +62,8 @@ pub struct Outcome {
     pub close: bool,
     /// More input bytes needed (beyond the unconsumed rest) before a call can answer the
     /// request in progress: exact for a `Content-Length` body, 1 while a head or a
-    /// chunked body is incomplete, 0 when the rest holds no partial request.
+    /// chunked body is incomplete, 0 when the rest holds no partial request. 1 during an
+    /// upload too: it consumes whatever arrives, so call again with any new bytes.
     pub needed: usize,
     /// The last request consumed asks for a file (`/files/{name}`), which the codec
     /// does not read: the server appends its answer after `out`
@@ -64,8 +74,18 @@ pub struct Outcome {
 }
 
 enum Step {
-    Answered { len: usize, keep_alive: bool },
-    File { len: usize, request: FileRequest },
+    Answered {
+        len: usize,
+        keep_alive: bool,
+    },
+    /// Part of an upload's body was read: `len` bytes consumed, nothing answered yet.
+    Reading {
+        len: usize,
+    },
+    File {
+        len: usize,
+        request: FileRequest,
+    },
     NeedMore(usize),
 }
 
@@ -121,6 +141,14 @@ impl Codec {
         &self.limits
     }
 
+    /// Whether a request is under way though the caller may hold none of it: an upload's
+    /// head and some of its body were consumed, the rest is still to come. The connection
+    /// is then busy (the request timeout applies, a graceful shutdown waits for it) even
+    /// with an empty input.
+    pub fn mid_request(&self) -> bool {
+        matches!(self.awaiting, Some(AwaitedBody::Upload { .. }))
+    }
+
     /// Answers every complete request at the start of `input`, in order, appending the
     /// responses to `out` so that a pipelined batch leaves in one write. `out` is a
     /// `Vec<u8>`, or an [`crate::Output`] that keeps large static bodies by reference.
@@ -168,6 +196,11 @@ impl Codec {
                     outcome.needed = needed;
                     break;
                 }
+                Ok(Step::Reading { len }) => {
+                    outcome.consumed += len;
+                    outcome.needed = 1;
+                    break;
+                }
                 Ok(Step::File { len, request }) => {
                     outcome.consumed += len;
                     outcome.file = Some(request);
@@ -202,11 +235,29 @@ impl Codec {
             }
             Some(AwaitedBody::Length { .. }) => return self.answer(input.bytes(), None, out),
             Some(AwaitedBody::Chunked { head_len, decoder }) => (head_len, decoder, false),
+            Some(AwaitedBody::Upload {
+                upload,
+                keep_alive,
+                persistence,
+            }) => return self.read_upload(upload, 0, input.bytes(), (keep_alive, persistence), out),
             None => {
                 let Some(head) = parse_head(input.bytes(), &self.limits)? else {
                     return Ok(Step::NeedMore(1));
                 };
                 let rest = input.len() - head.len;
+                if is_upload(head.method, head.target) && head.info.framing != Framing::Empty {
+                    let upload = Upload::new(head.info.framing, self.limits.max_upload_bytes);
+                    if head.info.expect_continue && !self.continue_sent {
+                        // Answered before the body is read, unless it is all here already.
+                        let here = matches!(head.info.framing, Framing::Length(n) if n <= rest);
+                        if !here {
+                            out.push(CONTINUE);
+                            self.continue_sent = true;
+                        }
+                    }
+                    let connection = (head.info.keep_alive, persistence(&head.info));
+                    return self.read_upload(upload, head.len, input.bytes(), connection, out);
+                }
                 match head.info.framing {
                     Framing::Chunked => {
                         // Decoded below, where the input may be written (the head is parsed
@@ -274,11 +325,7 @@ impl Codec {
             (Framing::Chunked, Some(body)) => (&self.chunked_body, body.encoded_len),
             _ => (&[], 0),
         };
-        let persistence = match (head.info.keep_alive, head.info.keep_alive_requested) {
-            (false, _) => Persistence::Close,
-            (true, true) => Persistence::ConfirmKeepAlive,
-            (true, false) => Persistence::KeepAlive,
-        };
+        let persistence = persistence(&head.info);
         if let Some(name) = requested_file(head.method, head.target) {
             let request = FileRequest {
                 name,
@@ -303,6 +350,36 @@ impl Codec {
         }
     }
 
+    /// Reads what `input` holds of an upload's body from `start` (after its head, when the
+    /// head was just parsed); answers with its length and CRC32C once it is complete.
+    fn read_upload(
+        &mut self,
+        mut upload: Upload,
+        start: usize,
+        input: &[u8],
+        (keep_alive, persistence): (bool, Persistence),
+        out: &mut impl Sink,
+    ) -> Result<Step, HttpError> {
+        let (read, done) = upload.read(&input[start..], self.limits.max_head_bytes)?;
+        let len = start + read;
+        if !done {
+            self.awaiting = Some(AwaitedBody::Upload {
+                upload,
+                keep_alive,
+                persistence,
+            });
+            return Ok(Step::Reading { len });
+        }
+        self.continue_sent = false;
+        render(
+            &upload_reply(upload.length(), upload.crc32c()),
+            false,
+            persistence,
+            out,
+        );
+        Ok(Step::Answered { len, keep_alive })
+    }
+
     /// The head is complete but the body is not: remember the body so the head is not
     /// parsed again until it is, and answer `Expect: 100-continue` once.
     fn await_body(&mut self, awaited: AwaitedBody, expect_continue: bool, out: &mut impl Sink) {
@@ -311,5 +388,14 @@ impl Codec {
             self.continue_sent = true;
         }
         self.awaiting = Some(awaited);
+    }
+}
+
+/// What a response to a request with this head says about the connection.
+fn persistence(info: &HeadInfo) -> Persistence {
+    match (info.keep_alive, info.keep_alive_requested) {
+        (false, _) => Persistence::Close,
+        (true, true) => Persistence::ConfirmKeepAlive,
+        (true, false) => Persistence::KeepAlive,
     }
 }

@@ -16,6 +16,7 @@ pub mod output;
 pub mod request;
 pub mod response;
 pub mod routes;
+pub mod upload;
 
 pub use codec::{Codec, Outcome, Received};
 pub use error::HttpError;

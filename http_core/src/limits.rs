@@ -18,6 +18,11 @@ pub const MAX_HEADERS: usize = 64;
 /// Default is 1 MiB.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
+/// Largest body `POST /upload` accepts (after chunked decoding); a larger one is answered
+/// with 413. The body is read as it arrives and never held whole (see [`crate::upload`]),
+/// so this limit bounds time, not memory. Default is 32 MiB.
+pub const MAX_UPLOAD_BYTES: usize = 32 * 1024 * 1024;
+
 /// A connection that has sent part of a request, then nothing for this long, is closed.
 /// Default is 10 seconds.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -46,12 +51,15 @@ pub struct Limits {
     pub max_headers: usize,
     /// See [`MAX_BODY_BYTES`].
     pub max_body_bytes: usize,
+    /// See [`MAX_UPLOAD_BYTES`].
+    pub max_upload_bytes: usize,
 }
 
 impl Limits {
     /// The most bytes one complete request can occupy in a connection's input buffer:
     /// a full head, the largest body, and chunked framing around it (bounded by
-    /// allowing the framing to be as large as the head limit again).
+    /// allowing the framing to be as large as the head limit again). An upload's body is
+    /// consumed as it arrives, so it never counts here.
     pub fn max_request_bytes(&self) -> usize {
         2 * self.max_head_bytes + self.max_body_bytes
     }
@@ -63,6 +71,7 @@ impl Default for Limits {
             max_head_bytes: MAX_HEAD_BYTES,
             max_headers: MAX_HEADERS,
             max_body_bytes: MAX_BODY_BYTES,
+            max_upload_bytes: MAX_UPLOAD_BYTES,
         }
     }
 }

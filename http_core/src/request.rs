@@ -6,6 +6,7 @@ use std::mem::MaybeUninit;
 use crate::error::HttpError;
 use crate::headers::{self, HeadInfo};
 use crate::limits::{Limits, MAX_HEADERS};
+use crate::routes::limits_for;
 
 /// A complete, valid request head.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,10 +41,13 @@ pub fn parse_head<'a>(input: &'a [u8], limits: &Limits) -> Result<Option<Head<'a
         return Err(oversized(input, limits));
     }
     let minor = request.version.unwrap_or(1);
-    let info = headers::inspect(minor, request.headers.iter().map(|h| (h.name, h.value)), limits)?;
+    let method = request.method.unwrap_or_default();
+    let target = request.path.unwrap_or_default();
+    let fields = request.headers.iter().map(|h| (h.name, h.value));
+    let info = headers::inspect(minor, fields, &limits_for(limits, method, target))?;
     Ok(Some(Head {
-        method: request.method.unwrap_or_default(),
-        target: request.path.unwrap_or_default(),
+        method,
+        target,
         len,
         info,
     }))

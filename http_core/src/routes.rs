@@ -5,6 +5,7 @@
 //! | `GET /`, `HEAD /` | 200 `text/plain; charset=utf-8`, `Hello, World!` |
 //! | `GET /json`, `HEAD /json` | 200 `application/json`, `{"message":"Hello, World!"}` |
 //! | `POST /payload` | 200, the request body echoed with the request's Content-Type |
+//! | `POST /upload` | 200 `application/json`, the body's length and CRC32C ([`upload_receipt`]) |
 //! | `GET /bytes/{n}`, `HEAD /bytes/{n}` | 200 `application/octet-stream`, `n` bytes of [`pattern_byte`] |
 //! | `GET /files/{name}`, `HEAD /files/{name}` | 200 `application/octet-stream`, the file (see [`crate::files`]) |
 //! | other methods on those paths | 405 with `Allow` |
@@ -12,6 +13,8 @@
 //!
 //! `n` is decimal digits only, from 0 to [`MAX_BYTES_BODY`] (1 MiB); a malformed or
 //! larger `n` names no resource, so it is answered 404 like any other unknown path.
+//! An upload's body may be as large as `--max-upload-bytes` ([`crate::limits::MAX_UPLOAD_BYTES`]):
+//! servers read it as it arrives ([`crate::upload`]); [`route`] answers one held whole.
 //! [`route`] answers a file request 404, as a server without `--files-dir` does; a server
 //! serving files asks [`requested_file`] first and reads the file itself.
 
@@ -20,7 +23,7 @@ use std::sync::OnceLock;
 use serde::Serialize;
 
 use crate::file_name::FileName;
-use crate::limits::MAX_BODY_BYTES;
+use crate::limits::{Limits, MAX_BODY_BYTES};
 
 /// The body of `GET /`.
 pub const HELLO: &[u8] = b"Hello, World!";
@@ -110,6 +113,36 @@ pub fn requested_file(method: &str, target: &str) -> Option<FileName> {
     }
 }
 
+/// Whether the request is an upload (`POST /upload`), whose body is read as it arrives.
+pub fn is_upload(method: &str, target: &str) -> bool {
+    method == "POST" && path_of(target) == "/upload"
+}
+
+/// `limits` for a request with this method and target: an upload's body may be as large
+/// as [`Limits::max_upload_bytes`].
+pub fn limits_for(limits: &Limits, method: &str, target: &str) -> Limits {
+    if is_upload(method, target) {
+        Limits {
+            max_body_bytes: limits.max_upload_bytes,
+            ..*limits
+        }
+    } else {
+        *limits
+    }
+}
+
+/// The body of an upload's answer: `{"length":N,"crc32c":C}`, the body's length in bytes
+/// and the CRC32C (Castagnoli) of all of them, both decimal, so a client can check that
+/// every byte it sent was read.
+pub fn upload_receipt(length: u64, crc32c: u32) -> Vec<u8> {
+    format!(r#"{{"length":{length},"crc32c":{crc32c}}}"#).into_bytes()
+}
+
+/// The answer to an upload of `length` bytes whose CRC32C is `crc32c`.
+pub fn upload_reply(length: u64, crc32c: u32) -> Reply<'static> {
+    ok(APPLICATION_JSON, Body::Owned(upload_receipt(length, crc32c)))
+}
+
 /// The request target without its query.
 fn path_of(target: &str) -> &str {
     target.split('?').next().unwrap_or_default()
@@ -136,8 +169,9 @@ pub fn route<'a>(request: &RouteRequest<'a>) -> Reply<'a> {
             request.content_type.unwrap_or(OCTET_STREAM),
             Body::Borrowed(request.body),
         ),
+        ("/upload", "POST") => upload_reply(request.body.len() as u64, crc32c::crc32c(request.body)),
         ("/" | "/json", _) => not_allowed("GET, HEAD"),
-        ("/payload", _) => not_allowed("POST"),
+        ("/payload" | "/upload", _) => not_allowed("POST"),
         _ => plain_error(404),
     }
 }

@@ -10,6 +10,7 @@ const LIMITS: Limits = Limits {
     max_head_bytes: 1024,
     max_headers: 8,
     max_body_bytes: 256,
+    max_upload_bytes: 4096,
 };
 
 /// Feeds `input` cut at `cuts`, like a socket would, keeping unconsumed bytes.

@@ -43,6 +43,11 @@ pub struct CommonArgs {
     #[arg(long, default_value_t = limits::MAX_BODY_BYTES)]
     pub max_body_bytes: usize,
 
+    /// Largest `POST /upload` body in bytes (413 above it); it is read as it arrives,
+    /// never held whole.
+    #[arg(long, default_value_t = limits::MAX_UPLOAD_BYTES)]
+    pub max_upload_bytes: usize,
+
     /// Seconds a partly sent request may stay silent before the connection is closed.
     #[arg(long, default_value_t = limits::REQUEST_TIMEOUT.as_secs())]
     pub request_timeout_secs: u64,
@@ -79,6 +84,7 @@ impl CommonArgs {
             max_head_bytes: self.max_head_bytes,
             max_headers: self.max_headers,
             max_body_bytes: self.max_body_bytes,
+            max_upload_bytes: self.max_upload_bytes,
         }
     }
 

@@ -46,7 +46,7 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
     loop {
         let read = tokio::select! {
             read = transport.receive(&mut buffers.input) => read,
-            _ = settings.shutdown.cancelled(), if buffers.input.is_empty() => return,
+            _ = settings.shutdown.cancelled(), if buffers.between_requests() => return,
         };
         match read {
             Ok(0) => return say_goodbye(transport).await,
@@ -63,7 +63,7 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
                 Round::AfterFile | Round::Read => break,
             }
         }
-        if settings.shutdown.is_cancelled() && buffers.input.is_empty() {
+        if settings.shutdown.is_cancelled() && buffers.between_requests() {
             return say_goodbye(transport).await;
         }
     }
@@ -87,6 +87,13 @@ struct Buffers {
     /// the next input's, so a connection echoing large bodies alternates two.
     spare: Vec<u8>,
     output: Output,
+}
+
+impl Buffers {
+    /// No request is under way: nothing of one is held, and no upload is half read.
+    fn between_requests(&self) -> bool {
+        self.input.is_empty() && !self.codec.mid_request()
+    }
 }
 
 /// What a round of answering left to do.
@@ -150,7 +157,7 @@ async fn serve_round<T: Transport>(
     {
         return Round::End;
     }
-    activity.touch(!input.is_empty());
+    activity.touch(!input.is_empty() || codec.mid_request());
     match (close, outcome.file) {
         (true, _) => Round::Close,
         (false, Some(_)) => Round::AfterFile,

@@ -78,7 +78,7 @@ async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activi
         if !serve_held {
             let ready = tokio::select! {
                 ready = stream.readable() => ready,
-                _ = settings.shutdown.cancelled(), if held.partial.is_empty() => return,
+                _ = settings.shutdown.cancelled(), if !mid_request(&held, &codec) => return,
             };
             if ready.is_err() {
                 return;
@@ -105,14 +105,19 @@ async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activi
             }
         }
         serve_held = file.is_some() && !held.partial.is_empty();
-        activity.touch(!held.partial.is_empty());
+        activity.touch(mid_request(&held, &codec));
         if close {
             return linger_close(stream).await;
         }
-        if settings.shutdown.is_cancelled() && held.partial.is_empty() {
+        if settings.shutdown.is_cancelled() && !mid_request(&held, &codec) {
             return;
         }
     }
+}
+
+/// A request is under way: part of one is held, or an upload is half read.
+fn mid_request(held: &Held, codec: &Codec) -> bool {
+    !held.partial.is_empty() || codec.mid_request()
 }
 
 /// Sends the answer to a file request; whether the connection closes after it, or `None`

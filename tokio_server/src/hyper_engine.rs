@@ -2,7 +2,7 @@
 //! rules and routes so that statuses and headers match the codec engine wherever hyper
 //! lets them. Where hyper itself refuses a request before our service sees it, hyper's
 //! answer stands; the conformance suite names those cases. Files (`/files/{name}`) are
-//! served by [`crate::hyper_files`].
+//! served by [`crate::hyper_files`], uploads (`POST /upload`) by [`crate::hyper_upload`].
 
 use std::convert::Infallible;
 use std::path::Path;
@@ -24,6 +24,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::hyper_files::{self, AnswerBody};
 use crate::hyper_reply::{build, refuse};
+use crate::hyper_upload;
 
 /// hyper parses up to this many headers in a stack array; a larger `max_headers` moves
 /// them to the heap for every request, so below it our service enforces the limit.
@@ -95,10 +96,16 @@ async fn respond(
         .headers
         .iter()
         .map(|(name, value)| (name.as_str(), value.as_bytes()));
-    let info = match headers::inspect(minor, pairs, &limits) {
+    let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let method = parts.method.as_str();
+    let info = match headers::inspect(minor, pairs, &routes::limits_for(&limits, method, target)) {
         Ok(info) => info,
         Err(error) => return Ok(refuse(error.status()).map(Either::Left)),
     };
+    if routes::is_upload(method, target) {
+        let answer = hyper_upload::respond(body, limits.max_upload_bytes, !info.keep_alive).await;
+        return Ok(answer.map(Either::Left));
+    }
     let body = match Limited::new(body, limits.max_body_bytes).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(error) if error.is::<http_body_util::LengthLimitError>() => {
@@ -106,7 +113,6 @@ async fn respond(
         }
         Err(_) => return Ok(refuse(400).map(Either::Left)),
     };
-    let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     if let Some(name) = routes::requested_file(parts.method.as_str(), target) {
         let head_only = parts.method == hyper::Method::HEAD;
         let close = !info.keep_alive;

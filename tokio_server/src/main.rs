@@ -10,6 +10,7 @@ mod codec_engine;
 mod hyper_engine;
 mod hyper_files;
 mod hyper_reply;
+mod hyper_upload;
 mod server;
 
 use server_kit::{Settings, StartupError};

@@ -47,7 +47,11 @@ impl Conn {
     /// cancel-all should the last one have left an operation behind.
     pub fn on_tick(&mut self, now: u64, timeouts: Timeouts) {
         let silent = now.saturating_sub(self.last_progress);
-        let busy = !self.input.is_empty() || self.backlog() > 0 || self.file.is_some() || self.tls_busy();
+        let busy = !self.input.is_empty()
+            || self.codec.mid_request()
+            || self.backlog() > 0
+            || self.file.is_some()
+            || self.tls_busy();
         let expired = match self.phase {
             Phase::Open if busy => silent >= timeouts.request,
             Phase::Open => silent >= timeouts.idle,
@@ -78,7 +82,7 @@ impl Conn {
     }
 
     /// While the server shuts down, a connection with no request under way (no input, no
-    /// file, no partly received TLS record) drains what it owes (over an established TLS
+    /// upload half read, no file, no partly received TLS record) drains what it owes (over an established TLS
     /// session, a `close_notify` at least) and ends; one still in its handshake owes no
     /// `close_notify`, only what it has queued (its handshake flight), so one with nothing
     /// queued closes at once.
@@ -91,6 +95,7 @@ impl Conn {
         if self.shutting_down
             && self.phase == Phase::Open
             && self.input.is_empty()
+            && !self.codec.mid_request()
             && self.file.is_none()
             && !self.tls_holds_partial_record()
         {

@@ -187,7 +187,9 @@ impl Conn {
         self.bulk |= self.input_needed >= DIRECT_BODY_MIN;
         if let Some(request) = outcome.file {
             self.start_file(request, rest);
-        } else if outcome.close || (self.shutting_down && rest == 0 && !self.encrypted) {
+        } else if outcome.close
+            || (self.shutting_down && rest == 0 && !self.encrypted && !self.codec.mid_request())
+        {
             // Over TLS the session may hold records not yet handed over: `answer` and
             // `on_ciphertext` decide about shutdown (`Conn::end_if_shutting_down`).
             self.phase = Phase::Draining;

@@ -155,3 +155,30 @@ fn shutdown_closes_idle_now_and_busy_after_the_request() {
     assert_eq!(busy.phase(), Phase::Draining);
     assert!(flush(&mut busy).ends_with(b"abcd"));
 }
+
+/// An upload is consumed as it arrives, so its connection holds none of it: it is busy
+/// all the same (the request timeout applies, a shutdown waits for its answer).
+#[test]
+fn an_upload_half_read_keeps_the_connection_busy_though_nothing_is_held() {
+    let body = vec![b'u'; 100_000];
+    let mut head = b"POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n".to_vec();
+    head.extend_from_slice(&body[..60_000]);
+    let mut slow = conn();
+    slow.on_data(&head, 0);
+    assert!(slow.allocated() < 4096, "holds {} bytes", slow.allocated());
+    slow.on_tick(TIMEOUTS.request, TIMEOUTS);
+    assert_eq!(
+        slow.phase(),
+        Phase::Closing,
+        "the request timeout, not the idle one"
+    );
+
+    let mut busy = conn();
+    busy.on_data(&head, 0);
+    busy.begin_shutdown();
+    assert_eq!(busy.phase(), Phase::Open);
+    busy.on_data(&body[60_000..], 1);
+    assert_eq!(busy.phase(), Phase::Draining);
+    let receipt = http_core::routes::upload_receipt(100_000, crc32c::crc32c(&body));
+    assert!(flush(&mut busy).ends_with(&receipt));
+}
