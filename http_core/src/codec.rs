@@ -247,16 +247,14 @@ impl Codec {
                 let rest = input.len() - head.len;
                 if is_upload(head.method, head.target) && head.info.framing != Framing::Empty {
                     let upload = Upload::new(head.info.framing, self.limits.max_upload_bytes);
-                    if head.info.expect_continue && !self.continue_sent {
-                        // Answered before the body is read, unless it is all here already.
-                        let here = matches!(head.info.framing, Framing::Length(n) if n <= rest);
-                        if !here {
-                            out.push(CONTINUE);
-                            self.continue_sent = true;
-                        }
-                    }
                     let connection = (head.info.keep_alive, persistence(&head.info));
-                    return self.read_upload(upload, head.len, input.bytes(), connection, out);
+                    let step = self.read_upload(upload, head.len, input.bytes(), connection, out)?;
+                    if head.info.expect_continue && matches!(step, Step::Reading { .. }) {
+                        // The body is not all here: ask for the rest (nothing is rendered yet;
+                        // the head is not read again, so this is sent once).
+                        out.push(CONTINUE);
+                    }
+                    return Ok(step);
                 }
                 match head.info.framing {
                     Framing::Chunked => {
@@ -370,7 +368,6 @@ impl Codec {
             });
             return Ok(Step::Reading { len });
         }
-        self.continue_sent = false;
         render(
             &upload_reply(upload.length(), upload.crc32c()),
             false,

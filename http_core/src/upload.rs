@@ -53,7 +53,7 @@ impl Upload {
 
     /// Reads what it can of `input` (the bytes after those consumed so far): returns how
     /// many it consumed and whether the body ended there. A size line or trailer section
-    /// longer than `max_framing` bytes is refused.
+    /// longer than `max_framing` bytes is refused (413), however the reads split it.
     pub fn read(&mut self, input: &[u8], max_framing: usize) -> Result<(usize, bool), HttpError> {
         let mut pos = 0;
         loop {
@@ -69,6 +69,9 @@ impl Upload {
                     let Some(line) = take_line(rest, 0, max_framing)? else {
                         return Ok((pos, false));
                     };
+                    if line.next > max_framing {
+                        return Err(HttpError::BodyTooLarge);
+                    }
                     let size = chunk_size(&rest[..line.end])?;
                     let room = self.limit as u64 - self.length;
                     self.framing = match size {
@@ -97,10 +100,11 @@ impl Upload {
                     _ => return Err(BAD_CHUNK),
                 },
                 Streamed::Trailers => {
-                    return Ok(match trailers(rest, 0, max_framing)? {
-                        Some(len) => (pos + len, true),
-                        None => (pos, false),
-                    });
+                    return match trailers(rest, 0, max_framing)? {
+                        Some(len) if len > max_framing => Err(HttpError::BodyTooLarge),
+                        Some(len) => Ok((pos + len, true)),
+                        None => Ok((pos, false)),
+                    };
                 }
             }
         }
@@ -173,8 +177,12 @@ mod tests {
         for case in cases {
             assert_eq!(feed(Framing::Chunked, case, 1), Err(BAD_CHUNK), "{case:?}");
         }
-        let long_line = [b'1'; FRAMING + 2];
-        assert!(feed(Framing::Chunked, &long_line, 1).is_err());
+        let mut long_line = vec![b'1'; FRAMING + 2];
+        long_line.extend_from_slice(b"\r\n");
+        for step in [1, long_line.len()] {
+            let refused = feed(Framing::Chunked, &long_line, step);
+            assert_eq!(refused, Err(HttpError::BodyTooLarge), "step {step}");
+        }
     }
 
     #[test]

@@ -116,6 +116,13 @@ fn expect_continue_is_answered_before_the_body_is_read() {
     assert_eq!(codec.serve(b"abc", &mut out).responses, 1);
     assert!(text(&out).contains(&receipt_of(b"abc")));
     assert!(!codec.mid_request());
+
+    let whole = b"POST /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+    let out = text(&drive(Limits::default(), whole, usize::MAX).out);
+    assert!(
+        out.starts_with("HTTP/1.1 200 OK\r\n"),
+        "no 100 for a body all here: {out}"
+    );
 }
 
 #[test]

@@ -211,7 +211,7 @@ impl Conn {
             // A plain recv holds the input, so what it already holds could not be answered.
             let holds_requests = self.input.is_lent() && self.has_unanswered_input();
             // After the peer's close_notify, what it sends is dropped: stop receiving it.
-            let unwanted = self.paused() || wrong_kind || holds_requests || self.read_closed;
+            let unwanted = self.reading_held() || wrong_kind || holds_requests || self.read_closed;
             if !closing && ops.recv == Stage::InFlight && unwanted {
                 return Some(Op::CancelRecv);
             }
@@ -229,7 +229,7 @@ impl Conn {
         }
         let reading = matches!(self.phase, Phase::Open | Phase::Lingering { .. });
         let plain_would_block = self.wants_plain_recv() && self.has_unanswered_input();
-        if ops.recv.is_idle() && reading && !self.read_closed && !self.paused() && !plain_would_block {
+        if ops.recv.is_idle() && reading && !self.read_closed && !self.reading_held() && !plain_would_block {
             return Some(if self.wants_plain_recv() {
                 Op::RecvInto
             } else {
@@ -268,6 +268,13 @@ impl Conn {
 
     fn paused(&self) -> bool {
         self.backlog() >= OUTPUT_LIMIT
+    }
+
+    /// Stop receiving: output is backed up, or a file's answer is under way with a read's
+    /// worth of input already waiting behind it (an upload sent right after a file
+    /// request), so TCP slows the client down rather than the input cap ending it.
+    fn reading_held(&self) -> bool {
+        self.paused() || (self.file.is_some() && self.input.len() >= DIRECT_BODY_MIN)
     }
 
     /// The input holds bytes the codec should see now: what followed a file request,

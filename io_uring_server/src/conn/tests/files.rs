@@ -276,3 +276,35 @@ fn the_read_buffer_is_kept_for_the_next_file() {
     serve_file_of(&mut conn, 30_000);
     serve_file_of(&mut conn, 100);
 }
+
+/// An upload sent right behind a file request waits in the input while the file is
+/// answered: once a read's worth is there, receiving stops (rather than the input cap
+/// ending the connection), and resumes once the file is done and the upload consumed.
+#[test]
+fn an_upload_behind_a_file_holds_reading_until_the_file_is_answered() {
+    let mut conn = conn();
+    conn.serve_files_from(ROOT, false);
+    let mut input = b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\n".to_vec();
+    input.extend_from_slice(b"POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 1000000\r\n\r\n");
+    input.extend_from_slice(&[b'u'; DIRECT_BODY_MIN]);
+    conn.on_data(&input, 0);
+    assert_eq!(ops(&mut conn), [Op::File(FileOp::Open)], "no recv");
+    complete_file(&mut conn, some_fd());
+    ops(&mut conn);
+    let (_, statx) = conn.file_transfer().stat_args();
+    (statx.stx_mode, statx.stx_size) = (libc::S_IFREG as u16, 3);
+    complete_file(&mut conn, 0);
+    assert_eq!(ops(&mut conn), [Op::File(FileOp::Read), Op::Send]);
+    let (_, room, _) = conn.file_transfer().read_args();
+    room.copy_from_slice(b"abc");
+    complete_file(&mut conn, 3);
+    assert!(conn.file.is_none());
+    assert!(
+        conn.codec.mid_request(),
+        "the upload's head and body so far are consumed"
+    );
+    let after = ops(&mut conn);
+    let receiving = after.iter().any(|op| matches!(op, Op::Recv | Op::RecvInto));
+    assert!(receiving, "receiving again: {after:?}");
+    assert_eq!(conn.phase(), Phase::Open);
+}
