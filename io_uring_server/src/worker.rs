@@ -107,9 +107,12 @@ fn build(
     };
     let config = WorkerConfig {
         limits: cli.common.limits(),
+        // A connection's silence is counted in whole ticks from the tick it last made
+        // progress in, so N ticks of it may be as little as N - 1 seconds: one tick more
+        // than the seconds keeps a timeout from closing a connection early.
         timeouts: Timeouts {
-            request: cli.common.request_timeout_secs,
-            idle: cli.common.idle_timeout_secs,
+            request: cli.common.request_timeout_secs + 1,
+            idle: cli.common.idle_timeout_secs + 1,
         },
         grace_ticks: http_core::limits::SHUTDOWN_GRACE.as_secs(),
         features: cli.features,
