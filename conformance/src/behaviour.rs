@@ -6,6 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use http_core::limits::SHUTDOWN_GRACE;
+use http_core::routes::upload_receipt;
 
 use crate::endpoint::Endpoint;
 use crate::stuck_reader::{released_within, stuck_reader};
@@ -102,8 +103,9 @@ pub fn stuck_reader_released(addr: SocketAddr) -> Result<(), String> {
     probe(addr)
 }
 
-/// SIGTERM: idle connections close, a request in progress is finished, a client that
-/// stopped reading is not waited for, and the process exits 0 within the shutdown grace
+/// SIGTERM: idle connections close, a request in progress is finished (an upload half
+/// read too, though the server holds none of it), a client that stopped reading is not
+/// waited for, and the process exits 0 within the shutdown grace
 /// (+1 s).
 pub fn graceful_shutdown(server: &mut ServerProcess) -> Result<(), String> {
     let addr = server.addr();
@@ -115,15 +117,26 @@ pub fn graceful_shutdown(server: &mut ServerProcess) -> Result<(), String> {
     let mut busy = Conn::connect(addr);
     busy.send(b"POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nab")
         .map_err(|e| e.to_string())?;
+    let mut uploading = Conn::connect(addr);
+    uploading
+        .send(b"POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nab")
+        .map_err(|e| e.to_string())?;
     std::thread::sleep(Duration::from_millis(200));
     server.signal(libc::SIGTERM);
     std::thread::sleep(Duration::from_millis(300));
     busy.send(b"cd").map_err(|e| e.to_string())?;
+    uploading.send(b"cd").map_err(|e| e.to_string())?;
     let finished = busy
         .response(false)
         .map_err(|e| format!("in-flight request not finished: {e}"))?;
     if finished.body != b"abcd" {
         return Err(format!("in-flight request got {}", finished.normalized()));
+    }
+    let uploaded = uploading
+        .response(false)
+        .map_err(|e| format!("in-flight upload not finished: {e}"))?;
+    if uploaded.body != upload_receipt(4, crc32c::crc32c(b"abcd")) {
+        return Err(format!("in-flight upload got {}", uploaded.normalized()));
     }
     idle.expect_close(Duration::from_secs(2))
         .map_err(|e| format!("idle connection: {e}"))?;

@@ -4,36 +4,8 @@
 use http_core::limits::{MAX_BODY_BYTES, MAX_HEAD_BYTES, MAX_HEADERS};
 use http_core::routes::MAX_BYTES_BODY;
 
-/// One request sequence sent in a single write.
-pub struct Case {
-    pub name: &'static str,
-    pub request: Vec<u8>,
-    /// Statuses of the responses, in order (interim `100` included).
-    pub statuses: Vec<u16>,
-    /// Whether the server must close the connection after the last response.
-    pub close: bool,
-    /// The requests are HEAD: responses carry no body.
-    pub head: bool,
-}
-
-fn case(name: &'static str, request: impl Into<Vec<u8>>, statuses: &[u16], close: bool) -> Case {
-    Case {
-        name,
-        request: request.into(),
-        statuses: statuses.to_vec(),
-        close,
-        head: false,
-    }
-}
-
-/// A request line plus `Host: test`, the given header lines, a blank line and `body`.
-fn req(line: &str, headers: &str, body: &str) -> String {
-    format!("{line}\r\nHost: test\r\n{headers}\r\n{body}")
-}
-
-fn get(path: &str) -> String {
-    req(&format!("GET {path} HTTP/1.1"), "", "")
-}
+pub use crate::case::Case;
+use crate::case::{case, get, req};
 
 fn post(headers: &str, body: &str) -> String {
     req("POST /payload HTTP/1.1", headers, body)
@@ -46,6 +18,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(framing_errors());
     cases.extend(syntax_errors());
     cases.extend(limit_errors());
+    cases.extend(crate::upload_cases::cases());
     cases
 }
 

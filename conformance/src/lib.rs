@@ -4,6 +4,7 @@
 //! test that calls [`check_server`].
 
 pub mod behaviour;
+pub mod case;
 pub mod cases;
 pub mod churn;
 pub mod endpoint;
@@ -17,6 +18,10 @@ pub mod suite;
 pub mod tcp_table;
 pub mod tls_fairness;
 pub mod tls_input;
+pub mod upload_cases;
+pub mod upload_limits;
+pub mod upload_memory;
+pub mod uploads;
 pub mod wire;
 
 pub use endpoint::Endpoint;
@@ -26,7 +31,8 @@ pub use server_kit::ServerProcess;
 pub use suite::Deviation;
 
 /// Runs every case and behaviour against `binary args`, then its graceful shutdown, and
-/// panics with the list of failures, if any.
+/// panics with the list of failures, if any. The upload memory check starts its own
+/// server, `binary args --threads 1` ([`upload_memory`]).
 pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
     let request = behaviour::REQUEST_TIMEOUT_SECS.to_string();
     let idle = behaviour::IDLE_TIMEOUT_SECS.to_string();
@@ -41,6 +47,8 @@ pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
     failures.extend(behaviour::byte_by_byte(&to).err());
     failures.extend(large_bodies::large_bodies_keep_alive(&to).err());
     failures.extend(behaviour::timeouts(&to));
+    failures.extend(uploads::conversations(&to));
+    failures.extend(upload_memory::flat_memory(binary, args).err());
     failures.extend(behaviour::stuck_reader_released(addr).err());
     failures.extend(behaviour::graceful_shutdown(&mut server).err());
     report(server.label(), failures);
@@ -84,12 +92,15 @@ pub fn tls_cases(to: &Endpoint, deviations: &[Deviation]) -> Vec<String> {
     failures.extend(behaviour::byte_by_byte(to).err());
     failures.extend(large_bodies::large_bodies_keep_alive(to).err());
     failures.extend(behaviour::timeouts(to));
+    failures.extend(uploads::conversations(to));
     failures
 }
 
-/// Flags and startup errors: limits set by flags apply; a taken port and a bad flag exit 2.
+/// Flags and startup errors: limits set by flags apply (`--max-upload-bytes` too:
+/// [`upload_limits`]); a taken port and a bad flag exit 2.
 pub fn check_flags(binary: &str, args: &[&str]) {
     let mut failures = behaviour::limit_flags(binary, args);
+    failures.extend(upload_limits::limit_flag(binary, args));
     failures.extend(behaviour::startup_errors(binary, args));
     report(&format!("{binary} {}", args.join(" ")), failures);
 }

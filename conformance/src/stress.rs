@@ -32,13 +32,19 @@ pub fn fd_count(pid: u32) -> Result<usize, String> {
 
 /// Resident memory of process `pid`, in KiB; an unreadable or unparsable /proc is an error.
 pub fn rss_kib(pid: u32) -> Result<u64, String> {
+    status_kib(pid, "VmRSS")
+}
+
+/// The `field` line of `/proc/PID/status` (`VmRSS`, `VmHWM`, ...) in KiB; an unreadable
+/// or unparsable /proc is an error.
+pub fn status_kib(pid: u32, field: &str) -> Result<u64, String> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .map_err(|e| format!("cannot read /proc/{pid}/status: {e}"))?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| format!("no VmRSS in /proc/{pid}/status"))
+        .ok_or_else(|| format!("no {field} in /proc/{pid}/status"))
 }
 
 /// What a leak check compares before and after: the server's descriptors, and the

@@ -1,6 +1,7 @@
 //! The kit's TLS side against an in-process HTTPS server that answers through http_core's
-//! codec (rustls over std's TcpStream, a thread per connection): every case passes over
-//! TLS 1.3, and a server that closes without `close_notify` is told apart.
+//! codec (rustls over std's TcpStream, a thread per connection): every case and every
+//! upload conversation passes over TLS 1.3, and a server that closes without
+//! `close_notify` is told apart.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
@@ -72,6 +73,14 @@ fn every_case_passes_over_tls_against_the_codec() {
     let identity = TestIdentity::generate();
     let to = Endpoint::https(codec_over_tls(&identity, true), &identity);
     let failures = suite::run_cases(&to, &[]);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn every_upload_conversation_passes_over_tls_against_the_codec() {
+    let identity = TestIdentity::generate();
+    let to = Endpoint::https(codec_over_tls(&identity, true), &identity);
+    let failures = conformance::uploads::conversations(&to);
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
