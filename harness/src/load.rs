@@ -144,6 +144,9 @@ pub enum Ask {
     Echo(Post),
     /// `GET /bytes/{n}`: a response body of `n` bytes.
     Bytes(usize),
+    /// `POST /upload` of `n` patterned bytes (Content-Length), answered with the receipt of
+    /// their length and CRC32C (`http_core::routes::upload_receipt`).
+    Upload(usize),
     /// `GET /files/{name}`: files of the corpus set labelled `set`, picked at random per
     /// connection from `seed` (loadgen's file mode, every body byte checked).
     File { set: &'static str, seed: u64 },
@@ -162,6 +165,11 @@ impl Ask {
                 post.bytes,
             ),
             Ask::Bytes(n) => (loadgen::target::parse(&format!("{base_url}/bytes/{n}"))?, n),
+            Ask::Upload(n) => {
+                let target = loadgen::target::post(&format!("{base_url}/upload"), n, None)?;
+                let receipt = target.contract_body.len();
+                (target, receipt)
+            }
             Ask::File { .. } => {
                 let size = self.files()?.map_or(0, |files| files.set.size);
                 (loadgen::target::parse(&format!("{base_url}/files/"))?, size)

@@ -112,11 +112,15 @@ fn every_study_runs_its_smallest_plan_and_writes_its_report_apart() {
             "0",
             "--only",
             "4 connections",
+            "--only",
+            "20 MiB uploads",
         ],
     ]
     .concat();
     let workloads = run("workloads", &workloads, &out, "workloads");
     assert!(workloads.contains("4 connections"), "{workloads}");
+    // Calibrated, then offered its rate: every server read every upload and sent its receipt.
+    assert!(workloads.contains("## 20 MiB uploads at 50% load"), "{workloads}");
 
     let sweep = run(
         "sweep",

@@ -9,6 +9,7 @@
 //! the client and fails the run; a failed churn connection is counted by kind and the
 //! client goes on with the next one (any failure still fails the run).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::net::IpAddr;
 use std::sync::atomic::Ordering;
@@ -59,7 +60,12 @@ async fn exchange(
 ) -> Result<(), Failure> {
     let mut stream = connect(config, None, limits.patience(), tally).await?;
     pacer.begin(Instant::now());
-    let mut batch = config.request.repeat(config.depth);
+    // A single request is sent from the config's own bytes, never copied per connection
+    // (an upload's request is tens of MiB); a pipelined batch or a file's request is built.
+    let mut batch: Cow<[u8]> = match config.depth {
+        1 => Cow::Borrowed(&config.request),
+        depth => Cow::Owned(config.request.repeat(depth)),
+    };
     let mut picker = config.files.as_ref().map(|files| files.picker(index));
     let mut picked: Vec<usize> = Vec::with_capacity(config.depth);
     let mut buffer = Vec::with_capacity(64 * 1024);
@@ -71,11 +77,12 @@ async fn exchange(
             return Ok(());
         }
         if let (Some(files), Some(picker)) = (&config.files, &mut picker) {
+            let batch = batch.to_mut();
             batch.clear();
             picked.clear();
             for _ in 0..config.depth {
                 let index = picker.next_index();
-                files::render(&config.request, &files.set, index, &mut batch);
+                files::render(&config.request, &files.set, index, batch);
                 picked.push(index);
             }
         }

@@ -6,6 +6,8 @@
 //! loadgen http://127.0.0.1:8081/ --connections 64 --rate 50000 --duration-secs 10 # open loop
 //! loadgen http://127.0.0.1:8081/payload --connections 16 --post-bytes 65536 \
 //!     --expect-body-len 65536                                                     # echo
+//! loadgen http://127.0.0.1:8081/upload --connections 4 --post-bytes 20971520 --check-body
+//!                # uploads: each answer must be the receipt of the body's length and CRC32C
 //! loadgen http://127.0.0.1:8081/ --hold-idle 5000 --connections 64 --duration-secs 5
 //!                                       # the closed loop while 5,000 idle connections wait
 //! loadgen http://127.0.0.1:8081/ --connections 32 --churn server-closes          # churn
@@ -74,7 +76,9 @@ struct Cli {
     /// (http_core's routes) answers the request with, e.g. the pattern of `/bytes/{n}`.
     #[arg(long)]
     check_body: bool,
-    /// Send `POST` with a body of this many bytes instead of `GET` (`/payload` echoes it).
+    /// Send `POST` with a body of this many bytes of http_core's pattern instead of `GET`
+    /// (`/payload` echoes it, `/upload` answers its length and CRC32C; `--check-body`
+    /// checks either); the request is rendered once, however large.
     #[arg(long)]
     post_bytes: Option<usize>,
     /// With `--post-bytes`, send the body chunked in pieces of this many bytes.

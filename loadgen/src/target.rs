@@ -1,7 +1,9 @@
 //! Turns a URL like `http://127.0.0.1:8080/json` (or `https://`) into an address, the
 //! host TLS would name, and a pre-rendered request:
 //! a `GET`, or a `POST` of a patterned body sent with Content-Length or chunked, with
-//! the body the workspace's contract answers it with (for `--check-body`).
+//! the body the workspace's contract answers it with (for `--check-body`): `/payload`'s
+//! echo, or `/upload`'s receipt of the body's length and CRC32C. The body is rendered
+//! once per run, into the request itself, however large (an upload of tens of MiB).
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
@@ -62,7 +64,8 @@ pub fn parse(url: &str) -> Result<Target, String> {
 }
 
 /// A `POST` of `body_len` patterned bytes to `url`, framed by Content-Length, or with
-/// `chunk` as chunks of that many bytes (the last one shorter).
+/// `chunk` as chunks of that many bytes (the last one shorter). A Content-Length body is
+/// written straight into the request, so it is held once, whatever its size.
 pub fn post(url: &str, body_len: usize, chunk: Option<usize>) -> Result<Target, String> {
     let get = parse(url)?;
     let path = url
@@ -72,17 +75,19 @@ pub fn post(url: &str, body_len: usize, chunk: Option<usize>) -> Result<Target, 
     let line_end = get.request.windows(2).position(|w| w == b"\r\n").unwrap_or(0);
     let request_line = String::from_utf8_lossy(&get.request[..line_end]).replacen("GET ", "POST ", 1);
     let host_and_end = &get.request[line_end..get.request.len() - 2];
-    let body: Vec<u8> = (0..body_len).map(pattern_byte).collect();
-    let contract_body = contract_body("POST", &path, &body);
-    let mut request = request_line.into_bytes();
+    let mut request = Vec::with_capacity(get.request.len() + 96 + body_len);
+    request.extend_from_slice(request_line.as_bytes());
     request.extend_from_slice(host_and_end);
     request.extend_from_slice(b"Content-Type: application/octet-stream\r\n");
-    match chunk {
+    let contract_body = match chunk {
         None => {
             request.extend_from_slice(format!("Content-Length: {body_len}\r\n\r\n").as_bytes());
-            request.extend_from_slice(&body);
+            let body_start = request.len();
+            request.extend((0..body_len).map(pattern_byte));
+            contract_body("POST", &path, &request[body_start..])
         }
         Some(size) => {
+            let body: Vec<u8> = (0..body_len).map(pattern_byte).collect();
             request.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
             for piece in body.chunks(size.max(1)) {
                 request.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
@@ -90,8 +95,9 @@ pub fn post(url: &str, body_len: usize, chunk: Option<usize>) -> Result<Target, 
                 request.extend_from_slice(b"\r\n");
             }
             request.extend_from_slice(b"0\r\n\r\n");
+            contract_body("POST", &path, &body)
         }
-    }
+    };
     Ok(Target {
         request,
         contract_body,
@@ -132,6 +138,20 @@ mod tests {
         );
         let echo = post("http://127.0.0.1:9/payload?x", 27, Some(5)).unwrap();
         assert_eq!(echo.contract_body, b"abcdefghijklmnopqrstuvwxyza");
+    }
+
+    #[test]
+    fn an_upload_is_answered_with_its_length_and_crc32c() {
+        // 0x364B3FB7: the CRC-32C (Castagnoli) of "abc", a published check value.
+        let upload = post("http://127.0.0.1:9/upload", 3, None).unwrap();
+        assert_eq!(upload.contract_body, br#"{"length":3,"crc32c":910901175}"#);
+        assert!(upload.request.starts_with(b"POST /upload HTTP/1.1\r\n"));
+        assert!(upload.request.ends_with(b"Content-Length: 3\r\n\r\nabc"));
+        let chunked = post("http://127.0.0.1:9/upload", 3, Some(2)).unwrap();
+        assert_eq!(
+            chunked.contract_body, upload.contract_body,
+            "the framing is no part of it"
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! loadgen against small scripted servers (the open loop's timing is in `open_loop.rs`):
-//! wrong responses fail the run, request bounds hold, idle connections are
-//! held open beside a load, and churn makes one connection per request in both
+//! wrong responses fail the run (an upload's receipt too), request bounds hold, idle
+//! connections are held open beside a load, and churn makes one connection per request in both
 //! who-closes patterns, or several requests per connection where the client closes. (Churn against the workspace's servers is part of
 //! `conformance::check_stress`.)
 
@@ -52,6 +52,37 @@ fn bytes_bodies_are_checked_by_length_and_content() {
         ..config(scripted_server(OK, 0, Duration::ZERO))
     });
     assert!(wrong.first_error.unwrap().contains("first difference at Some(0)"));
+}
+
+/// Each upload's answer is the receipt of its length and CRC32C, checked byte for byte: a
+/// receipt that differs in one digit fails the run.
+#[test]
+fn uploads_are_checked_against_their_receipt() {
+    let addr = codec_server();
+    let target = loadgen::target::post(&format!("http://{addr}/upload"), 3 << 20, None).unwrap();
+    let receipt = target.contract_body.clone();
+    let upload = |expected: Vec<u8>| {
+        load(Config {
+            request: target.request.clone(),
+            connections: 2,
+            max_requests: Some(6),
+            expect_body_len: Some(receipt.len()),
+            expect_body: Some(expected),
+            ..config(addr)
+        })
+    };
+    let checked = upload(receipt.clone());
+    assert_eq!((checked.first_error, checked.requests), (None, 6));
+    assert!(
+        receipt.starts_with(br#"{"length":3145728,"crc32c":"#),
+        "{receipt:?}"
+    );
+
+    let mut wrong = receipt.clone();
+    let last_digit = wrong.len() - 2;
+    wrong[last_digit] = if wrong[last_digit] == b'0' { b'1' } else { b'0' };
+    let failed = upload(wrong);
+    assert!(failed.first_error.unwrap().contains("body differs"));
 }
 
 #[test]

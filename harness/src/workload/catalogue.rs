@@ -16,9 +16,10 @@ const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 10_000];
 
 /// The closed loop run beside the idle connections.
 ///
-/// The offered workloads (keep-alive, the echo and churn at 25, 50 and 75% of the smallest
-/// contender capacity, [`super::offered`]; short-lived connections at 50% only) follow the
-/// churn ones: the verdict's CPU rows for those loads are the 50% ones.
+/// The offered workloads (keep-alive and the echo at 25, 50 and 75% of the smallest
+/// contender capacity, [`super::offered`]; the others at 50% only: how churn's cost moves
+/// with the load is the churn study's, `scripts/churn.sh`) follow the churn ones: the
+/// verdict's CPU rows for those loads are the 50% ones.
 const IDLE_ACTIVE: usize = 64;
 
 /// The file corpus's set the file workloads serve (`http_core::files::CORPUS`): 1 MiB
@@ -28,6 +29,17 @@ pub const FILE_SET: &str = "1m";
 /// Connections asking for files: each window of the open loop ends with one 1 MiB round
 /// trip per connection in flight ([`super::offered::keeps_up`]), so few.
 const FILE_CONNECTIONS: usize = 8;
+
+/// Bytes of each upload: a large file or media upload, under the servers' default
+/// `--max-upload-bytes` (`http_core::limits::MAX_UPLOAD_BYTES`, checked as it compiles).
+pub const UPLOAD_BYTES: usize = 20 << 20;
+const _: () = assert!(UPLOAD_BYTES <= http_core::limits::MAX_UPLOAD_BYTES);
+
+/// Connections uploading: an upload takes milliseconds of CPU on each side (the client's
+/// copy into the socket, the server's out of it and its CRC32C), so a few keep both busy
+/// flat out, and each window of the open loop ends with up to one upload per connection
+/// in flight ([`super::offered::keeps_up`]), so few.
+const UPLOAD_CONNECTIONS: usize = 4;
 
 /// Requests each connection carries in the short-lived workloads: HttpArena's
 /// `limited-conn` closes after 10.
@@ -39,7 +51,7 @@ const SHORT_LIVED_REQUESTS: usize = 10;
 /// so every handshake is done before the measured window opens ([`super::measure`]).
 const TLS_CONNECTIONS: usize = 256;
 
-pub const WORKLOADS: [Workload; 37] = [
+pub const WORKLOADS: [Workload; 35] = [
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -68,6 +80,13 @@ pub const WORKLOADS: [Workload; 37] = [
         shape: Shape::Echo {
             bytes: 64 << 10,
             connections: 16,
+        },
+    },
+    Workload {
+        name: "20 MiB uploads",
+        shape: Shape::Upload {
+            bytes: UPLOAD_BYTES,
+            connections: UPLOAD_CONNECTIONS,
         },
     },
     Workload {
@@ -186,17 +205,17 @@ pub const WORKLOADS: [Workload; 37] = [
         },
     },
     Workload {
-        name: "1 MiB files at 50% load",
+        name: "20 MiB uploads at 50% load",
         shape: Shape::Offered {
-            of: "1 MiB files",
+            of: "20 MiB uploads",
             percent: 50,
         },
     },
     Workload {
-        name: "churn, server closes at 25% load",
+        name: "1 MiB files at 50% load",
         shape: Shape::Offered {
-            of: "churn, server closes",
-            percent: 25,
+            of: "1 MiB files",
+            percent: 50,
         },
     },
     Workload {
@@ -207,31 +226,10 @@ pub const WORKLOADS: [Workload; 37] = [
         },
     },
     Workload {
-        name: "churn, server closes at 75% load",
-        shape: Shape::Offered {
-            of: "churn, server closes",
-            percent: 75,
-        },
-    },
-    Workload {
-        name: "churn, client closes at 25% load",
-        shape: Shape::Offered {
-            of: "churn, client closes",
-            percent: 25,
-        },
-    },
-    Workload {
         name: "churn, client closes at 50% load",
         shape: Shape::Offered {
             of: "churn, client closes",
             percent: 50,
-        },
-    },
-    Workload {
-        name: "churn, client closes at 75% load",
-        shape: Shape::Offered {
-            of: "churn, client closes",
-            percent: 75,
         },
     },
     Workload {

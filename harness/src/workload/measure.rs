@@ -102,8 +102,8 @@ pub fn finish(
     Ok(sample)
 }
 
-/// `shape`'s load (keep-alive, echo, files, churn or short-lived connections, plain or
-/// over TLS) as an open loop at `rate` requests/s.
+/// `shape`'s load (keep-alive, echo, uploads, files, churn or short-lived connections,
+/// plain or over TLS) as an open loop at `rate` requests/s.
 fn at_rate(shape: Shape, rate: f64, duration: Duration, pinning: &Pinning) -> Load {
     let flat_out = load_of(shape, duration, pinning);
     let kind = match flat_out.kind {
@@ -152,6 +152,7 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
             ..Load::new(LoadKind::Echo, (connections, 1), None, duration, pinning)
         },
         Shape::Response { bytes, connections } => closed(connections, Ask::Bytes(bytes)),
+        Shape::Upload { bytes, connections } => closed(connections, Ask::Upload(bytes)),
         Shape::Files { set, connections } => closed(connections, Ask::File { set, seed: 1 }),
         Shape::Churn { closes, clients } => Load {
             churn: Some(closes),

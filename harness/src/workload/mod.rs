@@ -42,6 +42,10 @@ pub enum Shape {
     Echo { bytes: usize, connections: usize },
     /// `GET /bytes/{bytes}` in a closed loop.
     Response { bytes: usize, connections: usize },
+    /// `POST /upload` of `bytes` (Content-Length) in a closed loop, each answered with the
+    /// receipt of its length and CRC32C: the server reads every byte as it arrives and
+    /// keeps none, what a service taking large uploads does.
+    Upload { bytes: usize, connections: usize },
     /// `GET /files/{name}` of the file corpus's `set` (`harness::corpus`, hot in the page
     /// cache), a file picked at random per request, in a closed loop: what
     /// io_uring_server's sendfile path is for.
@@ -63,8 +67,8 @@ pub enum Shape {
     /// `count` kept-alive connections that each made one request and now wait, held by a
     /// freshly started server while `active` connections run a closed loop of `GET /`.
     Idle { count: usize, active: usize },
-    /// The load of the workload named `of` (keep-alive, echo, files, churn or short-lived
-    /// connections) as an open loop at
+    /// The load of the workload named `of` (keep-alive, echo, uploads, files, churn or
+    /// short-lived connections) as an open loop at
     /// `percent`% of the smallest contender capacity for it (10^6 ÷ its server CPU µs per
     /// request flat out, [`offered`]): every contender serves the same requests per
     /// second, so CPU per request compares servers rather than how fast the client drove

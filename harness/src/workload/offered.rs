@@ -299,6 +299,7 @@ mod tests {
                         base.shape,
                         Shape::KeepAlive { .. }
                             | Shape::Echo { .. }
+                            | Shape::Upload { .. }
                             | Shape::Files { .. }
                             | Shape::Churn { .. }
                             | Shape::ShortLived { .. }

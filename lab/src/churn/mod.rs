@@ -2,9 +2,10 @@
 //! patterns, at several loads: closed loops at several client counts and open loops at
 //! fixed connection rates, every contender over rounds of freshly started servers in a
 //! balanced order, with an A/A control.
-//! The workloads study has one closed-loop point per pattern; this one shows how the cost
-//! of a connection moves with the load. This module names the points and holds the
-//! samples; `measure` runs one point, `report` renders them and `plot` draws them.
+//! The workloads study has one closed-loop point and one fixed rate per pattern (its 50%
+//! load, the verdict's); this one shows how the cost of a connection moves with the load.
+//! This module names the points and holds the samples; `measure` runs one point, `report`
+//! renders them and `plot` draws them.
 
 use std::net::IpAddr;
 

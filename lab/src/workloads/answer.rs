@@ -322,7 +322,7 @@ fn rank(row: &Row) -> usize {
     };
     match shape {
         Shape::KeepAlive { .. } | Shape::TlsKeepAlive { .. } => 0,
-        Shape::Echo { .. } => 1,
+        Shape::Echo { .. } | Shape::Upload { .. } => 1,
         Shape::Churn { .. } | Shape::ShortLived { .. } | Shape::TlsChurn { .. } => 2,
         Shape::OneConnection { .. } => 3,
         Shape::Response { .. } | Shape::Files { .. } => 4,

@@ -1,8 +1,8 @@
 //! The workloads study (`scripts/workloads.sh`): for which workload is io_uring worth it?
 //! Every contender runs each workload shape (small requests on kept-alive connections,
-//! pipelining, one connection, a large echo, large responses, connection churn in both
-//! who-closes patterns, idle connections) over interleaved rounds; the verdict at the top
-//! of BENCHMARKS.md is generated from these rounds. This module names the workloads and
+//! pipelining, one connection, a large echo, large uploads, large responses, files,
+//! connection churn in both who-closes patterns, idle connections) over interleaved
+//! rounds; the verdict at the top of BENCHMARKS.md is generated from these rounds. This module names the workloads and
 //! who runs them; the harness's `workload` measures them and decides the verdict,
 //! `report` renders the study's tables and plots. One run measures everyone: the verdict's
 //! contenders, the ready io_uring runtimes (the runtime table, [`runtimes`]) and
@@ -61,9 +61,9 @@ pub fn judged_contenders(workload: &Workload) -> Vec<Contender> {
 
 /// The contenders shown in the detail tables only, measured in the first rounds:
 /// tokio_uring_server, where the verdict judges hyper on tokio's default multi-thread
-/// scheduler ([`SCHEDULER`]), then the outside anchors where they can serve it (all but the
-/// echo: nginx cannot echo a body without extra modules). A workload nobody runs every
-/// round ([`judged_contenders`]) has the verdict's contenders here too.
+/// scheduler ([`SCHEDULER`]), then the outside anchors where they can serve it
+/// ([`anchors_cannot`]). A workload nobody runs every round ([`judged_contenders`]) has the
+/// verdict's contenders here too.
 pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
     let mut contenders = Vec::new();
     let judged = !judged_contenders(workload).is_empty();
@@ -78,14 +78,29 @@ pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
         // The I/O-model control: the same zero-copy send on epoll.
         contenders.push(TOKIO_CODEC_SENDFILE);
     }
-    let echo = match workload.shape {
-        Shape::Offered { of, .. } => matches!(base(of).shape, Shape::Echo { .. }),
-        shape => matches!(shape, Shape::Echo { .. }),
-    };
-    if !echo {
+    if anchors_cannot(workload).is_none() {
         contenders.extend(ANCHORS);
     }
     serving(workload, contenders)
+}
+
+/// Why the outside anchors (nginx, configured for plain HTTP and the contract's static
+/// answers) cannot serve `workload`, where they cannot: an answer computed from the
+/// request's body (the echo, an upload's receipt) needs extra modules, TLS a
+/// configuration it is not given here.
+pub fn anchors_cannot(workload: &Workload) -> Option<&'static str> {
+    let shape = match workload.shape {
+        Shape::Offered { of, .. } => base(of).shape,
+        shape => shape,
+    };
+    match shape {
+        _ if workload.tls().is_some() => Some("nginx: configured here for plain HTTP only"),
+        Shape::Echo { .. } => Some("nginx: no echo without extra modules"),
+        Shape::Upload { .. } => {
+            Some("nginx: no receipt of an upload's length and CRC32C without extra modules")
+        }
+        _ => None,
+    }
 }
 
 /// Of `contenders`, those that can serve `workload`: over TLS, the servers with a rustls
@@ -118,6 +133,14 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
              received into, in one vectored write with its head (io_uring_server: one \
              SENDMSG; a body that arrived whole in a provided buffer is copied, since that \
              buffer goes back to the ring), so what is left to the I/O model is a few syscalls per request.",
+        ),
+        Shape::Upload { .. } => Some(
+            "What bounds it: every server reads each upload as it arrives and keeps none of \
+             it (http_core's upload reader, or hyper's body stream): each byte is copied once \
+             from the socket into the server and read once more for its CRC32C, the same for \
+             every engine, and on loopback the kernel's TCP work for both ends runs on the \
+             sender's CPU, the client's. What is left to the I/O model is how many reads an \
+             upload takes and what each costs.",
         ),
         Shape::Files { .. } => Some(
             "What bounds it: each file's bytes reach the socket from the page cache. \
@@ -223,6 +246,28 @@ mod tests {
             assert!(detail.iter().all(|c| !every.contains(c)), "{}", workload.name);
         }
         assert!(everyone().contains(&harness::servers::TOKIO_HYPER) && everyone().contains(&TOKIO_URING));
+    }
+
+    #[test]
+    fn uploads_are_judged_at_their_fixed_rate_and_nginx_sits_them_out() {
+        let by_name = harness::workload::catalogue::by_name;
+        let (saturated, offered) = (
+            by_name("20 MiB uploads").unwrap(),
+            by_name("20 MiB uploads at 50% load").unwrap(),
+        );
+        assert_eq!(judged_contenders(&offered), verdict_contenders());
+        assert!(
+            judged_contenders(&saturated).is_empty(),
+            "the closed loop is a capacity, in the details"
+        );
+        let every = every_round(&offered);
+        assert!(runtimes::READY.iter().all(|c| every.contains(c)), "{every:?}");
+        for workload in [saturated, offered] {
+            let everyone = [every_round(&workload), detail_contenders(&workload)].concat();
+            assert!(everyone.iter().all(|c| !ANCHORS.contains(c)), "{everyone:?}");
+            assert!(anchors_cannot(&workload).unwrap().contains("CRC32C"));
+            assert!(bound_by(&workload).unwrap().contains("CRC32C"));
+        }
     }
 
     #[test]

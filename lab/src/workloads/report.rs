@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::workloads::{
-    SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, answer, bound_by, features, forest, offered, plot,
-    runtimes, tail, yours,
+    SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, anchors_cannot, answer, bound_by, features, forest,
+    offered, plot, runtimes, tail, yours,
 };
 pub use harness::output::Doc;
 use harness::output::rewrite_benchmarks_section;
@@ -31,8 +31,12 @@ pub fn write_rendered(workspace: &Path, report: &WorkloadsReport) -> Result<(), 
             continue;
         }
         plot::draw(&plots.join(plot::file_name(&workload)), report, &workload)?;
+        let curve = plots.join(offered::file_name(&workload));
         if offered::has_curve(report, &workload) {
-            offered::draw(&plots.join(offered::file_name(&workload)), report, &workload)?;
+            offered::draw(&curve, report, &workload)?;
+        } else if curve.exists() {
+            // An earlier run's curve, from rates this one no longer measures.
+            std::fs::remove_file(&curve).map_err(|e| format!("{}: {e}", curve.display()))?;
         }
     }
     std::fs::write(results.join("workloads.md"), render(report)).map_err(|e| e.to_string())?;
@@ -216,11 +220,11 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
             samples.last().map_or("n/a", |s| s.bottleneck.as_str()),
         );
     }
-    let over_tls = WORKLOADS.iter().any(|w| w.name == workload && w.tls().is_some());
-    let why_not = match over_tls {
-        true => "nginx: configured here for plain HTTP only",
-        false => "nginx: no echo without extra modules",
-    };
+    let why_not = WORKLOADS
+        .iter()
+        .find(|w| w.name == workload)
+        .and_then(anchors_cannot)
+        .unwrap_or("nginx: not run at this workload");
     for anchor in measured_anchors(report) {
         if report.of(workload, anchor.id).next().is_none() {
             let _ = writeln!(

@@ -1,6 +1,6 @@
 //! The workloads report on fixed samples: the verdict judges every baseline, requests/s
-//! is inverted, one connection has a CPU row, anchors stay out of the verdict, and the
-//! detail lists every round.
+//! is inverted, one connection has a CPU row, anchors stay out of the verdict, the
+//! detail lists every round, and the uploads' row is judged and explained like the others.
 
 use super::*;
 use crate::workloads::Sample;
@@ -130,5 +130,54 @@ fn benchmarks_gets_the_verdict_under_one_provenance_line() {
     assert!(
         full.contains(harness::judge::METHOD) && full.contains("Williams"),
         "{full}"
+    );
+}
+
+/// The uploads' fixed-rate row: judged like every cost row, its details say what bounds it
+/// and why nginx, measured elsewhere, has no figure there.
+#[test]
+fn the_upload_row_is_judged_at_its_fixed_rate_and_its_details_say_why_nginx_is_absent() {
+    const UPLOADS: &str = "20 MiB uploads at 50% load";
+    let mut samples = Vec::new();
+    for round in 0..3 {
+        let r = round as f64;
+        for (contender, value) in [
+            ("io_uring", 4000.0 + 10.0 * r),
+            ("tokio_codec", 5000.0 + 10.0 * r),
+            ("tokio_hyper", 5200.0),
+            (AA_CONTROL.id, 4000.0 + 10.0 * r),
+        ] {
+            samples.push(Sample {
+                offered_per_sec: Some(80.0),
+                ..sample(UPLOADS, contender, round, value)
+            });
+        }
+        samples.push(sample("one connection", "nginx", round, 24.0));
+    }
+    let report = WorkloadsReport {
+        judged: Some(vec![UPLOADS.into(), "one connection".into()]),
+        samples,
+        ..report()
+    };
+    let table = verdict(&report, Doc::Results);
+    assert!(
+        table.contains(&format!(
+            "| {UPLOADS} | server CPU µs per request at 50% of capacity (a fixed open-loop rate, \
+             the same for every server) | 0.80 (0.80-0.80, 3 rounds) **wins** by ≥10% |"
+        )),
+        "{table}"
+    );
+    let text = render(&report);
+    assert!(text.contains(&format!("## {UPLOADS}")), "{text}");
+    assert!(
+        text.contains(
+            "| nginx (outside anchor) | not measured: it cannot serve this workload (nginx: no receipt \
+             of an upload's length and CRC32C without extra modules) |"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("What bounds it: every server reads each upload as it arrives"),
+        "{text}"
     );
 }
