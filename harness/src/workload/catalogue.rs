@@ -35,9 +35,9 @@ const FILE_CONNECTIONS: usize = 8;
 pub const UPLOAD_BYTES: usize = 20 << 20;
 const _: () = assert!(UPLOAD_BYTES <= http_core::limits::MAX_UPLOAD_BYTES);
 
-/// Connections uploading: an upload takes milliseconds of CPU on each side (the client's
-/// copy into the socket, the server's out of it and its CRC32C), so a few keep both busy
-/// flat out, and each window of the open loop ends with up to one upload per connection
+/// Connections uploading: an upload costs each side a copy of every byte (the client's
+/// into the socket, the server's out of it, and its CRC32C; the detail table's CPU
+/// columns say how much), so a few keep both busy flat out, and each window of the open loop ends with up to one upload per connection
 /// in flight ([`super::offered::keeps_up`]), so few.
 const UPLOAD_CONNECTIONS: usize = 4;
 

@@ -135,12 +135,14 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
              buffer goes back to the ring), so what is left to the I/O model is a few syscalls per request.",
         ),
         Shape::Upload { .. } => Some(
-            "What bounds it: every server reads each upload as it arrives and keeps none of \
-             it (http_core's upload reader, or hyper's body stream): each byte is copied once \
-             from the socket into the server and read once more for its CRC32C, the same for \
-             every engine, and on loopback the kernel's TCP work for both ends runs on the \
-             sender's CPU, the client's. What is left to the I/O model is how many reads an \
-             upload takes and what each costs.",
+            "What bounds it: a request here is one whole upload. Every server reads each \
+             upload as it arrives and keeps none of it (http_core's upload reader, or hyper's \
+             body stream): each byte is copied once from the socket into the server and read \
+             once more for its CRC32C, the same for every engine. On loopback most of TCP's \
+             receive processing runs in the sender's softirq, on the client's CPU; the \
+             server's CPU pays the copy out of the socket and its ACKs, so this row leaves out \
+             receive-path work a real NIC would put on the server. What is left to the I/O \
+             model is how many reads an upload takes and what each costs.",
         ),
         Shape::Files { .. } => Some(
             "What bounds it: each file's bytes reach the socket from the page cache. \

@@ -152,7 +152,7 @@ pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
         out,
         "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \
          on the other), a shared VM whose speed drifts between periods; only ratios within one \
-         round compare. Echoes and large responses are bound by the kernel's copies, not by \
+         round compare. Echoes, uploads and large responses are bound by the kernel's copies, not by \
          the I/O model (each section says why). Where each server's CPU goes, by category, \
          with flame graphs: \
          [{prefix}profiles.md]({prefix}profiles.md) (`scripts/profiles.sh`).\n"
