@@ -177,7 +177,9 @@ fn the_upload_row_is_judged_at_its_fixed_rate_and_its_details_say_why_nginx_is_a
         "{text}"
     );
     assert!(
-        text.contains("What bounds it: every server reads each upload as it arrives"),
+        text.contains(
+            "What bounds it: a request here is one whole upload. Every server reads each upload as it arrives"
+        ),
         "{text}"
     );
 }
