@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The large-body study (about 5 minutes with the defaults): every server echoes 64 KiB and
+# The large-body study (about 4 minutes with the defaults): every server echoes 64 KiB and
 # 1 MiB bodies, with Content-Length and chunked in 512-byte pieces, over rounds of
 # freshly started servers in a balanced order, each point cut into slices alternated
 # between the servers, with an A/A control. Writes results/bodies.md and results/bodies.json and its BENCHMARKS.md section.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sustained-load sweep, the load curve (about 9 minutes): every server at 1-1024 connections, 16-deep
+# The sustained-load sweep, the load curve (about 7 minutes): every server at 1-1024 connections, 16-deep
 # pipelining, and an open loop at fixed rates in rounds, with server CPU, RSS, syscalls per
 # request, steal, and the platform's hiccups beside the open loop's tails. Writes
 # results/sweep.md, results/sweep.json and results/sweep_*.svg.

@@ -158,6 +158,40 @@ fn idle_connections_the_server_closed_are_counted() {
 }
 
 #[test]
+fn dropped_idle_connections_close_by_a_reset_leaving_no_time_wait() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().take(3) {
+            let mut stream = stream.unwrap();
+            let mut request = [0u8; 256];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            std::io::Write::write_all(&mut stream, OK.as_bytes()).unwrap();
+            held.push(stream);
+        }
+        held.into_iter()
+            .map(|mut stream| {
+                stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                std::io::Read::read(&mut stream, &mut [0u8; 16]).map_err(|e| e.kind())
+            })
+            .collect::<Vec<_>>()
+    });
+    let expect = Expect {
+        status: 200,
+        body_len: Some(2),
+    };
+    let idle = IdleConnections::open(addr, 3, b"GET / HTTP/1.1\r\n\r\n", expect).unwrap();
+    drop(idle);
+    let ends = server.join().unwrap();
+    assert_eq!(
+        ends,
+        vec![Err(std::io::ErrorKind::ConnectionReset); 3],
+        "a reset, not a FIN (Ok(0))"
+    );
+}
+
+#[test]
 fn churn_makes_one_connection_per_request_whoever_closes() {
     let addr = scripted_server(OK, 0, Duration::ZERO);
     for churn in [Churn::ServerCloses, Churn::ClientCloses] {

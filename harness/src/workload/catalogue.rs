@@ -27,7 +27,7 @@ const IDLE_ACTIVE: usize = 64;
 pub const FILE_SET: &str = "1m";
 
 /// Connections asking for files: each window of the open loop ends with one 1 MiB round
-/// trip per connection in flight ([`super::offered::keeps_up`]), so few.
+/// trip per connection in flight ([`super::offered::owed`]), so few.
 const FILE_CONNECTIONS: usize = 8;
 
 /// Bytes of each upload: a large file or media upload, under the servers' default
@@ -38,7 +38,7 @@ const _: () = assert!(UPLOAD_BYTES <= http_core::limits::MAX_UPLOAD_BYTES);
 /// Connections uploading: an upload costs each side a copy of every byte (the client's
 /// into the socket, the server's out of it, and its CRC32C; the detail table's CPU
 /// columns say how much), so a few keep both busy flat out, and each window of the open loop ends with up to one upload per connection
-/// in flight ([`super::offered::keeps_up`]), so few.
+/// in flight ([`super::offered::owed`]), so few.
 const UPLOAD_CONNECTIONS: usize = 4;
 
 /// Requests each connection carries in the short-lived workloads: HttpArena's

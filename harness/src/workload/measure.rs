@@ -26,8 +26,9 @@ pub struct Slot {
     /// Count syscalls in a separate run (first round only, and where the workload asks).
     pub count_syscalls: bool,
     /// The slices the point is cut into ([`crate::slices`]): each ends with up to one
-    /// request per connection in flight, which [`offered::keeps_up`] does not count
-    /// against the server.
+    /// request per connection in flight, and holds one slot of the schedule more or less
+    /// than its mean, which [`offered::keeps_up`] does not count against the server
+    /// ([`offered::owed`]).
     pub slices: usize,
 }
 
@@ -83,15 +84,16 @@ pub fn finish(
     // What an open loop served: the answers that arrived within its scheduled window.
     // loadgen sends every request scheduled there, late if it must, and waits for the
     // answers, so its request count alone cannot tell a backlog; a server that kept up
-    // misses only the answers still in flight when each slice's window closed.
+    // misses only the answers still in flight when each slice's window closed, and the
+    // slot that a window's rounding may leave out.
     let served = point
         .answered_in_window
         .map_or(point.requests_per_sec, |answered| {
             answered as f64 / slot.duration.as_secs_f64()
         });
-    let in_flight = offered::in_flight(&point, slot.slices, slot.duration);
+    let owed = offered::owed(&point, slot.slices, slot.duration);
     let value = match slot.offered {
-        Some(rate) if !offered::keeps_up(rate, served, in_flight) => None,
+        Some(rate) if !offered::keeps_up(rate, served, owed) => None,
         _ => value,
     };
     let mut sample = sample(workload, slot.round, value, syscalls, point);

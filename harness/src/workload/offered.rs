@@ -33,19 +33,29 @@ pub const CALIBRATION: Duration = Duration::from_millis(1500);
 pub const CLIENT_REACH: f64 = 1.0;
 
 /// Whether a point that served `achieved` requests/s kept up with `offered`, where
-/// `in_flight` requests/s were still owed when its windows closed ([`in_flight`]): a
-/// server that kept up owes the last round trips, a backlog shows as requests not yet
-/// sent. With large answers whose round trips take milliseconds, those are a few percent
+/// `owed` requests/s were still owed when its windows closed ([`owed`]): a server that
+/// kept up owes the last round trips, a backlog shows as requests not yet sent. With
+/// large answers or bodies whose round trips take milliseconds, those are a few percent
 /// of a short window's requests; with small ones, a handful.
-pub fn keeps_up(offered: f64, achieved: f64, in_flight: f64) -> bool {
-    achieved + in_flight >= KEEP_UP * offered
+pub fn keeps_up(offered: f64, achieved: f64, owed: f64) -> bool {
+    achieved + owed >= KEEP_UP * offered
+}
+
+/// What a server that kept up with an open-loop `point` may still owe when each of its
+/// `slices` windows closed, as a rate over `duration` (the point's whole window), for
+/// [`keeps_up`]: the requests in flight ([`in_flight`]), and one request per window for
+/// where the schedule's slots fall: a window of w seconds at r requests/s holds ⌊r·w⌋ or
+/// ⌈r·w⌉ of them. That is nothing beside a window of thousands of small requests, and
+/// more than the 1% [`KEEP_UP`] leaves where a window holds a few dozen (20 MiB uploads).
+pub fn owed(point: &Point, slices: usize, duration: Duration) -> f64 {
+    in_flight(point, slices, duration) + slices.max(1) as f64 / duration.as_secs_f64()
 }
 
 /// The requests an open-loop `point` still had in flight when each of its `slices`
-/// windows closed, as a rate over `duration` (the point's whole window), for
-/// [`keeps_up`]: by Little's law its rate times its mean round trip (from each request's
-/// actual send, which a backlog does not lengthen), at most one per connection (loadgen
-/// sends one at a time on each). None for a point without an open loop's figures.
+/// windows closed, as a rate over `duration` (the point's whole window): by Little's law
+/// its rate times its mean round trip (from each request's actual send, which a backlog
+/// does not lengthen), at most one per connection (loadgen sends one at a time on each).
+/// None for a point without an open loop's figures.
 pub fn in_flight(point: &Point, slices: usize, duration: Duration) -> f64 {
     let Some(round_trip) = point.uncorrected_latency_us.as_ref().map(|p| p.mean / 1e6) else {
         return 0.0;
@@ -207,6 +217,33 @@ mod tests {
             "the last round trips are owed"
         );
         assert!(!keeps_up(1_000.0, 900.0, in_flight), "beyond them, a backlog");
+    }
+
+    #[test]
+    fn a_point_owes_its_round_trips_and_one_request_per_window() {
+        let mut point = crate::load::blank_point("a", crate::load::LoadKind::Open);
+        point.connections = 4;
+        point.requests_per_sec = 43.0;
+        point.uncorrected_latency_us = Some(loadgen::run::Percentiles {
+            mean: 20_000.0,
+            ..Default::default()
+        });
+        let (slices, whole) = (4, Duration::from_millis(1500));
+        let per_window = 4.0 / 1.5;
+        let owed = owed(&point, slices, whole);
+        assert!((owed - in_flight(&point, slices, whole) - per_window).abs() < 1e-9);
+        // 43 uploads/s in 4 windows of 0.375 s: about 16 a window, and a server that kept
+        // up answered 15 of them in some (40/s), one slot fewer than the schedule's mean.
+        assert!(
+            keeps_up(43.0, 40.0, owed),
+            "one slot short per window is rounding"
+        );
+        assert!(
+            !keeps_up(43.0, 36.0, owed),
+            "a request a window more is a backlog"
+        );
+        // Beside thousands of small requests a window, one is nothing.
+        assert!(!keeps_up(50_000.0, 49_000.0, per_window));
     }
 
     #[test]

@@ -88,7 +88,8 @@ pub fn offered_rates(report: &WorkloadsReport) -> String {
          {VERDICT_PERCENT}% of the client's reach instead, and the line says so. {}. A round in which a server served less than \
          {:.0}% of the offered rate (the answers that arrived within its scheduled window, over \
          that window, plus the round trips still in flight when it closed: the rate times the \
-         mean round trip, at most one per connection) counts for nothing: a backlog is not a \
+         mean round trip, at most one per connection; plus one request per window, since a \
+         window holds a whole number of the schedule's slots) counts for nothing: a backlog is not a \
          cost per request. Rows \"saturated \
          closed loop\" drive every server as fast as the client can: their CPU per request is \
          the server's busy share divided by a rate the client sets, a capacity figure rather \

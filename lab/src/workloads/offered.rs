@@ -61,7 +61,7 @@ pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
          capacity (10^6 ÷ its server CPU µs per request flat out, times its server CPUs; the verdict's line under its \
          table gives each server's); each cell is the median over the rounds in which the server kept up \
          (served 99% of the rate or more, the round trips still in flight at each window's end \
-         counted), {unit}, then the whole machine's. Rounds in which \
+         and one request per window for the schedule's rounding counted), {unit}, then the whole machine's. Rounds in which \
          it fell behind are named and left out.\n\n| server |"
     );
     for (workload, rate) in &rates {

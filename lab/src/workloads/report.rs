@@ -171,7 +171,7 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
             out,
             "Offered: {} requests/s to every server, an open loop; a round in which a server \
              served less than 99% of it (the round trips still in flight at each window's end \
-             counted) shows *fell behind* and is not judged.\n",
+             and one request per window for the schedule's rounding counted) shows *fell behind* and is not judged.\n",
             harness::format::group_thousands(rate)
         );
     }
