@@ -23,6 +23,16 @@ pub fn group_thousands(value: f64) -> String {
     out
 }
 
+/// A rate, requests/s, as the reports show it: one decimal below 100 (an offered 37.5
+/// beside a served 37.3 must not read 38 beside 37), else [`group_thousands`].
+pub fn rate(value: f64) -> String {
+    if value.abs() < 100.0 {
+        format!("{value:.1}")
+    } else {
+        group_thousands(value)
+    }
+}
+
 /// `12.34 µs`, or `n/a` when not measured.
 pub fn micros(value: Option<f64>) -> String {
     value.map_or_else(|| "n/a".into(), |v| format!("{v:.2} µs"))
@@ -41,5 +51,8 @@ mod tests {
         assert_eq!(group_thousands(123_456.7), "123,457");
         assert_eq!(group_thousands(999.0), "999");
         assert_eq!(micros(None), "n/a");
+        assert_eq!(rate(37.5), "37.5");
+        assert_eq!(rate(43.0), "43.0");
+        assert_eq!(rate(29_193.4), "29,193");
     }
 }

@@ -5,7 +5,7 @@
 
 use super::offered::{self, Calibration, VERDICT_PERCENT};
 use super::samples::WorkloadsReport;
-use crate::format::group_thousands;
+use crate::format::rate as show_rate;
 
 /// `calibration`'s rate at `percent`% load, as a share of every contender's capacity, the
 /// client's busy share flat out beside each; said so where the rate was capped at what the
@@ -17,18 +17,18 @@ pub fn describe(calibration: &Calibration, percent: u32) -> String {
             "{}: {} req/s, {percent}% of the slowest flat-out figure ({}'s {} req/s; a report \
              from before capacities were measured)",
             calibration.workload,
-            group_thousands(rate),
+            show_rate(rate),
             calibration.slowest_label(),
-            group_thousands(calibration.slowest),
+            show_rate(calibration.slowest),
         );
     };
     let cap = if calibration.capped(percent) {
         format!(
-            ", {percent}% of what the client could drive (the slowest flat-out figure, {}'s {} \
+            ", {percent}% of the client's reach (the slowest flat-out figure, {}'s {} \
              req/s), since the smallest capacity ({smallest}'s {} req/s) is more than that",
             calibration.slowest_label(),
-            group_thousands(calibration.slowest),
-            group_thousands(capacity),
+            show_rate(calibration.slowest),
+            show_rate(capacity),
         )
     } else {
         String::new()
@@ -39,7 +39,7 @@ pub fn describe(calibration: &Calibration, percent: u32) -> String {
         .map(|f| {
             let flat = format!(
                 "flat out it served {} req/s, the client {:.0}% busy",
-                group_thousands(f.requests_per_sec),
+                show_rate(f.requests_per_sec),
                 f.client_busy * 100.0
             );
             match (f.capacity(), f.server_cpu_us) {
@@ -47,7 +47,7 @@ pub fn describe(calibration: &Calibration, percent: u32) -> String {
                     "{:.0}% of {}'s capacity ({} req/s = {}10^6 ÷ {us:.1} µs; {flat})",
                     rate / capacity * 100.0,
                     f.label,
-                    group_thousands(capacity),
+                    show_rate(capacity),
                     if f.cpus > 1 {
                         format!("{} × ", f.cpus)
                     } else {
@@ -61,7 +61,7 @@ pub fn describe(calibration: &Calibration, percent: u32) -> String {
     format!(
         "{}: {} req/s{cap}, which is {}",
         calibration.workload,
-        group_thousands(rate),
+        show_rate(rate),
         shares.join(", ")
     )
 }
@@ -143,7 +143,7 @@ mod tests {
         assert!(line.starts_with("w: 10,000 req/s"), "{line}");
         assert!(
             line.contains(
-                "50% of what the client could drive (the slowest flat-out figure, a's 20,000 req/s)"
+                "50% of the client's reach (the slowest flat-out figure, a's 20,000 req/s)"
             ),
             "{line}"
         );

@@ -1,8 +1,9 @@
 //! The answer block at the top of README.md and BENCHMARKS.md: what io_uring_server
 //! saves or costs per workload family, in µs (or bytes) and in %, against tokio's two
 //! engines, with the rule's word; what a ready io_uring runtime does instead; the
-//! requests/s rows the rule decided; what the saving is worth beside a handler's own cost
-//! ([`super::worth`]); the run it comes from.
+//! requests/s rows the rule decided; what the A/A control read ([`super::control`]); what
+//! the saving is worth beside a handler's own cost ([`super::worth`]); the run it comes
+//! from.
 
 use std::path::Path;
 
@@ -71,6 +72,14 @@ pub fn render(report: &WorkloadsReport) -> String {
     out
 }
 
+/// Each judged row's name and the A/A control's estimate on it.
+fn controls(report: &WorkloadsReport, rows: &[Row]) -> Vec<(String, Option<Estimate>)> {
+    rows.iter()
+        .filter(|row| !bound_by_codec(report, row))
+        .map(|row| (name(row), Estimate::of(&row.aa)))
+        .collect()
+}
+
 /// The answer in sentences, from the rows against the codec engine (the same HTTP code,
 /// so what differs is the I/O model).
 fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
@@ -126,6 +135,7 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
     let more: Vec<String> = [
         ("What a ready runtime keeps.", keeps(report, rows)),
         ("Over TLS.", super::over_tls::sentence(report, rows)),
+        ("The control.", super::control::sentence(&controls(report, rows))),
         ("Requests/s.", requests_per_sec(report)),
         ("Worth it?", handlers(report, rows)),
     ]

@@ -18,6 +18,7 @@ pub use harness::workload::samples::{Sample, WorkloadsReport};
 pub use harness::workload::{BASELINES, SUBJECT, Shape, Unit, Workload};
 
 pub mod answer;
+pub mod control;
 pub mod features;
 pub mod forest;
 pub mod judged;

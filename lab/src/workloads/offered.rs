@@ -60,12 +60,13 @@ pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
          The same open-loop rate offered to every server, a share of the smallest contender \
          capacity (10^6 ÷ its server CPU µs per request flat out, times its server CPUs; the verdict's line under its \
          table gives each server's); each cell is the median over the rounds in which the server kept up \
-         (served 99% of the rate or more, the round trips still in flight at each window's end \
-         and one request per window for the schedule's rounding counted), {unit}, then the whole machine's. Rounds in which \
+         (its answers in the measured windows, with the requests still in flight as each \
+         window closed and one request a window for rounding, came to 99% of the rate or \
+         more), {unit}, then the whole machine's. Rounds in which \
          it fell behind are named and left out.\n\n| server |"
     );
     for (workload, rate) in &rates {
-        let _ = write!(out, " {} ({} req/s) |", share(workload), group_thousands(*rate));
+        let _ = write!(out, " {} ({} req/s) |", share(workload), harness::format::rate(*rate));
     }
     let _ = writeln!(out, "\n|---|{}", "---|".repeat(rates.len()));
     for (id, label) in report.contenders(base) {
@@ -116,7 +117,7 @@ fn cell(samples: &[&Sample]) -> String {
             "{}fell behind in {behind} of {} rounds (served {} req/s)",
             if text.is_empty() { "" } else { "; " },
             samples.len(),
-            median(&served).map_or("?".into(), group_thousands)
+            median(&served).map_or("?".into(), harness::format::rate)
         );
     }
     text

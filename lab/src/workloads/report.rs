@@ -169,10 +169,11 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     if let Some(rate) = report.of(workload, SUBJECT.id).find_map(|s| s.offered_per_sec) {
         let _ = writeln!(
             out,
-            "Offered: {} requests/s to every server, an open loop; a round in which a server \
-             served less than 99% of it (the round trips still in flight at each window's end \
-             and one request per window for the schedule's rounding counted) shows *fell behind* and is not judged.\n",
-            harness::format::group_thousands(rate)
+            "Offered: {} requests/s to every server, an open loop measured in short windows; a \
+             round in which a server's answers within them, with the requests still in flight \
+             as each window closed and one request a window for rounding, came to less than 99% \
+             of that rate shows *fell behind* and is not judged.\n",
+            harness::format::rate(rate)
         );
     }
     let _ = writeln!(
@@ -214,7 +215,7 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
             by_round.join(" "),
             median(&values).map_or("n/a".into(), |v| unit.show(v)),
             median(&machine).map_or("n/a".into(), |v| format!("{v:.1}")),
-            median(&rps).map_or("n/a".into(), |v| format!("{v:.0}")),
+            median(&rps).map_or("n/a".into(), harness::format::rate),
             median(&p99).map_or("n/a".into(), |v| format!("{v:.0}")),
             syscalls.map_or("not counted".into(), |v| format!("{v:.2}")),
             samples.last().map_or("n/a", |s| s.bottleneck.as_str()),

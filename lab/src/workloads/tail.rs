@@ -28,7 +28,7 @@ pub fn table(report: &WorkloadsReport, workload: &Workload) -> Option<String> {
          server's CPU and then on the client's, each half a second while nothing ran there, \
          just before the round's points (the larger). A p99 at or under the floor is the \
          machine's own stall, which no server could avoid.\n\n\
-         | server | p99 µs, by round | p99 (median) | p99.9 µs (median) | hiccup floor at p99, µs (median) | rounds with p99 at or under the floor |\n\
+         | server | p99 µs, by round | p99 (median) | p99.9 µs (median) | hiccup floor at p99, µs, by round | rounds with p99 at or under the floor |\n\
          |---|---|---|---|---|---|\n",
     );
     for (id, label) in report.contenders(workload.name) {
@@ -45,8 +45,11 @@ pub fn table(report: &WorkloadsReport, workload: &Workload) -> Option<String> {
             kept.iter().filter_map(|s| f(s)).map(|v| v as f64).collect()
         };
         let show = |values: Vec<f64>| median(&values).map_or("n/a".into(), |v| format!("{v:.0}"));
-        let floors = figures(|s| s.hiccup_p99_us);
-        let (floor, under) = match floors.is_empty() {
+        let floors: Vec<String> = samples
+            .iter()
+            .map(|s| s.hiccup_p99_us.map_or("-".into(), |floor| floor.to_string()))
+            .collect();
+        let (floor, under) = match samples.iter().all(|s| s.hiccup_p99_us.is_none()) {
             true => ("not metered".to_string(), "-".to_string()),
             false => {
                 let metered: Vec<_> = kept.iter().filter(|s| s.hiccup_p99_us.is_some()).collect();
@@ -54,7 +57,7 @@ pub fn table(report: &WorkloadsReport, workload: &Workload) -> Option<String> {
                     .iter()
                     .filter(|s| s.hiccup_p99_us.is_some_and(|floor| s.p99_us <= floor))
                     .count();
-                (show(floors), format!("{under} of {}", metered.len()))
+                (floors.join(" "), format!("{under} of {}", metered.len()))
             }
         };
         let _ = writeln!(
@@ -98,7 +101,7 @@ mod tests {
         ]);
         let table = table(&report, &workload).unwrap();
         assert!(
-            table.contains("| io_uring | 80 300 fell behind 120 | 120 | 360 | 100 | 1 of 3 |"),
+            table.contains("| io_uring | 80 300 fell behind 120 | 120 | 360 | 100 100 100 100 | 1 of 3 |"),
             "{table}"
         );
         let unmetered = WorkloadsReport::over(vec![Sample {

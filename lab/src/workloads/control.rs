@@ -1,0 +1,77 @@
+//! The answer's line on the A/A control: io_uring_server against a second process of
+//! itself, judged by the same rule on every row. It should tie; a row where the rule still
+//! called a difference shows how much this machine moves on its own, the yardstick for the
+//! small margins in the rows beside it.
+
+use harness::judge::{Estimate, Word};
+
+use crate::workloads::SUBJECT;
+use crate::workloads::worth::word;
+
+/// The sentence for `rows` (each row's name and the control's estimate on it, `None`
+/// where the control did not run there); `None` where it ran on no row.
+pub fn sentence(rows: &[(String, Option<Estimate>)]) -> Option<String> {
+    let judged: Vec<(&String, &Estimate)> = rows
+        .iter()
+        .filter_map(|(name, estimate)| estimate.as_ref().map(|e| (name, e)))
+        .collect();
+    if judged.is_empty() {
+        return None;
+    }
+    let count = |wanted: Word| judged.iter().filter(|(_, e)| e.word == wanted).count();
+    let called: Vec<String> = judged
+        .iter()
+        .filter(|(_, e)| matches!(e.word, Word::Wins | Word::Loses))
+        .map(|(name, e)| format!("{} on *{name}*", word(e)))
+        .collect();
+    let head = format!(
+        "{} against a second process of itself, which should tie, ties on {} of {} rows and \
+         is undecided on {}",
+        SUBJECT.label,
+        count(Word::Ties),
+        judged.len(),
+        count(Word::Inconclusive),
+    );
+    Some(match called.is_empty() {
+        true => format!("{head}: the rule called no difference that is not there."),
+        false => format!(
+            "{head}; it reads {}: a difference the machine alone made, so read a row above \
+             that wins by less than 10% with that in mind.",
+            called.join(", ")
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn estimate(ratios: &[f64]) -> Option<Estimate> {
+        Estimate::of(ratios)
+    }
+
+    #[test]
+    fn a_control_that_ties_everywhere_says_so() {
+        let rows = vec![
+            ("a".to_string(), estimate(&[1.0, 1.001, 0.999, 1.0])),
+            ("b".to_string(), estimate(&[0.5, 2.0, 0.7, 1.6])),
+            ("c".to_string(), None),
+        ];
+        assert_eq!(
+            sentence(&rows).unwrap(),
+            "io_uring_server against a second process of itself, which should tie, ties on 1 \
+             of 2 rows and is undecided on 1: the rule called no difference that is not there."
+        );
+    }
+
+    #[test]
+    fn a_difference_the_control_shows_is_named_with_its_word() {
+        let rows = vec![
+            ("a".to_string(), estimate(&[1.04, 1.05, 1.03, 1.04, 1.05, 1.04])),
+            ("b".to_string(), estimate(&[1.0, 1.001, 0.999, 1.0])),
+        ];
+        let text = sentence(&rows).unwrap();
+        assert!(text.contains("ties on 1 of 2 rows and is undecided on 0; it reads *loses* on *a*:"), "{text}");
+        assert_eq!(sentence(&[("a".to_string(), None)]), None, "no control, no line");
+    }
+}
