@@ -142,9 +142,7 @@ mod tests {
         let line = describe(&calibration, 50);
         assert!(line.starts_with("w: 10,000 req/s"), "{line}");
         assert!(
-            line.contains(
-                "50% of the client's reach (the slowest flat-out figure, a's 20,000 req/s)"
-            ),
+            line.contains("50% of the client's reach (the slowest flat-out figure, a's 20,000 req/s)"),
             "{line}"
         );
         assert!(

@@ -71,7 +71,10 @@ mod tests {
             ("b".to_string(), estimate(&[1.0, 1.001, 0.999, 1.0])),
         ];
         let text = sentence(&rows).unwrap();
-        assert!(text.contains("ties on 1 of 2 rows and is undecided on 0; it reads *loses* on *a*:"), "{text}");
+        assert!(
+            text.contains("ties on 1 of 2 rows and is undecided on 0; it reads *loses* on *a*:"),
+            "{text}"
+        );
         assert_eq!(sentence(&[("a".to_string(), None)]), None, "no control, no line");
     }
 }

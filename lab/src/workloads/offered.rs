@@ -10,7 +10,6 @@ use plotters::prelude::SeriesLabelPosition;
 
 use crate::workloads::{Sample, Shape, WORKLOADS, Workload, WorkloadsReport};
 use harness::chart::{Axis, chart, contender_lines, svg};
-use harness::format::group_thousands;
 use harness::rounds::median;
 
 /// The offered workloads measured at `base`, by rate, with their rate.
@@ -66,7 +65,12 @@ pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
          it fell behind are named and left out.\n\n| server |"
     );
     for (workload, rate) in &rates {
-        let _ = write!(out, " {} ({} req/s) |", share(workload), harness::format::rate(*rate));
+        let _ = write!(
+            out,
+            " {} ({} req/s) |",
+            share(workload),
+            harness::format::rate(*rate)
+        );
     }
     let _ = writeln!(out, "\n|---|{}", "---|".repeat(rates.len()));
     for (id, label) in report.contenders(base) {

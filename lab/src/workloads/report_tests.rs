@@ -109,7 +109,7 @@ fn the_detail_lists_every_round_and_the_syscalls_counted_once() {
         "the echo's detail says what bounds it: {text}"
     );
     assert!(
-        text.contains("| io_uring | 8.0 9.0 10.0 | 9.0 | 27.0 | 1000 | 50 | 0.50 | client |"),
+        text.contains("| io_uring | 8.0 9.0 10.0 | 9.0 | 27.0 | 1,000 | 50 | 0.50 | client |"),
         "{text}"
     );
 }
