@@ -22,7 +22,13 @@ pub fn sentence(rows: &[(String, Option<Estimate>)]) -> Option<String> {
     let called: Vec<String> = judged
         .iter()
         .filter(|(_, e)| matches!(e.word, Word::Wins | Word::Loses))
-        .map(|(name, e)| format!("{} on *{name}*", word(e)))
+        .map(|(name, e)| {
+            format!(
+                "{} on *{name}* (the second process's figure {:.2}x the first's)",
+                word(e),
+                e.ratio
+            )
+        })
         .collect();
     let head = format!(
         "{} against a second process of itself, which should tie, ties on {} of {} rows and \
@@ -35,8 +41,8 @@ pub fn sentence(rows: &[(String, Option<Estimate>)]) -> Option<String> {
     Some(match called.is_empty() {
         true => format!("{head}: the rule called no difference that is not there."),
         false => format!(
-            "{head}; it reads {}: a difference the machine alone made, so read a row above \
-             that wins by less than 10% with that in mind.",
+            "{head}; it reads {}: a difference the machine alone made, so read a row that \
+             wins without \"by ≥10%\" with that in mind.",
             called.join(", ")
         ),
     })
@@ -72,7 +78,8 @@ mod tests {
         ];
         let text = sentence(&rows).unwrap();
         assert!(
-            text.contains("ties on 1 of 2 rows and is undecided on 0; it reads *loses* on *a*:"),
+            text.contains("ties on 1 of 2 rows and is undecided on 0; it reads *loses* on *a* (the second \
+             process's figure 1.04x the first's):"),
             "{text}"
         );
         assert_eq!(sentence(&[("a".to_string(), None)]), None, "no control, no line");

@@ -167,13 +167,16 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         .map_or(Unit::CpuPerRequest, |w| w.unit());
     let _ = writeln!(out, "## {workload}\n");
     if let Some(rate) = report.of(workload, SUBJECT.id).find_map(|s| s.offered_per_sec) {
+        let slices = report.slices.max(1);
         let _ = writeln!(
             out,
-            "Offered: {} requests/s to every server, an open loop measured in short windows; a \
-             round in which a server's answers within them, with the requests still in flight \
-             as each window closed and one request a window for rounding, came to less than 99% \
-             of that rate shows *fell behind* and is not judged.\n",
-            harness::format::rate(rate)
+            "Offered: {} requests/s to every server, an open loop measured in {slices} windows of \
+             {:.3} s a round; the req/s column counts the answers that arrived within them. A \
+             round counts as *fell behind*, and is not judged, when those answers, plus the \
+             requests still in flight as each window closed and one request per window for \
+             rounding, come to less than 99% of the offered rate.\n",
+            harness::format::rate(rate),
+            report.seconds_per_point / slices as f64,
         );
     }
     let _ = writeln!(

@@ -26,8 +26,9 @@ pub fn table(report: &WorkloadsReport, workload: &Workload) -> Option<String> {
          the server fell behind in has none. Beside it the p99.9, and the platform's hiccup \
          floor of the same round: how late a thread sleeping 1 ms woke, at p99, on the \
          server's CPU and then on the client's, each half a second while nothing ran there, \
-         just before the round's points (the larger). A p99 at or under the floor is the \
-         machine's own stall, which no server could avoid.\n\n\
+         just before the round's points (the larger), metered once a round and the same for \
+         every server. A p99 at or under its round's floor is within the machine's own \
+         stalls that round.\n\n\
          | server | p99 µs, by round | p99 (median) | p99.9 µs (median) | hiccup floor at p99, µs, by round | rounds with p99 at or under the floor |\n\
          |---|---|---|---|---|---|\n",
     );
