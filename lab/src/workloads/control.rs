@@ -78,8 +78,10 @@ mod tests {
         ];
         let text = sentence(&rows).unwrap();
         assert!(
-            text.contains("ties on 1 of 2 rows and is undecided on 0; it reads *loses* on *a* (the second \
-             process's figure 1.04x the first's):"),
+            text.contains(
+                "ties on 1 of 2 rows and is undecided on 0; it reads *loses* on *a* (the second \
+             process's figure 1.04x the first's):"
+            ),
             "{text}"
         );
         assert_eq!(sentence(&[("a".to_string(), None)]), None, "no control, no line");
