@@ -1,7 +1,7 @@
 //! A provided-buffer ring (IORING_REGISTER_PBUF_RING): the kernel picks a free buffer for
 //! each multishot recv completion, and we hand buffers back as soon as their bytes are
-//! copied or answered. One of the four kernel-facing files with `unsafe` (with `ring.rs`,
-//! `ops.rs` and `gather.rs`).
+//! copied or answered. One of the eight kernel-facing files with `unsafe` (`DESIGN.md`
+//! lists them).
 //!
 //! Incremental consumption (IOU_PBUF_RING_INC), where `incremental.rs` allows it: a
 //! completion takes only the bytes it received from the buffer at the ring's head, and the

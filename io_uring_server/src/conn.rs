@@ -94,6 +94,8 @@ pub struct Conn {
     /// Input length below which the codec cannot progress (what it said it needs).
     input_needed: usize,
     pending: Output,
+    /// Over TLS, the bytes at the front of `pending` already sealed into ciphertext.
+    sealed: usize,
     sending: Output,
     /// Bytes of `sending` the kernel has acknowledged.
     sent: usize,
@@ -110,6 +112,9 @@ pub struct Conn {
     read_closed: bool,
     /// The tick of the last progress, for timeouts.
     last_progress: u64,
+    /// The tick it was accepted in: a TLS handshake must end within the request timeout
+    /// of it, however its bytes trickle in.
+    accepted: u64,
     /// The server is shutting down: close after the current request.
     shutting_down: bool,
     /// Input past which the connection is closed regardless (defensive bound).
@@ -153,6 +158,7 @@ impl Conn {
             input: Input::default(),
             input_needed: 0,
             pending: Output::default(),
+            sealed: 0,
             sending: Output::default(),
             sent: 0,
             gather: None,
@@ -161,6 +167,7 @@ impl Conn {
             zero_copy_refused: false,
             read_closed: false,
             last_progress: now,
+            accepted: now,
             shutting_down: false,
             input_cap,
             files_root: None,
@@ -263,7 +270,7 @@ impl Conn {
     /// Bytes rendered but not yet acknowledged by the kernel (over TLS, ciphertext not
     /// yet sent too).
     pub fn backlog(&self) -> usize {
-        self.pending.len() + self.sending.len() - self.sent + self.tls_backlog()
+        self.pending.len() - self.sealed + self.sending.len() - self.sent + self.tls_backlog()
     }
 
     fn paused(&self) -> bool {

@@ -254,14 +254,15 @@ impl FileTransfer {
             FileAnswer::Found { len } => {
                 let done = self.request.head_only || len == 0;
                 if !done {
-                    let mount = statx.stx_mnt_id;
-                    if !self.root.reads_nowait_on(mount)
-                        && let Err(errno) = self.make_blocking()
-                    {
+                    // A mount not known to read without waiting (NFS, FUSE, a bind mount)
+                    // is read on io-wq's threads, never by sendfile on the ring's thread,
+                    // where a cached page may still wait on a revalidation.
+                    let nowait = self.root.reads_nowait_on(statx.stx_mnt_id);
+                    if !nowait && let Err(errno) = self.make_blocking() {
                         return Progress::Error(FileAnswer::from_errno(errno));
                     }
                     let fd = self.fd.as_ref().expect("a stat follows a successful open");
-                    if self.sendfile && len >= SENDFILE_MIN && sendfile::resident(fd.as_fd(), len) {
+                    if self.sendfile && nowait && len >= SENDFILE_MIN && sendfile::resident(fd.as_fd(), len) {
                         self.step = Step::Sendfile { len, sent: 0 };
                     } else {
                         self.stream_from(len, 0);

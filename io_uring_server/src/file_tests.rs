@@ -226,6 +226,11 @@ fn a_second_read_buffer_is_refused() {
 /// A transfer that may sendfile, opened on a real file of `len` bytes just written (so in
 /// the page cache), and stat'ed.
 fn cached_file_transfer(tag: &str, len: u64) -> (FileTransfer, Progress) {
+    cached_file_transfer_in(ROOT, tag, len)
+}
+
+/// [`cached_file_transfer`] under `root`.
+fn cached_file_transfer_in(root: FilesRoot, tag: &str, len: u64) -> (FileTransfer, Progress) {
     let path = std::env::temp_dir().join(format!("iouring-sendfile-{tag}-{}", std::process::id()));
     std::fs::write(&path, vec![7u8; len as usize]).unwrap();
     let fd = std::fs::File::open(&path).unwrap().into_raw_fd();
@@ -235,7 +240,7 @@ fn cached_file_transfer(tag: &str, len: u64) -> (FileTransfer, Progress) {
         head_only: false,
         persistence: Persistence::KeepAlive,
     };
-    let mut transfer = FileTransfer::new(request, ROOT, (FileScratch::new(), Vec::new()), true);
+    let mut transfer = FileTransfer::new(request, root, (FileScratch::new(), Vec::new()), true);
     assert_eq!(transfer.completed(fd), Progress::Continue);
     let progress = stat(&mut transfer, true, len);
     (transfer, progress)
@@ -339,5 +344,28 @@ fn only_bytes_sent_count_as_progress_while_the_socket_is_waited_for() {
     assert!(
         !transfer.progressed(libc::POLLOUT as i32),
         "a POLLOUT alone is no progress"
+    );
+}
+
+#[test]
+fn a_cached_file_where_reads_may_block_is_read_on_io_wq_never_sent_by_sendfile() {
+    let elsewhere = FilesRoot {
+        nowait_reads: false,
+        ..ROOT
+    };
+    let len = SENDFILE_MIN * 2;
+    let (transfer, head) = cached_file_transfer_in(elsewhere, "blocking-root", len);
+    assert_eq!(head, Progress::Head { len, done: false });
+    assert!(
+        !transfer.sends_body_next(),
+        "not by sendfile on the ring's thread"
+    );
+    assert_eq!(transfer.wants(false, true), Some(FileOp::Read));
+    let other_mount = FilesRoot { mount: 5, ..ROOT };
+    let (transfer, _) = cached_file_transfer_in(other_mount, "other-mount", len);
+    assert_eq!(
+        transfer.wants(false, true),
+        Some(FileOp::Read),
+        "a file on another mount than the root's"
     );
 }

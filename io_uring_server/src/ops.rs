@@ -118,9 +118,13 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             return Carried::Submitted;
         }
         (Op::File(FileOp::Sendfile), _) => {
-            debug_assert!(!fixed, "sendfile names the socket's own descriptor");
+            // A direct descriptor never reaches sendfile(2): EINVAL, as sendfile gives a
+            // socket it cannot send to, has the file read through the ring instead.
+            let Some(socket) = sendfile::ProcessSocket::of(fd, fixed) else {
+                return Carried::Done(-libc::EINVAL);
+            };
             let (file, offset, count) = conn.file_transfer().sendfile_args();
-            return Carried::Done(sendfile::send_file(fd, file, offset, count));
+            return Carried::Done(sendfile::send_file(socket, file, offset, count));
         }
         (Op::File(FileOp::PollOut), _) => {
             on_file(opcode::PollAdd::new(types::Fd(fd), libc::POLLOUT as u32).build())

@@ -70,7 +70,10 @@ impl Ring {
     ///
     /// # Safety
     /// Every buffer `entry` points to must stay allocated, and must not be written by us
-    /// (or read, for a receive) until the final completion of `entry`.
+    /// (or read, for a receive) until the final completion of `entry`: the one without
+    /// IORING_CQE_F_MORE. For a SEND_ZC that is its notification (IORING_CQE_F_NOTIF),
+    /// which may come after the completion that counts the bytes sent: the kernel reads
+    /// the bytes until then.
     pub unsafe fn push(&mut self, entry: squeue::Entry) {
         // SAFETY: forwarded from the caller.
         if !self.parked.is_empty() || unsafe { self.uring.submission().push(&entry) }.is_err() {

@@ -72,13 +72,26 @@ fn page_size() -> u64 {
     rustix::param::page_size() as u64
 }
 
+/// A connection's socket as a descriptor of the process: never a direct descriptor (a
+/// slot of the ring's registered table, whose number names some other file or none).
+#[derive(Debug, Clone, Copy)]
+pub struct ProcessSocket(RawFd);
+
+impl ProcessSocket {
+    /// The socket `fd`, unless it is `direct` (checked in every build).
+    pub fn of(fd: RawFd, direct: bool) -> Option<ProcessSocket> {
+        (!direct).then_some(ProcessSocket(fd))
+    }
+}
+
 /// Sends up to `count` bytes of `file` from `offset` on `socket` without blocking.
 /// Returns the bytes sent, or the negated errno (`-EAGAIN`: the socket buffer is full),
 /// as a completion would carry it.
-pub fn send_file(socket: RawFd, file: BorrowedFd<'_>, offset: u64, count: u64) -> i32 {
-    // SAFETY: the connection's socket, open until its Close completes, which comes only
-    // after this synchronous call (the connection is in the slab while we run).
-    let socket = unsafe { BorrowedFd::borrow_raw(socket) };
+pub fn send_file(socket: ProcessSocket, file: BorrowedFd<'_>, offset: u64, count: u64) -> i32 {
+    // SAFETY: a descriptor of the process (`ProcessSocket` is never a direct one): the
+    // connection's socket, open until its Close completes, which comes only after this
+    // synchronous call (the connection is in the slab while we run).
+    let socket = unsafe { BorrowedFd::borrow_raw(socket.0) };
     if let Err(e) = rustix::fs::fcntl_setfl(socket, OFlags::NONBLOCK) {
         return -e.raw_os_error();
     }

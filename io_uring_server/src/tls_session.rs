@@ -5,6 +5,11 @@
 //! (rustls 0.23) copies its plaintext into a `Vec` it hands over to the codec. What the codec renders is
 //! encrypted straight into `outgoing`, which becomes the output the next send names.
 //! The kernel never touches either buffer (`DESIGN.md`, "TLS").
+//!
+//! Input costs time linear in its bytes whatever its records' sizes: the records taken are
+//! dropped from `incoming` once per receive, not one by one (each would move the rest),
+//! and small records' plaintext is gathered and handed to the codec together, so a
+//! request head sent a byte a record is not parsed again for every byte.
 
 use std::sync::Arc;
 
@@ -18,6 +23,14 @@ const RECORD_OVERHEAD: usize = 5 + 1 + 16;
 
 /// The most plaintext one record carries.
 const MAX_FRAGMENT: usize = 16 * 1024;
+
+/// A record with less plaintext than this, after another in the same receive, is gathered
+/// with its neighbours rather than handed to the codec alone. Default is 1 KiB.
+const SMALL_RECORD: usize = 1024;
+
+/// Gathered plaintext is handed over once it reaches this many bytes, so gathering holds
+/// at most about this much. Default is 16 KiB.
+const GATHER_MAX: usize = 16 * 1024;
 
 /// Why a connection's TLS cannot go on: the peer broke the protocol (a record that does
 /// not decrypt, a bad handshake), or rustls refused what it was asked.
@@ -53,6 +66,8 @@ pub struct TlsSession {
     /// Ciphertext to send, in order: handshake records, tickets, sealed responses, the
     /// `close_notify`.
     outgoing: Vec<u8>,
+    /// Small records' plaintext gathered during a receive; empty between receives.
+    gathered: Vec<u8>,
     /// The handshake is done: responses may be sealed.
     established: bool,
     close_notify_sealed: bool,
@@ -74,21 +89,40 @@ impl TlsSession {
             conn: UnbufferedServerConnection::new(config)?,
             incoming: Vec::new(),
             outgoing: Vec::new(),
+            gathered: Vec::new(),
             established: false,
             close_notify_sealed: false,
         })
     }
 
-    /// Takes `ciphertext` in and processes every whole record: each application-data
-    /// record's plaintext goes to `deliver`, in order, as rustls hands it over (a copy of
-    /// its own); handshake replies and tickets wait in the outgoing ciphertext.
+    /// Takes `ciphertext` in and processes every whole record: the application data goes
+    /// to `deliver`, in order; handshake replies and tickets wait in the outgoing
+    /// ciphertext. The first record, and any of at least [`SMALL_RECORD`] bytes, is
+    /// handed over as rustls hands it (a copy of its own); later small ones are gathered
+    /// first (up to [`GATHER_MAX`]), so `deliver` is called about once per receive or per
+    /// large record, however small the records.
     pub fn receive(
         &mut self,
         ciphertext: &[u8],
         deliver: &mut dyn FnMut(&[u8]),
     ) -> Result<Received, TlsFailed> {
         self.incoming.extend_from_slice(ciphertext);
-        self.process(deliver, None)
+        let mut gathered = std::mem::take(&mut self.gathered);
+        let mut first = true;
+        let mut gather = |plaintext: &[u8]| {
+            let alone = std::mem::replace(&mut first, false) || plaintext.len() >= SMALL_RECORD;
+            if alone || gathered.len() + plaintext.len() > GATHER_MAX {
+                hand_over(&mut gathered, deliver);
+            }
+            match alone {
+                true => deliver(plaintext),
+                false => gathered.extend_from_slice(plaintext),
+            }
+        };
+        let received = self.process(&mut gather, None);
+        hand_over(&mut gathered, deliver);
+        self.gathered = gathered;
+        received
     }
 
     /// Encrypts `plaintext`, slice by slice, and after it a `close_notify` when `close`,
@@ -169,6 +203,7 @@ impl TlsSession {
 
     /// Gives up empty buffers' memory, so an idle connection holds none.
     pub fn release_if_empty(&mut self) {
+        self.gathered = Vec::new();
         if self.incoming.is_empty() {
             self.incoming = Vec::new();
         }
@@ -180,21 +215,37 @@ impl TlsSession {
     /// Bytes of buffer held.
     #[cfg(test)]
     pub fn allocated(&self) -> usize {
-        self.incoming.capacity() + self.outgoing.capacity()
+        self.incoming.capacity() + self.outgoing.capacity() + self.gathered.capacity()
     }
 
     /// Steps rustls through the records in `incoming` until it needs more bytes (or, when
     /// `write` is given, until it may encrypt, and then lets `write` encrypt). Plaintext
     /// goes to `deliver`; handshake records to `outgoing`, which is sent in order, so each
-    /// encoded flight is done with once it is there.
+    /// encoded flight is done with once it is there. The records taken are dropped from
+    /// `incoming` once, at the end (each record's own drop would move all the rest).
     fn process(
         &mut self,
+        deliver: &mut dyn FnMut(&[u8]),
+        write: Option<&mut Writer<'_>>,
+    ) -> Result<Received, TlsFailed> {
+        let mut taken = 0;
+        let result = self.step(&mut taken, deliver, write);
+        self.incoming.drain(..taken);
+        result
+    }
+
+    /// [`TlsSession::process`]'s steps, over `incoming` from `taken` on; `taken` grows by
+    /// each record rustls is done with.
+    fn step(
+        &mut self,
+        taken: &mut usize,
         deliver: &mut dyn FnMut(&[u8]),
         mut write: Option<&mut Writer<'_>>,
     ) -> Result<Received, TlsFailed> {
         let mut received = Received::Open;
         loop {
-            let UnbufferedStatus { mut discard, state } = self.conn.process_tls_records(&mut self.incoming);
+            let UnbufferedStatus { mut discard, state } =
+                self.conn.process_tls_records(&mut self.incoming[*taken..]);
             let wait = match state? {
                 ConnectionState::ReadTraffic(mut traffic) => {
                     if write.is_some() {
@@ -235,7 +286,7 @@ impl TlsSession {
                 ConnectionState::BlockedHandshake => true,
                 _ => return Err(TlsFailed("an unexpected TLS state (early data?)".into())),
             };
-            self.incoming.drain(..discard);
+            *taken += discard;
             if wait {
                 break;
             }
@@ -244,6 +295,14 @@ impl TlsSession {
             Some(_) => Err(TlsFailed("sealing before the handshake is done".into())),
             None => Ok(received),
         }
+    }
+}
+
+/// Hands what `gathered` holds (if anything) to `deliver`, and empties it.
+fn hand_over(gathered: &mut Vec<u8>, deliver: &mut dyn FnMut(&[u8])) {
+    if !gathered.is_empty() {
+        deliver(gathered);
+        gathered.clear();
     }
 }
 

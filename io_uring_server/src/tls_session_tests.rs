@@ -37,10 +37,7 @@ fn pair() -> (TlsSession, ClientConnection) {
 
 /// The client's pending records into the session; the plaintext it delivered.
 fn to_session(session: &mut TlsSession, client: &mut ClientConnection) -> (Vec<u8>, Received) {
-    let mut records = Vec::new();
-    while client.wants_write() {
-        client.write_tls(&mut records).unwrap();
-    }
+    let records = said(client);
     let mut delivered = Vec::new();
     let received = session
         .receive(&records, &mut |plain| delivered.extend_from_slice(plain))
@@ -131,4 +128,76 @@ fn a_record_cut_in_two_waits_for_its_rest() {
     assert!(!session.awaits_more());
     session.release_if_empty();
     assert_eq!(session.allocated(), 0);
+}
+
+/// The client's plaintext `bytes` as records of `size` bytes each (the last shorter).
+fn records_of(client: &mut ClientConnection, bytes: &[u8], size: usize) -> Vec<u8> {
+    let mut records = Vec::new();
+    for piece in bytes.chunks(size) {
+        client.writer().write_all(piece).unwrap();
+        records.extend(said(client));
+    }
+    records
+}
+
+/// The records the client has to send now.
+fn said(client: &mut ClientConnection) -> Vec<u8> {
+    let mut records = Vec::new();
+    while client.wants_write() {
+        client.write_tls(&mut records).unwrap();
+    }
+    records
+}
+
+#[test]
+fn a_head_in_one_byte_records_is_handed_over_in_one_piece_or_two() {
+    let (mut session, mut client) = pair();
+    handshake(&mut session, &mut client);
+    let head = [&b"GET / HTTP/1.1\r\nX-Pad: "[..], &[b'a'; 16_000], b"\r\n\r\n"].concat();
+    let records = records_of(&mut client, &head, 1);
+    let mut pieces = Vec::new();
+    let received = session
+        .receive(&records, &mut |plain| pieces.push(plain.to_vec()))
+        .unwrap();
+    assert_eq!(received, Received::Open);
+    assert_eq!(pieces.concat(), head, "every byte, in order");
+    // The first record alone, then the rest gathered: not a piece per record.
+    assert!(
+        pieces.len() <= 1 + head.len().div_ceil(GATHER_MAX),
+        "{} pieces",
+        pieces.len()
+    );
+    assert!(!session.holds_partial_record(), "every record taken");
+}
+
+/// Plaintext of assorted records, from one byte to a full 16 KiB, three and a bit of each
+/// size; returns it and the records.
+fn assorted_records(client: &mut ClientConnection) -> (Vec<u8>, Vec<u8>) {
+    let (mut plaintext, mut records) = (Vec::new(), Vec::new());
+    for (i, size) in [1, 7, 100, 1000, 1023, 1024, 4096, 16 * 1024]
+        .into_iter()
+        .enumerate()
+    {
+        let bytes: Vec<u8> = (0..3 * size + 5).map(|n| (n * 31 + i) as u8).collect();
+        records.extend(records_of(client, &bytes, size));
+        plaintext.extend(bytes);
+    }
+    (plaintext, records)
+}
+
+#[test]
+fn records_of_every_size_split_anywhere_arrive_whole_and_in_order() {
+    for cut in [1, 5, 4096, 16 * 1024 + 3, usize::MAX] {
+        let (mut session, mut client) = pair();
+        handshake(&mut session, &mut client);
+        let (sent, records) = assorted_records(&mut client);
+        let mut delivered = Vec::new();
+        for piece in records.chunks(cut.min(records.len())) {
+            session
+                .receive(piece, &mut |plain| delivered.extend_from_slice(plain))
+                .unwrap();
+        }
+        assert!(delivered == sent, "cut every {cut} bytes");
+        assert!(!session.holds_partial_record());
+    }
 }

@@ -43,8 +43,10 @@ impl Conn {
         self.phase = Phase::Closing;
     }
 
-    /// Once a second: close connections past their timeouts or linger, and allow another
-    /// cancel-all should the last one have left an operation behind.
+    /// Once a second: close connections past their timeouts or linger (and a TLS
+    /// handshake still unfinished a request timeout after the accept, however its bytes
+    /// trickle in), and allow another cancel-all should the last one have left an
+    /// operation behind.
     pub fn on_tick(&mut self, now: u64, timeouts: Timeouts) {
         let silent = now.saturating_sub(self.last_progress);
         let busy = !self.input.is_empty()
@@ -59,7 +61,8 @@ impl Conn {
             Phase::Lingering { since } => now.saturating_sub(since) > LINGER_TICKS,
             Phase::Closing => false,
         };
-        if expired {
+        let handshake_late = self.tls_handshaking() && now.saturating_sub(self.accepted) >= timeouts.request;
+        if expired || handshake_late {
             self.phase = Phase::Closing;
         }
         if !busy && silent > 0 {

@@ -3,7 +3,10 @@
 //! buffer is ciphertext: the session decrypts it and the plaintext is answered as
 //! [`Conn::on_data`] answers bytes over plain TCP. What the codec renders stays plaintext
 //! in `pending` until a send is submitted, when it is sealed (with a `close_notify` once
-//! the last response is rendered) into the ciphertext the next send names. Over TLS a
+//! the last response is rendered) into the ciphertext the next send names, at most
+//! [`SEAL_AHEAD`] bytes of it unsent at a time: a peer that stops reading pins that much
+//! ciphertext, not a copy of everything rendered (which stays plaintext, its bodies held
+//! by reference as over plain TCP). Over TLS a
 //! connection always receives through the buffer ring, never sends a file by sendfile
 //! (the page cache holds plaintext) nor a body by zero-copy send.
 
@@ -13,6 +16,11 @@ use rustls::ServerConfig;
 
 use super::{Conn, Phase, Receiving};
 use crate::tls_session::{Received, TlsFailed, TlsSession};
+
+/// Ciphertext sealed ahead of the socket: sealing stops while this much is sealed and not
+/// yet sent, and goes on as sends complete. Two full records, about one send's worth.
+/// Default is 32 KiB.
+pub const SEAL_AHEAD: usize = 32 * 1024;
 
 impl Conn {
     /// Speak TLS with `config` from the first byte on.
@@ -70,6 +78,11 @@ impl Conn {
         tls.outgoing_len() + usize::from(owed)
     }
 
+    /// Over TLS, the handshake is not done yet.
+    pub(super) fn tls_handshaking(&self) -> bool {
+        self.tls.as_ref().is_some_and(|tls| !tls.established())
+    }
+
     /// A handshake or a record is partly received: a request is under way.
     pub(super) fn tls_busy(&self) -> bool {
         self.tls.as_ref().is_some_and(|tls| tls.awaits_more())
@@ -81,31 +94,42 @@ impl Conn {
         self.tls.as_ref().is_some_and(|tls| tls.holds_partial_record())
     }
 
-    /// Over TLS, encrypts what is rendered (and the `close_notify` once the last response
-    /// is) into the ciphertext the next send names; nothing over plain TCP. The event loop
-    /// calls it before each [`Conn::next_op`], so a send never finds plaintext unsealed.
-    /// It never touches `sending`, so it may run while a send is in flight. A buffer the
-    /// plaintext kept (an echo's input, a file's chunk) comes back at once, since the
-    /// ciphertext is a copy. A session that cannot seal ends the connection.
+    /// Over TLS, encrypts what is rendered and not yet sealed (and the `close_notify` once
+    /// the last response is) into the ciphertext the next send names, until
+    /// [`SEAL_AHEAD`] bytes are sealed and unsent; nothing over plain TCP. The event loop
+    /// calls it before each [`Conn::next_op`], so a send never waits while plaintext could
+    /// be sealed, and sealing goes on as sends complete. It never touches `sending`, so it
+    /// may run while a send is in flight. Once all of `pending` is sealed, a buffer it kept
+    /// (an echo's input, a file's chunk) comes back, since the ciphertext is a copy. A
+    /// session that cannot seal ends the connection.
     pub fn seal_output(&mut self) {
         if !self.encrypted || !matches!(self.phase, Phase::Open | Phase::Draining) {
             return;
         }
+        let unsent = self.sending.len() - self.sent;
         let tls = self
             .tls
             .as_mut()
             .expect("an encrypted connection has its session");
-        let close = self.phase == Phase::Draining && tls.established() && !tls.close_notify_sealed();
-        if self.pending.is_empty() && !close {
+        let unsealed = self.pending.len() - self.sealed;
+        let budget = unsealed.min(SEAL_AHEAD.saturating_sub(tls.outgoing_len() + unsent));
+        let all = budget == unsealed;
+        let close = all && self.phase == Phase::Draining && tls.established() && !tls.close_notify_sealed();
+        if budget == 0 && !close {
             return;
         }
-        if let Err(why) = tls.seal(self.pending.slices(), close) {
+        let plaintext = self.pending.slices_from(self.sealed).map(|(slice, _)| slice);
+        if let Err(why) = tls.seal(first_bytes(plaintext, budget), close) {
             // Not the peer's doing: rustls refused to encrypt what it was given.
             server_kit::log!("a connection's TLS could not seal its output ({why}); closing it");
             self.fail();
         }
-        if let Some(buffer) = self.pending.reclaim() {
-            self.reclaimed(buffer);
+        self.sealed += budget;
+        if all {
+            self.sealed = 0;
+            if let Some(buffer) = self.pending.reclaim() {
+                self.reclaimed(buffer);
+            }
         }
     }
 
@@ -132,4 +156,16 @@ impl Conn {
             tls.release_if_empty();
         }
     }
+}
+
+/// The first `budget` bytes of `slices`, the last slice cut short where they end.
+fn first_bytes<'a>(
+    slices: impl Iterator<Item = &'a [u8]>,
+    mut budget: usize,
+) -> impl Iterator<Item = &'a [u8]> {
+    slices.map_while(move |slice| {
+        let take = slice.len().min(budget);
+        budget -= take;
+        (take > 0).then(|| &slice[..take])
+    })
 }

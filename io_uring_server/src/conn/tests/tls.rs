@@ -383,3 +383,69 @@ fn a_file_over_tls_at_shutdown_is_answered_with_what_follows_it_then_close_notif
     assert_eq!(responses(&answers), 2, "{}", String::from_utf8_lossy(&answers));
     assert!(heard_close_notify(&mut client), "close_notify received");
 }
+
+#[test]
+fn a_stalled_reader_pins_a_sends_worth_of_ciphertext_not_its_answers() {
+    let (mut c, mut client) = established();
+    let request = b"GET /bytes/1048576 HTTP/1.1\r\nHost: t\r\n\r\n";
+    for _ in 0..3 {
+        client.writer().write_all(request).unwrap();
+    }
+    let requests = said(&mut client);
+    c.on_recv(requests.len() as i32, Some(requests.as_slice()), 0);
+    assert!(ops(&mut c).contains(&Op::Send));
+    // The send never completes: the peer reads nothing.
+    let sealed = c.tls_allocated() + c.sending.capacity();
+    assert!(
+        sealed <= 2 * crate::conn::tls::SEAL_AHEAD,
+        "{sealed} bytes of ciphertext held for a peer that reads nothing"
+    );
+    assert!(
+        c.allocated() <= 3 * crate::conn::tls::SEAL_AHEAD,
+        "{} bytes held",
+        c.allocated()
+    );
+    // Read after all: every answer arrives whole, sealed a send's worth at a time.
+    let mut read = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    for _ in 0..1024 {
+        if c.ops.send.is_idle() {
+            break;
+        }
+        let sent = flush_one(&mut c);
+        assert!(
+            sent.len() <= 2 * crate::conn::tls::SEAL_AHEAD,
+            "a send of {}",
+            sent.len()
+        );
+        let mut rest = &sent[..];
+        while !rest.is_empty() {
+            client.read_tls(&mut rest).unwrap();
+            client.process_new_packets().unwrap();
+            while let Ok(n @ 1..) = client.reader().read(&mut chunk) {
+                read.extend_from_slice(&chunk[..n]);
+            }
+        }
+        ops(&mut c);
+    }
+    assert_eq!(responses(&read), 3);
+    assert_eq!(read.len(), 3 * (head_len(&read) + (1 << 20)), "every byte");
+}
+
+#[test]
+fn a_handshake_that_trickles_in_is_closed_a_request_timeout_after_the_accept() {
+    let (mut c, mut client) = tls_pair();
+    ops(&mut c);
+    let hello = said(&mut client);
+    for (tick, byte) in hello.iter().enumerate().take(TIMEOUTS.request as usize + 2) {
+        let now = tick as u64;
+        c.on_recv(1, Some(std::slice::from_ref(byte)), now);
+        c.on_tick(now, TIMEOUTS);
+        let late = now >= TIMEOUTS.request;
+        assert_eq!(c.phase() == Phase::Closing, late, "at tick {now}");
+        if late {
+            return;
+        }
+    }
+    panic!("the hello is shorter than the request timeout in bytes");
+}
