@@ -1,6 +1,7 @@
 //! One connection: the loop every codec-driven server runs (`server_kit::exchange`), over
 //! compio's ownership-passing I/O: each read lends a buffer to the runtime until it
-//! completes, then its bytes are appended to the input; each write lends the output's
+//! completes, then its bytes are appended to the input (the buffer sized for what the
+//! loop offers the read, `server_kit::read_size`); each write lends the output's
 //! owned bytes, or a static body, one segment at a time; the watchdog sleeps on compio's
 //! timer. Over HTTPS the stream is compio's own TLS stream (compio-tls on rustls), after
 //! a handshake bounded by the request timeout: the same loop reads and writes through it.
@@ -17,7 +18,8 @@ use compio::tls::TlsAcceptor;
 use http_core::Output;
 use http_core::output::Segment;
 use server_kit::Settings;
-use server_kit::exchange::{READ_CHUNK, Transport};
+use server_kit::exchange::Transport;
+use server_kit::read_size;
 
 use crate::files::CompioFiles;
 
@@ -41,7 +43,7 @@ pub async fn serve(stream: TcpStream, settings: Settings, tls: Option<TlsAccepto
 async fn serve_over<S: AsyncRead + AsyncWrite>(stream: S, settings: &Settings, tls: bool) {
     let mut transport = Compio {
         stream,
-        buffer: Vec::with_capacity(READ_CHUNK),
+        buffer: Vec::new(),
         tls,
     };
     server_kit::exchange::serve(&mut transport, settings).await;
@@ -58,12 +60,11 @@ struct Compio<S> {
 }
 
 impl<S: AsyncRead> Compio<S> {
-    async fn read(&mut self) -> io::Result<usize> {
-        // Empty (no capacity) where an earlier read was dropped in flight and took it.
-        let mut buffer = mem::take(&mut self.buffer);
-        buffer.clear();
-        buffer.reserve(READ_CHUNK);
-        let BufResult(read, buffer) = self.stream.read(buffer).await;
+    /// Reads into the buffer, sized for `reserve` bytes (and replaced where an earlier
+    /// read was dropped in flight and took it).
+    async fn read(&mut self, reserve: usize) -> io::Result<usize> {
+        read_size::fit(&mut self.buffer, reserve);
+        let BufResult(read, buffer) = self.stream.read(mem::take(&mut self.buffer)).await;
         self.buffer = buffer;
         read
     }
@@ -76,8 +77,8 @@ impl<S: AsyncRead + AsyncWrite> Transport for Compio<S> {
     /// copies from: an echoed body is copied into the output.
     const LENDS_INPUT: bool = false;
 
-    async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
-        let n = self.read().await?;
+    async fn receive(&mut self, input: &mut Vec<u8>, reserve: usize) -> io::Result<usize> {
+        let n = self.read(reserve).await?;
         input.extend_from_slice(&self.buffer[..n]);
         Ok(n)
     }
@@ -113,7 +114,7 @@ impl<S: AsyncRead + AsyncWrite> Transport for Compio<S> {
     }
 
     async fn discard(&mut self) -> io::Result<usize> {
-        self.read().await
+        self.read(read_size::INITIAL).await
     }
 
     async fn goodbye(&mut self) {

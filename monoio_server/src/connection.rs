@@ -1,6 +1,7 @@
 //! One connection: the loop every codec-driven server runs (`server_kit::exchange`), over
 //! monoio's ownership-passing I/O: each read lends a buffer to the runtime until it
-//! completes, then its bytes are appended to the input; each write lends the output's
+//! completes, then its bytes are appended to the input (the buffer sized for what the
+//! loop offers the read, `server_kit::read_size`); each write lends the output's
 //! owned bytes, or a static body, one segment at a time; the watchdog sleeps on monoio's
 //! timer. Over HTTPS the stream is monoio-rustls's, after a handshake bounded by the
 //! request timeout: the same loop reads and writes through it.
@@ -16,7 +17,8 @@ use monoio::io::{AsyncReadRent, AsyncWriteRent, AsyncWriteRentExt};
 use monoio::net::TcpStream;
 use monoio_rustls::TlsAcceptor;
 use server_kit::Settings;
-use server_kit::exchange::{READ_CHUNK, Transport};
+use server_kit::exchange::Transport;
+use server_kit::read_size;
 
 use crate::files::MonoioFiles;
 
@@ -40,7 +42,7 @@ pub async fn serve(stream: TcpStream, settings: Settings, tls: Option<TlsAccepto
 async fn serve_over<S: AsyncReadRent + AsyncWriteRent>(stream: S, settings: &Settings, tls: bool) {
     let mut transport = Monoio {
         stream,
-        buffer: Vec::with_capacity(READ_CHUNK),
+        buffer: Vec::new(),
         tls,
     };
     server_kit::exchange::serve(&mut transport, settings).await;
@@ -57,11 +59,10 @@ struct Monoio<S> {
 }
 
 impl<S: AsyncReadRent> Monoio<S> {
-    async fn read(&mut self) -> io::Result<usize> {
-        // Empty (no capacity) where an earlier read was dropped in flight and took it.
-        if self.buffer.capacity() == 0 {
-            self.buffer = Vec::with_capacity(READ_CHUNK);
-        }
+    /// Reads into the buffer, sized for `reserve` bytes (and replaced where an earlier
+    /// read was dropped in flight and took it).
+    async fn read(&mut self, reserve: usize) -> io::Result<usize> {
+        read_size::fit(&mut self.buffer, reserve);
         let (read, buffer) = self.stream.read(mem::take(&mut self.buffer)).await;
         self.buffer = buffer;
         read
@@ -75,8 +76,8 @@ impl<S: AsyncReadRent + AsyncWriteRent> Transport for Monoio<S> {
     /// copies from: an echoed body is copied into the output.
     const LENDS_INPUT: bool = false;
 
-    async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
-        let n = self.read().await?;
+    async fn receive(&mut self, input: &mut Vec<u8>, reserve: usize) -> io::Result<usize> {
+        let n = self.read(reserve).await?;
         input.extend_from_slice(&self.buffer[..n]);
         Ok(n)
     }
@@ -109,7 +110,7 @@ impl<S: AsyncReadRent + AsyncWriteRent> Transport for Monoio<S> {
     }
 
     async fn discard(&mut self) -> io::Result<usize> {
-        self.read().await
+        self.read(read_size::INITIAL).await
     }
 
     async fn goodbye(&mut self) {

@@ -2,9 +2,12 @@
 //! epoll; tokio_uring_server, monoio_server and compio_server on io_uring): read into a buffer, hand it to
 //! http_core's codec, write every response it produced in one (vectored) write, a large
 //! static body straight from its shared buffer and an echoed body from the buffer it was
-//! read into, and close with a lingering drain. Each server supplies its socket's I/O (and
-//! its runtime's timer) as a [`Transport`], so the HTTP work and the timeouts are the same
-//! code on every I/O layer and runtime: tokio on epoll, tokio-uring, monoio and compio.
+//! read into, and close with a lingering drain. Reads grow while they fill what they were
+//! offered ([`crate::read_size`]); between requests they start small again, and buffers
+//! grown past what an idle connection keeps are freed. Each server supplies its socket's
+//! I/O (and its runtime's timer) as a [`Transport`], so the HTTP work and the timeouts
+//! are the same code on every I/O layer and runtime: tokio on epoll, tokio-uring, monoio
+//! and compio.
 //! A file request (`/files/{name}`) is answered through [`crate::file_reply`] with the
 //! transport's own file I/O ([`Transport::Files`]).
 
@@ -13,11 +16,9 @@ use std::time::Duration;
 use http_core::{Codec, Output, Received};
 
 use crate::file_reply;
+use crate::read_size::{self, ReadSize};
 pub use crate::transport::Transport;
 use crate::{Activity, Settings};
-
-/// Bytes reserved for each read. Default is 16 KiB.
-pub const READ_CHUNK: usize = 16 * 1024;
 
 /// After the last response of a connection the server closes, it reads and discards what
 /// the client still sends for at most this long, so the client sees the response and a
@@ -39,19 +40,27 @@ pub async fn serve<T: Transport>(transport: &mut T, settings: &Settings) {
 async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity: &Activity) {
     let mut buffers = Buffers {
         codec: Codec::new(settings.limits),
-        input: Vec::with_capacity(READ_CHUNK),
+        input: Vec::with_capacity(read_size::INITIAL),
         spare: Vec::new(),
         output: Output::default(),
+        read_size: ReadSize::new(),
     };
     loop {
+        if buffers.between_requests() {
+            buffers.idle();
+        }
+        let reserve = buffers.read_size.next();
         let read = tokio::select! {
-            read = transport.receive(&mut buffers.input) => read,
+            read = transport.receive(&mut buffers.input, reserve) => read,
             _ = settings.shutdown.cancelled(), if buffers.between_requests() => return,
         };
         match read {
             Ok(0) => return say_goodbye(transport).await,
             Err(_) => return,
-            Ok(_) => activity.touch(true),
+            Ok(n) => {
+                buffers.read_size.record(n);
+                activity.touch(true);
+            }
         }
         // A file answer ends a round of the codec: the requests after it are served in
         // the next round, before anything more is read.
@@ -87,12 +96,23 @@ struct Buffers {
     /// the next input's, so a connection echoing large bodies alternates two.
     spare: Vec<u8>,
     output: Output,
+    /// How much the next read is offered.
+    read_size: ReadSize,
 }
 
 impl Buffers {
     /// No request is under way: nothing of one is held, and no upload is half read.
     fn between_requests(&self) -> bool {
         self.input.is_empty() && !self.codec.mid_request()
+    }
+
+    /// Between requests: the next read starts small again, and the input buffers give
+    /// back what a large request grew them to, so a connection waiting for its next
+    /// request holds no more than [`read_size::IDLE_CAPACITY`] in each.
+    fn idle(&mut self) {
+        self.read_size.idle();
+        read_size::trim_idle(&mut self.input);
+        read_size::trim_idle(&mut self.spare);
     }
 }
 
@@ -121,6 +141,7 @@ async fn serve_round<T: Transport>(
         input,
         spare,
         output,
+        ..
     } = buffers;
     let (outcome, kept_input) =
         codec.serve_lending(Received::Writable(input), output, usize::MAX, T::LENDS_INPUT);
@@ -173,5 +194,96 @@ pub async fn linger_close<T: Transport>(transport: &mut T) {
     tokio::select! {
         _ = async { while let Ok(1..) = transport.discard().await {} } => {}
         _ = T::sleep(LINGER) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+    use crate::read_size::{IDLE_CAPACITY, INITIAL, MAX};
+    use crate::tokio_files::TokioFiles;
+
+    /// A peer that sends its messages one after the other, each read taking as much of
+    /// the current one as it is offered, then ends the stream. It notes what each read
+    /// was offered and the input's capacity before it.
+    #[derive(Default)]
+    struct Peer {
+        messages: Vec<Vec<u8>>,
+        sent: usize,
+        reads: Vec<(usize, usize)>,
+        answers: Vec<u8>,
+    }
+
+    impl Transport for Peer {
+        type Files = TokioFiles;
+
+        async fn receive(&mut self, input: &mut Vec<u8>, reserve: usize) -> io::Result<usize> {
+            self.reads.push((reserve, input.capacity()));
+            let Some(message) = self.messages.first_mut() else {
+                return Ok(0);
+            };
+            let n = reserve.min(message.len() - self.sent);
+            input.reserve(reserve);
+            input.extend_from_slice(&message[self.sent..][..n]);
+            self.sent += n;
+            if self.sent == message.len() {
+                self.messages.remove(0);
+                self.sent = 0;
+            }
+            Ok(n)
+        }
+
+        async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
+            output
+                .slices()
+                .for_each(|slice| self.answers.extend_from_slice(slice));
+            Ok(())
+        }
+
+        async fn finish(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+
+        async fn discard(&mut self) -> io::Result<usize> {
+            Ok(0)
+        }
+    }
+
+    #[tokio::test]
+    async fn an_upload_is_read_in_growing_reads_and_leaves_no_large_buffer_behind() {
+        const BODY: usize = 4 << 20;
+        let mut upload =
+            format!("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: {BODY}\r\n\r\n").into_bytes();
+        upload.resize(upload.len() + BODY, b'x');
+        let mut peer = Peer {
+            messages: vec![upload, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n".to_vec()],
+            ..Peer::default()
+        };
+        let settings = Settings {
+            limits: http_core::Limits::default(),
+            request_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(10),
+            files_dir: None,
+            sendfile: false,
+            shutdown: CancellationToken::new(),
+        };
+        serve(&mut peer, &settings).await;
+
+        let answers = String::from_utf8_lossy(&peer.answers);
+        assert_eq!(answers.matches("HTTP/1.1 200").count(), 2, "{answers}");
+        let upload_reads = &peer.reads[..peer.reads.len() - 2];
+        assert!(upload_reads.iter().any(|&(reserve, _)| reserve == MAX));
+        // 16, 32, 64, 128 KiB, then 256 KiB reads: 20 in all, where 16 KiB reads take 257.
+        assert!(upload_reads.len() <= 21, "{} reads", upload_reads.len());
+        // The request after the upload, and the end of the stream after it, are read
+        // between requests: offered the initial size, into an input no longer grown.
+        for &(reserve, capacity) in &peer.reads[peer.reads.len() - 2..] {
+            assert_eq!(reserve, INITIAL);
+            assert!(capacity <= IDLE_CAPACITY, "{capacity} bytes kept while idle");
+        }
     }
 }

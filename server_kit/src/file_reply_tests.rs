@@ -41,7 +41,7 @@ struct Sink {
 impl Transport for Sink {
     type Files = Shrunk;
 
-    async fn receive(&mut self, _: &mut Vec<u8>) -> io::Result<usize> {
+    async fn receive(&mut self, _: &mut Vec<u8>, _: usize) -> io::Result<usize> {
         Ok(0)
     }
 

@@ -5,6 +5,9 @@
 //! every log line, the descriptor limit raised at startup, and HTTPS's one rustls
 //! configuration ([`tls`]).
 //!
+//! Every reader of the per-connection loops below sizes its reads with [`read_size`]:
+//! they grow while reads fill them, as hyper's do.
+//!
 //! With the `tokio` feature, what the tokio-based servers share per connection: the
 //! [`Settings`], the [`Activity`] watchdog, the [`AcceptBackoff`] and the one read →
 //! codec → write loop with lingering close ([`exchange`]), and its variant that reads on
@@ -16,6 +19,7 @@ pub mod fd_limit;
 pub mod listener;
 pub mod log;
 pub mod process;
+pub mod read_size;
 pub mod ready;
 pub mod startup;
 pub mod tls;

@@ -6,6 +6,8 @@
 //! within that one step is copied into the connection's own buffers: the rest of a
 //! partial request (received into directly until it is consumed, then freed) and the
 //! part of the answer the socket did not take (written with `write_all`, then freed).
+//! Each read is offered what the connection's [`ReadSize`] says: more while reads fill
+//! it, [`crate::read_size::INITIAL`] again between requests.
 //!
 //! Nothing awaits while the shared buffers are borrowed, so tasks that move between
 //! threads (the multi-thread runtime) stay correct: each step uses its thread's buffers.
@@ -21,8 +23,9 @@ use http_core::{Codec, Output};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use crate::exchange::{READ_CHUNK, Transport, linger_close};
+use crate::exchange::{Transport, linger_close};
 use crate::file_reply;
+use crate::read_size::ReadSize;
 use crate::tokio_files::TokioFiles;
 use crate::{Activity, Settings};
 
@@ -72,10 +75,14 @@ pub async fn serve(stream: &mut TcpStream, settings: &Settings) {
 async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activity) {
     let mut codec = Codec::new(settings.limits);
     let mut held = Held::default();
+    let mut read_size = ReadSize::new();
     // After a file answer the held rest may hold complete requests: serve them first.
     let mut serve_held = false;
     loop {
         if !serve_held {
+            if !mid_request(&held, &codec) {
+                read_size.idle();
+            }
             let ready = tokio::select! {
                 ready = stream.readable() => ready,
                 _ = settings.shutdown.cancelled(), if !mid_request(&held, &codec) => return,
@@ -84,7 +91,7 @@ async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activi
                 return;
             }
         }
-        let read = !serve_held;
+        let read = (!serve_held).then_some(&mut read_size);
         let step = SHARED.with_borrow_mut(|shared| serve_step(stream, &mut codec, &mut held, shared, read));
         let (mut close, file) = match step {
             Step::Wait => continue,
@@ -140,28 +147,30 @@ async fn answer_file(
     Some(begun.close)
 }
 
-/// Reads once if `read` (into the shared input, or onto a partial request the connection
-/// holds), answers what is complete into the shared output, writes what the socket takes
-/// now, and moves what is left over into the connection's own buffers.
+/// Reads once if `read` gives the connection's read size (into the shared input, or onto
+/// a partial request the connection holds, offering what it says), answers what is
+/// complete into the shared output, writes what the socket takes now, and moves what is
+/// left over into the connection's own buffers.
 fn serve_step(
     stream: &TcpStream,
     codec: &mut Codec,
     held: &mut Held,
     shared: &mut Shared,
-    read: bool,
+    read: Option<&mut ReadSize>,
 ) -> Step {
     let Shared { input, output } = shared;
     let from_shared = held.partial.is_empty();
-    if read {
+    if let Some(read_size) = read {
+        let reserve = read_size.next();
         let read = if from_shared {
             input.clear();
-            read_now(stream, input)
+            read_now(stream, input, reserve)
         } else {
-            read_now(stream, &mut held.partial)
+            read_now(stream, &mut held.partial, reserve)
         };
         match read {
             Ok(0) => return Step::End,
-            Ok(_) => {}
+            Ok(n) => read_size.record(n),
             Err(e) if e.kind() == ErrorKind::WouldBlock => return Step::Wait,
             Err(_) => return Step::End,
         }
@@ -189,9 +198,10 @@ fn serve_step(
     }
 }
 
-/// Appends what the socket has (up to [`READ_CHUNK`] more) without waiting.
-fn read_now(stream: &TcpStream, input: &mut Vec<u8>) -> std::io::Result<usize> {
-    input.reserve(READ_CHUNK);
+/// Appends what the socket has (up to `reserve` more, or what spare capacity `input`
+/// already has) without waiting.
+fn read_now(stream: &TcpStream, input: &mut Vec<u8>, reserve: usize) -> std::io::Result<usize> {
+    input.reserve(reserve);
     stream.try_read_buf(input)
 }
 
@@ -223,7 +233,8 @@ mod tests {
     /// Waits for `server` to be readable, then takes one step.
     async fn step(server: &TcpStream, codec: &mut Codec, held: &mut Held) -> Step {
         server.readable().await.unwrap();
-        SHARED.with_borrow_mut(|shared| serve_step(server, codec, held, shared, true))
+        let mut read_size = ReadSize::new();
+        SHARED.with_borrow_mut(|shared| serve_step(server, codec, held, shared, Some(&mut read_size)))
     }
 
     #[tokio::test]

@@ -11,7 +11,6 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, Interest};
 use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
 
-use crate::exchange::READ_CHUNK;
 use crate::tokio_files::TokioFiles;
 use crate::transport::Transport;
 
@@ -41,8 +40,8 @@ impl Transport for TcpStream {
         Ok(())
     }
 
-    async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
-        receive(self, input).await
+    async fn receive(&mut self, input: &mut Vec<u8>, reserve: usize) -> io::Result<usize> {
+        receive(self, input, reserve).await
     }
 
     async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
@@ -62,8 +61,8 @@ impl Transport for TcpStream {
 impl Transport for TlsStream<TcpStream> {
     type Files = TokioFiles;
 
-    async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
-        receive(self, input).await
+    async fn receive(&mut self, input: &mut Vec<u8>, reserve: usize) -> io::Result<usize> {
+        receive(self, input, reserve).await
     }
 
     /// tokio-rustls takes bytes once rustls has encrypted them, whether or not the socket
@@ -87,9 +86,14 @@ impl Transport for TlsStream<TcpStream> {
     }
 }
 
-/// Appends what the peer sent next to `input`, into its spare capacity.
-async fn receive<S: AsyncRead + Unpin>(stream: &mut S, input: &mut Vec<u8>) -> io::Result<usize> {
-    input.reserve(READ_CHUNK);
+/// Appends what the peer sent next to `input`, into its spare capacity: at least
+/// `reserve` bytes of it.
+async fn receive<S: AsyncRead + Unpin>(
+    stream: &mut S,
+    input: &mut Vec<u8>,
+    reserve: usize,
+) -> io::Result<usize> {
+    input.reserve(reserve);
     stream.read_buf(input).await
 }
 

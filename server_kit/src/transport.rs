@@ -17,8 +17,11 @@ pub trait Transport {
     /// `send_all` writes an echoed body from the input buffer it was read into, which the
     /// output adopts for the write ([`http_core::Lending`]); otherwise it is copied.
     const LENDS_INPUT: bool = true;
-    /// Appends what the peer sent next to `input`; `Ok(0)` at end of stream.
-    fn receive(&mut self, input: &mut Vec<u8>) -> impl Future<Output = io::Result<usize>>;
+    /// Appends what the peer sent next to `input`, offering the read room for `reserve`
+    /// bytes (the loop's [`crate::read_size::ReadSize`]; more where `input` already has
+    /// it); `Ok(0)` at end of stream. A transport that reads into a buffer of its own
+    /// sizes it with [`crate::read_size::fit`].
+    fn receive(&mut self, input: &mut Vec<u8>, reserve: usize) -> impl Future<Output = io::Result<usize>>;
     /// Writes all of `output`, and leaves it as it was given.
     fn send_all(&mut self, output: &mut Output) -> impl Future<Output = io::Result<()>>;
     /// Sends FIN; over TLS, `close_notify` first.

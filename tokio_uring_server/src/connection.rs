@@ -1,7 +1,8 @@
 //! One connection: the loop tokio_server's codec engine runs too
 //! (`server_kit::exchange`), over tokio-uring's ownership-passing I/O: each read lends a
-//! buffer to the runtime until it completes, then its bytes are appended to the input;
-//! each write lends the output's owned bytes, or a static body, one segment at a time.
+//! buffer to the runtime until it completes, then its bytes are appended to the input
+//! (the buffer sized for what the loop offers the read, `server_kit::read_size`); each
+//! write lends the output's owned bytes, or a static body, one segment at a time.
 
 use std::io;
 use std::mem;
@@ -10,7 +11,8 @@ use std::net::Shutdown;
 use http_core::Output;
 use http_core::output::Segment;
 use server_kit::Settings;
-use server_kit::exchange::{READ_CHUNK, Transport};
+use server_kit::exchange::Transport;
+use server_kit::read_size;
 
 use crate::files::UringFiles;
 use tokio_uring::buf::BoundedBuf;
@@ -19,7 +21,7 @@ use tokio_uring::net::TcpStream;
 pub async fn serve(stream: TcpStream, settings: Settings) {
     let mut transport = Uring {
         stream: &stream,
-        buffer: vec![0u8; READ_CHUNK],
+        buffer: Vec::new(),
     };
     server_kit::exchange::serve(&mut transport, &settings).await;
     // Dropping a tokio-uring future does not cancel its operation: a read still in flight
@@ -37,7 +39,10 @@ struct Uring<'a> {
 }
 
 impl Uring<'_> {
-    async fn read(&mut self) -> io::Result<usize> {
+    /// Reads into the buffer, sized for `reserve` bytes (uninitialised: the runtime
+    /// reads into its capacity and extends its length over the bytes read).
+    async fn read(&mut self, reserve: usize) -> io::Result<usize> {
+        read_size::fit(&mut self.buffer, reserve);
         let (read, buffer) = self.stream.read(mem::take(&mut self.buffer)).await;
         self.buffer = buffer;
         read
@@ -51,8 +56,8 @@ impl Transport for Uring<'_> {
     /// copies from: an echoed body is copied into the output as before.
     const LENDS_INPUT: bool = false;
 
-    async fn receive(&mut self, input: &mut Vec<u8>) -> io::Result<usize> {
-        let n = self.read().await?;
+    async fn receive(&mut self, input: &mut Vec<u8>, reserve: usize) -> io::Result<usize> {
+        let n = self.read(reserve).await?;
         input.extend_from_slice(&self.buffer[..n]);
         Ok(n)
     }
@@ -84,7 +89,7 @@ impl Transport for Uring<'_> {
     }
 
     async fn discard(&mut self) -> io::Result<usize> {
-        self.read().await
+        self.read(read_size::INITIAL).await
     }
 }
 
