@@ -22,7 +22,7 @@ use crate::config::Config;
 use crate::errors::{ErrorKind, Failure};
 use crate::files;
 use crate::pace::{Limits, Pacer};
-use crate::read::{read_response, read_some};
+use crate::read::{Inbox, read_response};
 use crate::tally::Tally;
 use crate::tls::{self, Stream};
 
@@ -68,7 +68,7 @@ async fn exchange(
     };
     let mut picker = config.files.as_ref().map(|files| files.picker(index));
     let mut picked: Vec<usize> = Vec::with_capacity(config.depth);
-    let mut buffer = Vec::with_capacity(64 * 1024);
+    let mut inbox = Inbox::default();
     loop {
         let Some(sending) = pacer.next(limits.deadline).await else {
             return Ok(());
@@ -94,7 +94,7 @@ async fn exchange(
         written.map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
         for answer in 0..config.depth {
             let file = picked.get(answer).copied();
-            read_response(&mut stream, &mut buffer, (config, file), limits.patience()).await?;
+            read_response(&mut stream, &mut inbox, (config, file), limits.patience()).await?;
             tally.borrow_mut().record(sending, limits);
         }
     }
@@ -178,7 +178,7 @@ async fn connect(
 /// how many it has carried.
 struct Open {
     stream: Stream,
-    buffer: Vec<u8>,
+    inbox: Inbox,
     carried: usize,
 }
 
@@ -186,7 +186,7 @@ impl Open {
     fn new(stream: Stream) -> Open {
         Open {
             stream,
-            buffer: Vec::new(),
+            inbox: Inbox::default(),
             carried: 0,
         }
     }
@@ -206,16 +206,19 @@ async fn one_request(
         Err(e) => Err(e),
     };
     written.map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
-    let (stream, buffer) = (&mut connection.stream, &mut connection.buffer);
-    read_response(stream, buffer, (config, None), patience).await?;
+    let (stream, inbox) = (&mut connection.stream, &mut connection.inbox);
+    read_response(stream, inbox, (config, None), patience).await?;
     connection.carried += 1;
     if config.churn == Some(Churn::ServerCloses) {
-        while buffer.is_empty() {
-            if read_some(stream, buffer, patience).await? == 0 {
+        while inbox.pending().is_empty() {
+            if inbox.read(stream, 0, patience).await? == 0 {
                 return Ok(None);
             }
         }
-        let message = format!("{} bytes after an answer to `Connection: close`", buffer.len());
+        let message = format!(
+            "{} bytes after an answer to `Connection: close`",
+            inbox.pending().len()
+        );
         return Err(Failure::new(ErrorKind::Body, message));
     }
     if connection.carried < config.requests_per_connection {

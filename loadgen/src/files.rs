@@ -22,6 +22,8 @@ pub struct Files {
     pub seed: u64,
     /// `PERIOD` + the set's size bytes of the pattern, built once per run.
     reference: Arc<Vec<u8>>,
+    /// Every file's stamp, built once per run (a stamp is formatted from the file's name).
+    stamps: Arc<Vec<[u8; STAMP_LEN]>>,
 }
 
 impl Files {
@@ -43,6 +45,7 @@ impl Files {
             set,
             seed,
             reference: Arc::new(reference),
+            stamps: Arc::new((0..set.count).map(|index| set.stamp(index)).collect()),
         }
     }
 
@@ -60,23 +63,32 @@ impl Files {
         self.set.contents(index)
     }
 
+    /// File `index`'s bytes as two borrowed pieces, one after the other: its stamp, then
+    /// the shared reference past it (nothing is built or copied per answer).
+    pub fn pieces(&self, index: usize) -> [&[u8]; 2] {
+        let pattern = &self.reference[index % PERIOD..][..self.set.size];
+        [&self.stamps[index], &pattern[STAMP_LEN..]]
+    }
+
     /// Checks an answer's body for file `index`, byte for byte: its stamp, then the
     /// shared reference (no copy of the file is built per answer).
     pub fn check(&self, index: usize, body: &[u8]) -> Result<(), String> {
-        let stamp = self.set.stamp(index);
-        let pattern = &self.reference[index % PERIOD..][..self.set.size];
+        let [stamp, pattern] = self.pieces(index);
         let (head, tail) = body.split_at(body.len().min(STAMP_LEN));
-        if body.len() == self.set.size && head == stamp && tail == &pattern[STAMP_LEN..] {
+        if body.len() == self.set.size && head == stamp && tail == pattern {
             return Ok(());
         }
-        let expected = self.body(index);
-        let at = body.iter().zip(&expected).position(|(a, b)| a != b);
-        Err(format!(
-            "body of {} differs from the file's {} bytes (got {}; first difference at {at:?})",
+        let at = body.iter().zip(self.body(index)).position(|(a, b)| *a != b);
+        Err(self.difference(index, body.len(), at))
+    }
+
+    /// What a body of `got` bytes for file `index` whose first difference is `at` fails with.
+    pub fn difference(&self, index: usize, got: usize, at: Option<usize>) -> String {
+        format!(
+            "body of {} differs from the file's {} bytes (got {got}; first difference at {at:?})",
             self.set.name(index),
-            expected.len(),
-            body.len()
-        ))
+            self.set.size,
+        )
     }
 
     /// The sequence of file indexes connection `connection` asks for.

@@ -14,6 +14,7 @@ mod client;
 mod config;
 pub mod errors;
 pub mod files;
+mod framer;
 pub mod hdr_log;
 pub mod idle;
 mod pace;

@@ -1,124 +1,156 @@
 //! Reading a client's answers: one complete, valid response at a time off its
 //! connection (status, length and, with `--check-body`, the body checked; in the file
 //! mode, the body of the file asked for), given up at the run's patience (its end plus a
-//! grace).
+//! grace). Each read lands straight in the connection's [`Inbox`], as much as the socket
+//! offers up to its room; a [`Framer`] frames each response once and checks its body in
+//! place as it arrives, and the consumed bytes are dropped by moving an offset (the rare
+//! partial head left over is moved to the front before the next read, never a body).
 
 use tokio::io::AsyncReadExt;
 use tokio::time::Instant;
 
 use crate::config::Config;
 use crate::errors::{ErrorKind, Failure};
-use crate::response::{Frame, frame};
+use crate::framer::{Framer, Reference, Step};
 use crate::tls::Stream;
 
-/// A Content-Length body must equal `expected`; a chunked one is checked by length only.
-fn check_body(body: &[u8], expected: Option<&[u8]>) -> Result<(), String> {
-    match expected {
-        Some(expected) if body != expected => {
-            let at = body.iter().zip(expected).position(|(a, b)| a != b);
-            Err(format!(
-                "body differs from the expected {} bytes (got {}; first difference at {at:?})",
-                expected.len(),
-                body.len()
-            ))
+/// The room a read is given at least, and at most: a large body arrives in reads of up to
+/// `MAX_READ` (each checked, then its room used again), so a connection's buffer stays
+/// this small, and warm in cache, whatever the size of the body.
+const MIN_READ: usize = 16 * 1024;
+const MAX_READ: usize = 256 * 1024;
+
+/// A connection's received bytes: `buffer[start..]` are not consumed yet.
+#[derive(Debug, Default)]
+pub(crate) struct Inbox {
+    buffer: Vec<u8>,
+    start: usize,
+    /// The last response's length: the room a read for the next one's head starts with.
+    last: usize,
+}
+
+impl Inbox {
+    /// The bytes received and not consumed yet.
+    pub(crate) fn pending(&self) -> &[u8] {
+        &self.buffer[self.start..]
+    }
+
+    /// Appends what one read brings, into room for `want` bytes (clamped to
+    /// `MIN_READ..=MAX_READ`, and at least what the buffer already holds); 0 at the end
+    /// of the stream. The pending bytes are moved to the front first: when a read is
+    /// needed they are only a response's partial head or chunk line (bodies are consumed
+    /// as they arrive), usually none.
+    pub(crate) async fn read(
+        &mut self,
+        stream: &mut Stream,
+        want: usize,
+        patience: Instant,
+    ) -> Result<usize, Failure> {
+        if self.start > 0 {
+            self.buffer.copy_within(self.start.., 0);
+            self.buffer.truncate(self.buffer.len() - self.start);
+            self.start = 0;
         }
-        _ => Ok(()),
+        self.buffer.reserve(want.clamp(MIN_READ, MAX_READ));
+        match tokio::time::timeout_at(patience, stream.read_buf(&mut self.buffer)).await {
+            Ok(Ok(n)) => Ok(n),
+            Ok(Err(e)) => Err(Failure::new(ErrorKind::Read, format!("read: {e}"))),
+            Err(_) => Err(Failure::new(
+                ErrorKind::Timeout,
+                "no response within 5 s after the run's end",
+            )),
+        }
     }
 }
 
-/// The body a response must carry: the file's when `file` names the one asked for (with
-/// Content-Length: a file answer is never chunked), else `expected` as [`check_body`] says.
-fn check_answer(config: &Config, file: Option<usize>, body: &[u8], chunked: bool) -> Result<(), String> {
-    match (&config.files, file) {
-        (Some(_), Some(_)) if chunked => Err("a file answer without Content-Length".into()),
-        (Some(files), Some(index)) => files.check(index, body),
-        _ if chunked => Ok(()),
-        _ => check_body(body, config.expect_body.as_deref()),
-    }
-}
-
-/// Reads until one complete, valid response is at the front of `buffer`, and drops it;
-/// `file` is the corpus file asked for in the file mode.
+/// Reads until one complete, valid response has been consumed from `inbox`; `file` is the
+/// corpus file asked for in the file mode.
 pub(crate) async fn read_response(
     stream: &mut Stream,
-    buffer: &mut Vec<u8>,
+    inbox: &mut Inbox,
     (config, file): (&Config, Option<usize>),
     patience: Instant,
 ) -> Result<(), Failure> {
+    let mut framer = Framer::new(config.expect(), Reference::of(config, file));
     loop {
-        let framed = frame(buffer).map_err(|e| Failure::new(ErrorKind::Body, e))?;
-        if let Frame::Complete {
-            status,
-            len,
-            body_len,
-            chunked,
-        } = framed
-        {
-            config.expect().check(status, body_len)?;
-            check_answer(config, file, &buffer[len - body_len..len], chunked)
-                .map_err(|e| Failure::new(ErrorKind::Body, e))?;
-            buffer.drain(..len);
-            return Ok(());
-        }
-        if read_some(stream, buffer, patience).await? == 0 {
+        let (used, step) = framer.feed(inbox.pending())?;
+        inbox.start += used;
+        let want = match step {
+            Step::Done => {
+                inbox.last = framer.consumed();
+                return Ok(());
+            }
+            Step::More(0) => inbox.last.max(framer.consumed()),
+            Step::More(want) => want,
+        };
+        if inbox.read(stream, want, patience).await? == 0 {
             return Err(Failure::new(ErrorKind::Read, "the server closed the connection"));
         }
-    }
-}
-
-/// Appends what one read brings to `buffer`; 0 at the end of the stream.
-pub(crate) async fn read_some(
-    stream: &mut Stream,
-    buffer: &mut Vec<u8>,
-    patience: Instant,
-) -> Result<usize, Failure> {
-    let mut chunk = [0u8; 16 * 1024];
-    match tokio::time::timeout_at(patience, stream.read(&mut chunk)).await {
-        Ok(Ok(n)) => {
-            buffer.extend_from_slice(&chunk[..n]);
-            Ok(n)
-        }
-        Ok(Err(e)) => Err(Failure::new(ErrorKind::Read, format!("read: {e}"))),
-        Err(_) => Err(Failure::new(
-            ErrorKind::Timeout,
-            "no response within 5 s after the run's end",
-        )),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::files::Files;
+    use tokio::io::AsyncWriteExt;
 
+    /// Two 1 MiB answers and a third with one wrong byte, written back to back over a real
+    /// socket in pieces of odd sizes: each is read, framed once and checked as it arrives,
+    /// in a buffer that never grows to hold a body.
     #[test]
-    fn a_file_answer_is_checked_against_the_file_asked_for() {
-        let files = Files::by_label("4k", 1).unwrap();
-        let config = Config {
-            files: Some(files.clone()),
-            ..Config::new(
-                "127.0.0.1:9".parse().unwrap(),
-                b"GET /files/ HTTP/1.1\r\n\r\n".to_vec(),
-            )
-        };
-        assert_eq!(config.expect().body_len, Some(4096));
-        assert_eq!(check_answer(&config, Some(3), &files.body(3), false), Ok(()));
-        assert!(check_answer(&config, Some(4), &files.body(3), false).is_err());
-        assert!(
-            check_answer(&config, Some(3), &files.body(3), true).is_err(),
-            "chunked"
-        );
-        let plain = Config {
-            expect_body: Some(b"abc".to_vec()),
-            files: None,
-            ..config
-        };
-        assert_eq!(check_answer(&plain, None, b"abc", false), Ok(()));
-        assert!(check_answer(&plain, None, b"abd", false).is_err());
-        assert_eq!(
-            check_answer(&plain, None, b"abd", true),
-            Ok(()),
-            "chunked: by length only"
-        );
+    fn large_answers_arriving_in_pieces_are_checked_in_a_small_buffer() {
+        let body: Vec<u8> = (0..1 << 20).map(http_core::routes::pattern_byte).collect();
+        let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+        let answer = [head.as_bytes(), &body].concat();
+        let mut wrong = answer.clone();
+        wrong[head.len() + 777_777] ^= 1;
+        let stream = [answer.clone(), answer, wrong].concat();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let writer = tokio::spawn(async move {
+                let (mut socket, _) = listener.accept().await.unwrap();
+                let mut rest = stream.as_slice();
+                for size in [1, 7, 30, 100, 65_539].into_iter().cycle() {
+                    let (piece, after) = rest.split_at(size.min(rest.len()));
+                    socket.write_all(piece).await.unwrap();
+                    tokio::task::yield_now().await;
+                    rest = after;
+                    if rest.is_empty() {
+                        return;
+                    }
+                }
+            });
+            let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let mut stream = Stream::Left(tcp);
+            let config = Config {
+                expect_body: Some(body),
+                ..Config::new(addr, Vec::new())
+            };
+            let patience = Instant::now() + std::time::Duration::from_secs(10);
+            let mut inbox = Inbox::default();
+            for _ in 0..2 {
+                let read = read_response(&mut stream, &mut inbox, (&config, None), patience).await;
+                assert_eq!(read, Ok(()));
+                assert!(
+                    inbox.buffer.capacity() <= 2 * MAX_READ,
+                    "{}",
+                    inbox.buffer.capacity()
+                );
+            }
+            let failure = read_response(&mut stream, &mut inbox, (&config, None), patience)
+                .await
+                .unwrap_err();
+            assert!(
+                failure.message.contains("first difference at Some(777777)"),
+                "{}",
+                failure.message
+            );
+            writer.await.unwrap();
+        });
     }
 }

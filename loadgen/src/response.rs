@@ -22,18 +22,35 @@ pub enum Frame {
 /// Headers a response head may carry; more fail the response. Default is 64.
 const MAX_HEADERS: usize = 64;
 
-/// Frames the response at the start of `buf`: its head parsed by httparse (so a status
-/// line must be `HTTP/1.x`, one space, three digits, then a space or the line's end), its
-/// body by Content-Length or chunked framing.
-pub fn frame(buf: &[u8]) -> Result<Frame, String> {
+/// How a response's body is delimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// Content-Length: this many bytes.
+    Length(usize),
+    /// Transfer-Encoding: chunked.
+    Chunked,
+}
+
+/// A parsed response head: its status, its length in bytes, and how its body is framed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub status: u16,
+    pub len: usize,
+    pub framing: Framing,
+}
+
+/// Parses the response head at the start of `buf` with httparse (so a status line must be
+/// `HTTP/1.x`, one space, three digits, then a space or the line's end); `None` while it
+/// is incomplete. Content-Length wins over chunked framing; a head with neither fails.
+pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, String> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut response = httparse::Response::new(&mut headers);
-    let body_start = match response.parse(buf) {
+    let len = match response.parse(buf) {
         Ok(httparse::Status::Complete(head_len)) => head_len,
         Ok(httparse::Status::Partial) if buf.len() > 64 * 1024 => {
             return Err("response head over 64 KiB".into());
         }
-        Ok(httparse::Status::Partial) => return Ok(Frame::Partial),
+        Ok(httparse::Status::Partial) => return Ok(None),
         Err(e) => {
             let start = String::from_utf8_lossy(&buf[..buf.len().min(40)]);
             return Err(format!("not an HTTP/1 response ({e}): {start:?}"));
@@ -47,24 +64,37 @@ pub fn frame(buf: &[u8]) -> Result<Frame, String> {
             .find(|h| h.name.eq_ignore_ascii_case(name))
             .map(|h| h.value.trim_ascii())
     };
-    if let Some(length) = header("content-length") {
-        let body_len: usize = std::str::from_utf8(length)
+    let framing = if let Some(length) = header("content-length") {
+        let body_len = std::str::from_utf8(length)
             .ok()
             .and_then(|s| s.parse().ok())
             .ok_or("malformed Content-Length")?;
-        return Ok(if buf.len() >= body_start + body_len {
-            Frame::Complete {
-                status,
-                len: body_start + body_len,
-                body_len,
-                chunked: false,
-            }
-        } else {
-            Frame::Partial
-        });
-    }
-    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case(b"chunked")) {
-        return chunked_end(buf, body_start).map(|end| match end {
+        Framing::Length(body_len)
+    } else if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case(b"chunked")) {
+        Framing::Chunked
+    } else {
+        return Err("response without Content-Length or chunked framing".into());
+    };
+    Ok(Some(Head { status, len, framing }))
+}
+
+/// Frames the response at the start of `buf` ([`parse_head`], then its body by
+/// Content-Length or chunked framing), from scratch on every call; loadgen's own read loop
+/// frames each response once instead (`framer.rs`).
+pub fn frame(buf: &[u8]) -> Result<Frame, String> {
+    let Some(head) = parse_head(buf)? else {
+        return Ok(Frame::Partial);
+    };
+    let (status, body_start) = (head.status, head.len);
+    match head.framing {
+        Framing::Length(body_len) if buf.len() >= body_start + body_len => Ok(Frame::Complete {
+            status,
+            len: body_start + body_len,
+            body_len,
+            chunked: false,
+        }),
+        Framing::Length(_) => Ok(Frame::Partial),
+        Framing::Chunked => chunked_end(buf, body_start).map(|end| match end {
             Some((len, body_len)) => Frame::Complete {
                 status,
                 len,
@@ -72,9 +102,8 @@ pub fn frame(buf: &[u8]) -> Result<Frame, String> {
                 chunked: true,
             },
             None => Frame::Partial,
-        });
+        }),
     }
-    Err("response without Content-Length or chunked framing".into())
 }
 
 /// What every response must be: this status, and a body of this length if given.
@@ -99,8 +128,15 @@ impl Expect {
     }
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The size a chunk-size line (without its CRLF) gives, chunk extensions ignored.
+pub(crate) fn chunk_size(line: &[u8]) -> Result<usize, String> {
+    let size_text = std::str::from_utf8(line).map_err(|_| "bad chunk size")?;
+    let size_text = size_text.split(';').next().unwrap_or_default().trim();
+    usize::from_str_radix(size_text, 16).map_err(|_| format!("bad chunk size {size_text:?}"))
 }
 
 /// The end of a chunked body starting at `pos`, and its decoded length.
@@ -110,21 +146,16 @@ fn chunked_end(buf: &[u8], mut pos: usize) -> Result<Option<(usize, usize)>, Str
         let Some(line_end) = find(&buf[pos..], b"\r\n") else {
             return Ok(None);
         };
-        let size_text = std::str::from_utf8(&buf[pos..pos + line_end]).map_err(|_| "bad chunk size")?;
-        let size_text = size_text.split(';').next().unwrap_or_default().trim();
-        let size =
-            usize::from_str_radix(size_text, 16).map_err(|_| format!("bad chunk size {size_text:?}"))?;
+        let size = chunk_size(&buf[pos..pos + line_end])?;
         pos += line_end + 2;
         if size == 0 {
-            return Ok(find(&buf[pos..], b"\r\n").map(|_| {
-                let trailer_end = find(&buf[pos..], b"\r\n\r\n").map_or(pos + 2, |e| pos + e + 4);
-                let end = if buf[pos..].starts_with(b"\r\n") {
-                    pos + 2
-                } else {
-                    trailer_end
-                };
-                (end, body_len)
-            }));
+            // The trailer's lines, if any, end at the first empty line: complete only then.
+            let end = if buf[pos..].starts_with(b"\r\n") {
+                Some(pos + 2)
+            } else {
+                find(&buf[pos..], b"\r\n\r\n").map(|e| pos + e + 4)
+            };
+            return Ok(end.map(|end| (end, body_len)));
         }
         if buf.len() < pos + size + 2 {
             return Ok(None);
