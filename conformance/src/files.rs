@@ -1,8 +1,9 @@
 //! `GET /files/{name}` against a server given `--files-dir`: the bytes of a small, an
 //! empty and a streamed file (larger than [`FILE_CHUNK`]), HEAD, every way out of the
 //! root refused (a failure here is a security hole, not a benchmark detail), the
-//! connection kept after a 404, pipelined order, and a file removed or truncated while
-//! it is being sent. [`check_files`] runs them all.
+//! connection kept after a 404, pipelined order, a file removed or truncated while it is
+//! being sent, and an upload pipelined behind a large file ([`crate::file_upload`]).
+//! [`check_files`] runs them all.
 
 use std::fs;
 use std::net::SocketAddr;
@@ -38,7 +39,7 @@ pub fn check_files(binary: &str, args: &[&str]) {
     let addr = server.addr();
     let mut failures = Vec::new();
     type Check = fn(SocketAddr, &Path) -> Result<(), String>;
-    let checks: [(&str, Check); 7] = [
+    let checks: [(&str, Check); 8] = [
         ("bytes", bytes_and_heads),
         ("refusals", refusals),
         ("pipelined", pipelined),
@@ -46,6 +47,7 @@ pub fn check_files(binary: &str, args: &[&str]) {
         ("method", method_not_allowed),
         ("removed", removed_while_sent),
         ("truncated", truncated_while_sent),
+        ("upload behind a file", crate::file_upload::upload_behind_a_file),
     ];
     for (name, check) in checks {
         if let Err(e) = check(addr, &tree.root()) {

@@ -9,6 +9,7 @@ pub mod cases;
 pub mod churn;
 pub mod endpoint;
 pub mod file_tree;
+pub mod file_upload;
 pub mod files;
 pub mod large_bodies;
 pub mod robust;
@@ -17,7 +18,9 @@ pub mod stuck_reader;
 pub mod suite;
 pub mod tcp_table;
 pub mod tls_fairness;
+pub mod tls_hostile;
 pub mod tls_input;
+pub mod tls_stalled;
 pub mod upload_cases;
 pub mod upload_limits;
 pub mod upload_memory;
@@ -58,7 +61,9 @@ pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
 /// (`--tls-cert`, `--tls-key`), every case and behaviour of [`check_server`] but graceful
 /// shutdown and the stuck reader checked over TLS 1.3, after what every server must
 /// negotiate ([`tls_fairness`]), then bad TLS input and the leak check after it
-/// ([`tls_input`]); panics with the list of failures, if any.
+/// ([`tls_input`]), then hostile clients that keep to the protocol: one-byte records,
+/// readers that never read, a dribbled handshake ([`tls_hostile`]); panics with the list
+/// of failures, if any.
 pub fn check_tls(binary: &str, args: &[&str], deviations: &[Deviation]) {
     let identity = TestIdentity::generate();
     // One directory per check: a test binary runs several at once.
@@ -80,6 +85,7 @@ pub fn check_tls(binary: &str, args: &[&str], deviations: &[Deviation]) {
     let mut failures = tls_fairness::negotiates_the_shared_configuration(&to, &identity);
     failures.extend(tls_cases(&to, deviations));
     failures.extend(tls_input::bad_tls_input(&server, &to));
+    failures.extend(tls_hostile::hostile_clients(&server, &to));
     let _ = std::fs::remove_dir_all(&dir);
     report(server.label(), failures);
 }

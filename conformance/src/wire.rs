@@ -100,6 +100,17 @@ pub struct Conn {
     pending: Vec<u8>,
 }
 
+/// A connection the caller opened (and perhaps wrote to) itself, as [`Endpoint::try_connect`]
+/// returns it.
+impl From<Wire> for Conn {
+    fn from(stream: Wire) -> Conn {
+        Conn {
+            stream,
+            pending: Vec::new(),
+        }
+    }
+}
+
 impl Conn {
     /// A connection to `to` (a `SocketAddr` or an [`Endpoint`]), its TLS handshake done
     /// where the endpoint speaks TLS; panics if the server is not there.
@@ -118,6 +129,12 @@ impl Conn {
     /// The TCP socket (under TLS, the one its records travel on).
     pub fn stream(&self) -> &TcpStream {
         self.stream.tcp()
+    }
+
+    /// The connection itself, to write to in ways [`Conn::send`] does not (TLS records
+    /// cut by hand).
+    pub fn wire_mut(&mut self) -> &mut Wire {
+        &mut self.stream
     }
 
     /// Writes all of `bytes` (over TLS, as records sent at once); an error (the server

@@ -94,7 +94,11 @@ pub struct Conn {
     /// Input length below which the codec cannot progress (what it said it needs).
     input_needed: usize,
     pending: Output,
-    /// Over TLS, the bytes at the front of `pending` already sealed into ciphertext.
+    /// Over TLS, what `pending` held when sealing it began (swapped out, so the codec
+    /// renders on into an empty `pending`): sealed from its front a send's worth at a
+    /// time, and given up once all of it is.
+    sealing: Output,
+    /// The bytes at the front of `sealing` already sealed into ciphertext.
     sealed: usize,
     sending: Output,
     /// Bytes of `sending` the kernel has acknowledged.
@@ -158,6 +162,7 @@ impl Conn {
             input: Input::default(),
             input_needed: 0,
             pending: Output::default(),
+            sealing: Output::default(),
             sealed: 0,
             sending: Output::default(),
             sent: 0,
@@ -192,7 +197,7 @@ impl Conn {
         let gather = self.gather.as_ref().map_or(0, |_| size_of::<Gather>());
         let file = self.file.as_ref().map_or(0, FileTransfer::allocated);
         let scratch = self.file_scratch.as_ref().map_or(0, |_| size_of::<FileScratch>());
-        let outputs = self.pending.capacity() + self.sending.capacity();
+        let outputs = self.pending.capacity() + self.sealing.capacity() + self.sending.capacity();
         let files = self.file_spare.allocated() + scratch + file;
         self.input.allocated() + outputs + gather + files + self.tls_allocated()
     }
@@ -270,7 +275,8 @@ impl Conn {
     /// Bytes rendered but not yet acknowledged by the kernel (over TLS, ciphertext not
     /// yet sent too).
     pub fn backlog(&self) -> usize {
-        self.pending.len() - self.sealed + self.sending.len() - self.sent + self.tls_backlog()
+        self.pending.len() + self.sealing.len() - self.sealed + self.sending.len() - self.sent
+            + self.tls_backlog()
     }
 
     fn paused(&self) -> bool {

@@ -354,6 +354,8 @@ fn a_cached_file_where_reads_may_block_is_read_on_io_wq_never_sent_by_sendfile()
         ..ROOT
     };
     let len = SENDFILE_MIN * 2;
+    let (premise, _) = cached_file_transfer("premise", len);
+    assert!(premise.sends_body_next(), "where reads cannot wait, sendfile");
     let (transfer, head) = cached_file_transfer_in(elsewhere, "blocking-root", len);
     assert_eq!(head, Progress::Head { len, done: false });
     assert!(

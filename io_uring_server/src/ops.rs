@@ -120,7 +120,10 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
         (Op::File(FileOp::Sendfile), _) => {
             // A direct descriptor never reaches sendfile(2): EINVAL, as sendfile gives a
             // socket it cannot send to, has the file read through the ring instead.
-            let Some(socket) = sendfile::ProcessSocket::of(fd, fixed) else {
+            // SAFETY: the connection's socket: a file step is asked for only while the
+            // connection is open, and its Close only once it is closing with nothing in
+            // flight, so the descriptor stays open through the synchronous sendfile.
+            let Some(socket) = (unsafe { sendfile::ProcessSocket::of(fd, fixed) }) else {
                 return Carried::Done(-libc::EINVAL);
             };
             let (file, offset, count) = conn.file_transfer().sendfile_args();

@@ -79,7 +79,11 @@ pub struct ProcessSocket(RawFd);
 
 impl ProcessSocket {
     /// The socket `fd`, unless it is `direct` (checked in every build).
-    pub fn of(fd: RawFd, direct: bool) -> Option<ProcessSocket> {
+    ///
+    /// # Safety
+    /// `fd` (when not `direct`) must be a connection's socket that stays open while the
+    /// value is used: its Close not yet submitted.
+    pub unsafe fn of(fd: RawFd, direct: bool) -> Option<ProcessSocket> {
         (!direct).then_some(ProcessSocket(fd))
     }
 }
@@ -88,9 +92,9 @@ impl ProcessSocket {
 /// Returns the bytes sent, or the negated errno (`-EAGAIN`: the socket buffer is full),
 /// as a completion would carry it.
 pub fn send_file(socket: ProcessSocket, file: BorrowedFd<'_>, offset: u64, count: u64) -> i32 {
-    // SAFETY: a descriptor of the process (`ProcessSocket` is never a direct one): the
-    // connection's socket, open until its Close completes, which comes only after this
-    // synchronous call (the connection is in the slab while we run).
+    // SAFETY: a descriptor of the process (`ProcessSocket` is never a direct one), open
+    // while it is used (`ProcessSocket::of`'s contract): borrowed for this synchronous
+    // call alone.
     let socket = unsafe { BorrowedFd::borrow_raw(socket.0) };
     if let Err(e) = rustix::fs::fcntl_setfl(socket, OFlags::NONBLOCK) {
         return -e.raw_os_error();

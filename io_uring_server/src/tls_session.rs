@@ -22,15 +22,24 @@ use rustls::unbuffered::{ConnectionState, EncodeError, EncryptError, UnbufferedS
 const RECORD_OVERHEAD: usize = 5 + 1 + 16;
 
 /// The most plaintext one record carries.
-const MAX_FRAGMENT: usize = 16 * 1024;
+pub const MAX_FRAGMENT: usize = 16 * 1024;
 
 /// A record with less plaintext than this, after another in the same receive, is gathered
 /// with its neighbours rather than handed to the codec alone. Default is 1 KiB.
 const SMALL_RECORD: usize = 1024;
 
-/// Gathered plaintext is handed over once it reaches this many bytes, so gathering holds
-/// at most about this much. Default is 16 KiB.
+/// Gathered plaintext is handed over before it would pass this many bytes, so gathering
+/// holds at most this much. Default is 16 KiB.
 const GATHER_MAX: usize = 16 * 1024;
+
+/// The most ciphertext a handshake may leave waiting for the rest of a message: its
+/// largest message (a 64 KiB ClientHello) and a record. A peer announcing more, then
+/// trickling it, is refused rather than held. Default is 64 KiB + 17 KiB.
+const HANDSHAKE_INCOMING_MAX: usize = 0xffff + 5 + MAX_FRAGMENT + 256;
+
+/// An emptied `incoming` larger than this (a large handshake message, a burst of
+/// records) is given up at once rather than at the next silent tick. Default is 32 KiB.
+const INCOMING_KEPT: usize = 32 * 1024;
 
 /// Why a connection's TLS cannot go on: the peer broke the protocol (a record that does
 /// not decrypt, a bad handshake), or rustls refused what it was asked.
@@ -60,8 +69,9 @@ pub enum Received {
 
 pub struct TlsSession {
     conn: UnbufferedServerConnection,
-    /// Ciphertext received and not yet taken by rustls: between calls, at most the start
-    /// of a record.
+    /// Ciphertext received and not yet taken by rustls: between calls, the start of a
+    /// record, or during the handshake the records of a message not yet whole (at most
+    /// [`HANDSHAKE_INCOMING_MAX`]).
     incoming: Vec<u8>,
     /// Ciphertext to send, in order: handshake records, tickets, sealed responses, the
     /// `close_notify`.
@@ -114,14 +124,25 @@ impl TlsSession {
             if alone || gathered.len() + plaintext.len() > GATHER_MAX {
                 hand_over(&mut gathered, deliver);
             }
-            match alone {
-                true => deliver(plaintext),
-                false => gathered.extend_from_slice(plaintext),
+            if alone {
+                deliver(plaintext);
+            } else {
+                if gathered.capacity() == 0 {
+                    // Never grown past: it is handed over before it would be.
+                    gathered.reserve_exact(GATHER_MAX);
+                }
+                gathered.extend_from_slice(plaintext);
             }
         };
         let received = self.process(&mut gather, None);
         hand_over(&mut gathered, deliver);
         self.gathered = gathered;
+        if !self.established && self.incoming.len() > HANDSHAKE_INCOMING_MAX {
+            return Err(TlsFailed("a handshake message larger than any TLS allows".into()));
+        }
+        if self.incoming.is_empty() && self.incoming.capacity() > INCOMING_KEPT {
+            self.incoming = Vec::new();
+        }
         received
     }
 

@@ -201,3 +201,29 @@ fn records_of_every_size_split_anywhere_arrive_whole_and_in_order() {
         assert!(!session.holds_partial_record());
     }
 }
+
+/// A handshake record of `len` bytes (TLS 1.0 record version, as ClientHellos use).
+fn handshake_record(payload: &[u8]) -> Vec<u8> {
+    let len = (payload.len() as u16).to_be_bytes();
+    [&[0x16, 0x03, 0x01, len[0], len[1]][..], payload].concat()
+}
+
+#[test]
+fn a_handshake_message_announced_huge_and_trickled_in_is_refused_not_held() {
+    let (config, _) = config_and_client();
+    let mut session = TlsSession::new(config).unwrap();
+    // A ClientHello announcing 65,535 bytes, sent a record at a time.
+    let mut first = vec![0x01, 0x00, 0xff, 0xff];
+    first.resize(16 * 1024, 0);
+    let rest = vec![0u8; 16 * 1024];
+    let mut deliver = |_: &[u8]| panic!("no plaintext before the handshake");
+    assert!(session.receive(&handshake_record(&first), &mut deliver).is_ok());
+    let mut sent = first.len();
+    let mut refused = false;
+    while sent < 4 * HANDSHAKE_INCOMING_MAX && !refused {
+        refused = session.receive(&handshake_record(&rest), &mut deliver).is_err();
+        sent += rest.len();
+        assert!(refused || sent <= HANDSHAKE_INCOMING_MAX, "{sent} bytes held");
+    }
+    assert!(refused, "refused once past the most a handshake may leave waiting");
+}

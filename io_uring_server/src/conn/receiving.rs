@@ -12,6 +12,11 @@ use http_core::limits::OUTPUT_LIMIT;
 
 use super::{Conn, DIRECT_BODY_MIN, Phase, Receiving};
 
+/// While reading is held, the input cap is this many times the usual one: more than a
+/// buffer ring of the default size (1024 buffers of 8 KiB) can post before the hold's
+/// cancel reaches the kernel, with the default limits. Default is 4.
+const HELD_CAP_FACTOR: usize = 4;
+
 /// Room given to an output buffer when it is allocated afresh, so that one small
 /// response is rendered without regrowing it. Default is 512 bytes.
 const OUTPUT_RESERVE: usize = 512;
@@ -115,13 +120,21 @@ impl Conn {
         answered + self.answer_within_cap()
     }
 
-    /// Input grew: close if it passed the cap, else answer what it can.
+    /// Input grew: answer what it can, then close if what is left passed the cap. Held (a
+    /// file's answer under way with input waiting behind it, or output backed up), a
+    /// connection's input still grows by the completions a multishot recv had posted
+    /// before the hold's cancel reached the kernel: the peer did nothing wrong, so those
+    /// are kept (answered once the hold ends) up to [`HELD_CAP_FACTOR`] times the cap.
     fn answer_within_cap(&mut self) -> usize {
-        if self.input.len() > self.input_cap {
+        let answered = self.answer();
+        let cap = match self.reading_held() {
+            true => HELD_CAP_FACTOR * self.input_cap,
+            false => self.input_cap,
+        };
+        if self.input.len() > cap {
             self.phase = Phase::Closing;
-            return 0;
         }
-        self.answer()
+        answered
     }
 
     /// Runs the codec over buffered input if it can progress (and no recv is writing

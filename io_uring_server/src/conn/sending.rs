@@ -59,6 +59,7 @@ impl Conn {
     pub fn quiet_after_send(&self) -> bool {
         self.phase == Phase::Open
             && self.pending.is_empty()
+            && self.sealing.is_empty()
             && self.tls_backlog() == 0
             && !self.more_follows()
             && !self.paused()
@@ -141,6 +142,8 @@ impl Conn {
             // Everything rendered has left: wait for the next request holding no output.
             self.sending = Output::default();
             self.pending = Output::default();
+            self.sealing = Output::default();
+            self.sealed = 0;
             self.gather = None;
         }
         answered

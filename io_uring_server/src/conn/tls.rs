@@ -2,11 +2,11 @@
 //! with its [`TlsSession`] between the ring and the codec. What arrives in a provided
 //! buffer is ciphertext: the session decrypts it and the plaintext is answered as
 //! [`Conn::on_data`] answers bytes over plain TCP. What the codec renders stays plaintext
-//! in `pending` until a send is submitted, when it is sealed (with a `close_notify` once
-//! the last response is rendered) into the ciphertext the next send names, at most
-//! [`SEAL_AHEAD`] bytes of it unsent at a time: a peer that stops reading pins that much
-//! ciphertext, not a copy of everything rendered (which stays plaintext, its bodies held
-//! by reference as over plain TCP). Over TLS a
+//! in `pending` until the event loop asks for the next operation: then it is sealed (with
+//! a `close_notify` once the last response is rendered) into the ciphertext the next send
+//! names, at most [`SEAL_AHEAD`] bytes of it unsent at a time. A peer that stops reading
+//! pins that much ciphertext, not a copy of everything rendered (which stays plaintext,
+//! its bodies held by reference as over plain TCP). Over TLS a
 //! connection always receives through the buffer ring, never sends a file by sendfile
 //! (the page cache holds plaintext) nor a body by zero-copy send.
 
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use rustls::ServerConfig;
 
 use super::{Conn, Phase, Receiving};
-use crate::tls_session::{Received, TlsFailed, TlsSession};
+use crate::tls_session::{MAX_FRAGMENT, Received, TlsFailed, TlsSession};
 
 /// Ciphertext sealed ahead of the socket: sealing stops while this much is sealed and not
 /// yet sent, and goes on as sends complete. Two full records, about one send's worth.
@@ -99,38 +99,53 @@ impl Conn {
     /// [`SEAL_AHEAD`] bytes are sealed and unsent; nothing over plain TCP. The event loop
     /// calls it before each [`Conn::next_op`], so a send never waits while plaintext could
     /// be sealed, and sealing goes on as sends complete. It never touches `sending`, so it
-    /// may run while a send is in flight. Once all of `pending` is sealed, a buffer it kept
-    /// (an echo's input, a file's chunk) comes back, since the ciphertext is a copy. A
-    /// session that cannot seal ends the connection.
+    /// may run while a send is in flight. A session that cannot seal ends the connection.
     pub fn seal_output(&mut self) {
         if !self.encrypted || !matches!(self.phase, Phase::Open | Phase::Draining) {
             return;
         }
-        let unsent = self.sending.len() - self.sent;
+        while self.seal_some() {}
+    }
+
+    /// Seals what room there is of `sealing` (taking `pending` as `sealing` first if that
+    /// is empty); once all of `sealing` is, a buffer it kept (an echo's input, a file's
+    /// chunk) comes back, since the ciphertext is a copy. Returns whether to go on: all of
+    /// `sealing` was sealed and `pending` has more. Rather than seal a record shorter
+    /// than a full one while ciphertext still waits to leave, it waits for more room.
+    fn seal_some(&mut self) -> bool {
+        if self.sealing.is_empty() {
+            std::mem::swap(&mut self.sealing, &mut self.pending);
+        }
+        let waiting = self.sending.len() - self.sent;
         let tls = self
             .tls
             .as_mut()
             .expect("an encrypted connection has its session");
-        let unsealed = self.pending.len() - self.sealed;
-        let budget = unsealed.min(SEAL_AHEAD.saturating_sub(tls.outgoing_len() + unsent));
-        let all = budget == unsealed;
+        let waiting = waiting + tls.outgoing_len();
+        let unsealed = self.sealing.len() - self.sealed;
+        let budget = unsealed.min(SEAL_AHEAD.saturating_sub(waiting));
+        let short = budget < unsealed.min(MAX_FRAGMENT) && waiting > 0;
+        let all = budget == unsealed && self.pending.is_empty();
         let close = all && self.phase == Phase::Draining && tls.established() && !tls.close_notify_sealed();
-        if budget == 0 && !close {
-            return;
+        if (budget == 0 || short) && !close {
+            return false;
         }
-        let plaintext = self.pending.slices_from(self.sealed).map(|(slice, _)| slice);
+        let plaintext = self.sealing.slices_from(self.sealed).map(|(slice, _)| slice);
         if let Err(why) = tls.seal(first_bytes(plaintext, budget), close) {
             // Not the peer's doing: rustls refused to encrypt what it was given.
             server_kit::log!("a connection's TLS could not seal its output ({why}); closing it");
             self.fail();
+            return false;
         }
         self.sealed += budget;
-        if all {
-            self.sealed = 0;
-            if let Some(buffer) = self.pending.reclaim() {
-                self.reclaimed(buffer);
-            }
+        if self.sealed < self.sealing.len() {
+            return false;
         }
+        self.sealed = 0;
+        if let Some(buffer) = self.sealing.reclaim() {
+            self.reclaimed(buffer);
+        }
+        !self.pending.is_empty()
     }
 
     /// A send is being submitted and the last is all sent: the sealed ciphertext becomes

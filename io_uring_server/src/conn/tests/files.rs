@@ -308,3 +308,27 @@ fn an_upload_behind_a_file_holds_reading_until_the_file_is_answered() {
     assert!(receiving, "receiving again: {after:?}");
     assert_eq!(conn.phase(), Phase::Open);
 }
+
+/// Completions a multishot recv had already posted when the hold began keep coming in the
+/// same batch: their bytes are kept, however far past the input cap, and the connection
+/// is not cut off; the upload is answered once the file is.
+#[test]
+fn bytes_already_received_when_reading_is_held_are_kept_past_the_input_cap() {
+    let mut conn = conn();
+    conn.serve_files_from(ROOT, false);
+    let body = 2 * conn.input_cap;
+    let mut input = b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\n".to_vec();
+    input.extend_from_slice(
+        format!("POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: {body}\r\n\r\n").as_bytes(),
+    );
+    input.extend_from_slice(&[b'u'; DIRECT_BODY_MIN]);
+    conn.on_data(&input, 0);
+    assert!(conn.reading_held(), "a read's worth waits behind the file");
+    // The rest of the batch: completions posted before the cancel reached the kernel.
+    let chunk = vec![b'u'; 64 << 10];
+    for _ in 0..body.div_ceil(chunk.len()) + 2 {
+        conn.on_data(&chunk, 0);
+    }
+    assert!(conn.input.len() > conn.input_cap);
+    assert_eq!(conn.phase(), Phase::Open, "not cut off");
+}

@@ -449,3 +449,43 @@ fn a_handshake_that_trickles_in_is_closed_a_request_timeout_after_the_accept() {
     }
     panic!("the hello is shorter than the request timeout in bytes");
 }
+
+/// A client that keeps a pipeline full (more asked for with every send it reads, so the
+/// connection always has output waiting): what the connection holds stays bounded
+/// however long it goes on, since plaintext already sealed is given up, not kept.
+#[test]
+fn a_pipeline_kept_full_for_long_holds_bounded_memory() {
+    let (mut c, mut client) = established();
+    let get = b"GET /bytes/4000 HTTP/1.1\r\nHost: t\r\n\r\n";
+    let body = vec![b'e'; 40_000];
+    let (mut chunk, mut read, mut peak) = (vec![0u8; 1 << 16], 0, 0);
+    for step in 0..400 {
+        let gets = if step == 0 { 100 } else { 7 };
+        for _ in 0..gets {
+            client.writer().write_all(get).unwrap();
+        }
+        if step % 10 == 0 {
+            client.writer().write_all(&post(&body)).unwrap();
+        }
+        let requests = said(&mut client);
+        c.on_recv(requests.len() as i32, Some(requests.as_slice()), 0);
+        ops(&mut c);
+        assert!(!c.ops.send.is_idle(), "step {step}: output always waits");
+        let sent = flush_one(&mut c);
+        let mut rest = &sent[..];
+        while !rest.is_empty() {
+            client.read_tls(&mut rest).unwrap();
+            client.process_new_packets().unwrap();
+            while let Ok(n @ 1..) = client.reader().read(&mut chunk) {
+                read += n;
+            }
+        }
+        peak = peak.max(c.allocated());
+    }
+    // Two outputs of about the output limit each, with a buffer's growth (what is
+    // rendered, what is being sealed), as over plain TCP (what is rendered, what is being
+    // sent), and the ciphertext; not what was sealed since the first step.
+    let bound = 3 * OUTPUT_LIMIT;
+    assert!(peak <= bound, "{peak} bytes held at most (bound {bound})");
+    assert!(read > 400 * 7 * 4000, "answers kept coming: {read} bytes");
+}
