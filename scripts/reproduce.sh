@@ -3,8 +3,8 @@
 # BENCHMARKS.md) at the commit checked out, one study after another, each with the
 # defaults its committed results were made with: cargo bench, the workloads study (the
 # verdict, its runtime table and its feature rows in one run), churn, large bodies, files,
-# the profiles (when perf is installed), the sweep and the scaling study. About 95 minutes
-# on 2 CPUs after the build, estimated from earlier runs of each study (7 + 46 + 8 + 4 +
+# the profiles (when perf is installed), the sweep and the scaling study. About 93 minutes
+# on 2 CPUs after the build, estimated from earlier runs of each study (7 + 44 + 8 + 4 +
 # 14 + 8 + 7 + 1); the last
 # full run's results/reproduce.md gives the measured times. Nothing else should run on the
 # machine meanwhile.
@@ -33,7 +33,7 @@ steps=(
   "scripts/sweep.sh"
   "scripts/scaling.sh"
 )
-minutes=(7 46 8 4 14 8 7 1) # estimated, 2 CPUs, already built
+minutes=(7 44 8 4 14 8 7 1) # estimated, 2 CPUs, already built
 target_minutes=100
 from=1
 case "${1:-}" in

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The workloads study: for which workload is io_uring worth it? Every server runs every
-# workload (keep-alive, pipelined, one connection, 4 and 16 connections, 64 KiB echo,
-# 20 MiB uploads, large responses, files, churn, idle connections; keep-alive and the echo
-# at 25/50/75% of capacity, the other costs at 50%, offered open-loop; how churn's cost
-# moves with the load is scripts/churn.sh's) over interleaved rounds. The same rounds hold
+# workload (keep-alive, one connection, 64 KiB echo, 20 MiB uploads, 16 KiB-1 MiB
+# responses, 4 KiB and 1 MiB files, churn, TLS, idle connections; every cost at 50% of
+# capacity, offered open-loop, its saturated closed loop shown as capacity; pipelining and
+# 4 and 16 connections in the details only; how a cost moves with the load is
+# scripts/sweep.sh's and scripts/churn.sh's) over interleaved rounds. The same rounds hold
 # the ready io_uring runtimes (tokio-uring, monoio, compio) and io_uring_server's feature
 # rows, so the verdict, the runtime table and the feature table read one results file. Writes
 # results/workloads.{md,json}, an SVG per workload, results/runtimes.md,
 # results/features.md and their sections of BENCHMARKS.md (the verdict at the top).
-#   scripts/workloads.sh                           # 6 rounds of 1.5 s per point, up to 8 where undecided, 4 slices (about 46 minutes)
+#   scripts/workloads.sh                           # 6 rounds of 1.5 s per point, up to 8 where undecided, 4 slices (about 44 minutes, 46 if every new fixed-rate row needs 8)
 #   scripts/workloads.sh --rounds 2 --seconds 1    # a quicker look
 #   scripts/workloads.sh --only churn              # one family of workloads (repeat --only for more): results/partial/workloads.{md,json}
 #   scripts/workloads.sh --server 'mine=./my_server --port {port}'  # your server in the lineup: results/partial/workloads.{md,json}

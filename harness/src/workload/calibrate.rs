@@ -1,5 +1,6 @@
 //! The capacities an offered workload's rates are shares of ([`super::offered`]): each
-//! contender runs the saturated workload flat out on a fresh server, and its server CPU
+//! contender that can set the rate (io_uring_server and the tokio configurations) runs the
+//! saturated workload flat out on a fresh server, and its server CPU
 //! per request, what it served and how busy the client was are kept; [`calibrate_plan`]
 //! does so for every offered workload of a plan and sets their rates.
 
@@ -38,8 +39,8 @@ pub fn calibrate(
     Ok(calibration)
 }
 
-/// The rate of every offered workload in `plan`: each base workload run flat out by every
-/// contender any of its offered workloads has, the smaller capacity of io_uring_server and
+/// The rate of every offered workload in `plan`: each base workload run flat out by the
+/// contenders that can set its rate ([`contenders_of`]), the smaller capacity of io_uring_server and
 /// its tokio baseline the one its rates are shares of ([`Calibration::rate`]). Says on the terminal what each calibration found.
 pub fn calibrate_plan(
     lineup: &Lineup,
@@ -66,19 +67,59 @@ pub fn calibrate_plan(
     Ok((plan, calibrations))
 }
 
-/// Every contender, every round or in the details, of the offered workloads of `base` in
-/// `plan`, in the order first named.
+/// The contenders of the offered workloads of `base` in `plan` (every round or in the
+/// details, in the order first named) whose capacity can set the rate: io_uring_server and
+/// the tokio configurations its cheapest is chosen from ([`super::best::candidates`]). The
+/// others (the ready runtimes, the feature rows, the A/A control, nginx) are offered the
+/// same rate without a calibration of their own: a 1.5 s run each that set nothing cost
+/// the study about 2.5 minutes, and their capacity is in the details' closed loops.
 fn contenders_of(plan: &[Entry], base: &str) -> Vec<Contender> {
+    let setting = {
+        let mut setting = vec![super::SUBJECT];
+        setting.extend(super::best::candidates(&offered::base(base)));
+        setting
+    };
     let mut contenders = Vec::new();
     for e in plan
         .iter()
         .filter(|e| matches!(e.workload.shape, Shape::Offered { of, .. } if of == base))
     {
         for c in e.every_round.iter().chain(&e.detail) {
-            if !contenders.contains(c) {
+            if setting.contains(c) && !contenders.contains(c) {
                 contenders.push(*c);
             }
         }
     }
     contenders
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::servers::{AA_CONTROL, ANCHORS, TOKIO_CODEC, TOKIO_CODEC_SENDFILE, TOKIO_HYPER, TOKIO_URING};
+    use crate::workload::catalogue::by_name;
+
+    #[test]
+    fn only_who_can_set_the_rate_is_calibrated() {
+        let entry = |name: &str| Entry {
+            workload: by_name(name).unwrap(),
+            every_round: vec![
+                super::super::SUBJECT,
+                AA_CONTROL,
+                TOKIO_CODEC,
+                TOKIO_HYPER,
+                TOKIO_URING,
+            ],
+            detail: ANCHORS.to_vec(),
+            offered: None,
+        };
+        let plan = [entry("64 KiB echo at 50% load"), entry("1 MiB files at 50% load")];
+        assert_eq!(
+            contenders_of(&plan, "64 KiB echo"),
+            [super::super::SUBJECT, TOKIO_CODEC, TOKIO_HYPER]
+        );
+        let mut files = entry("1 MiB files at 50% load");
+        files.every_round.push(TOKIO_CODEC_SENDFILE);
+        assert!(contenders_of(&[files], "1 MiB files").contains(&TOKIO_CODEC_SENDFILE));
+    }
 }

@@ -1,6 +1,6 @@
 //! Every workload a verdict is decided on, by name: the workloads study runs them all,
 //! `cargo bench`'s short verdict a few of them ([`by_name`]), so each claim has one
-//! definition.
+//! definition; which of them the verdict judges, and why not the others: [`super::scope`].
 
 use loadgen::churn::Churn;
 use loadgen::tls::Handshakes;
@@ -16,19 +16,24 @@ const IDLE_COUNTS: [usize; 3] = [1_000, 5_000, 10_000];
 
 /// The closed loop run beside the idle connections.
 ///
-/// The offered workloads (keep-alive and the echo at 25, 50 and 75% of the smallest
-/// contender capacity, [`super::offered`]; the others at 50% only: how churn's cost moves
-/// with the load is the churn study's, `scripts/churn.sh`) follow the churn ones: the
-/// verdict's CPU rows for those loads are the 50% ones.
+/// The offered workloads (every cost at 50% of the smaller capacity of io_uring_server and
+/// its tokio baseline, [`super::offered`]; how a cost moves with the load is the sweep's,
+/// `scripts/sweep.sh`, and for churn `scripts/churn.sh`) follow the churn ones.
 const IDLE_ACTIVE: usize = 64;
 
-/// The file corpus's set the file workloads serve (`http_core::files::CORPUS`): 1 MiB
-/// files, hot in the page cache, where io_uring_server sends by sendfile.
+/// The file corpus's sets the file workloads serve (`http_core::files::CORPUS`), hot in the
+/// page cache: 1 MiB files, where io_uring_server sends by sendfile, and 4 KiB files, which
+/// it reads through the ring (below `http_core::files::SENDFILE_MIN`).
 pub const FILE_SET: &str = "1m";
+pub const SMALL_FILE_SET: &str = "4k";
 
-/// Connections asking for files: each window of the open loop ends with one 1 MiB round
-/// trip per connection in flight ([`super::offered::owed`]), so few.
+/// Connections asking for 1 MiB files: each window of the open loop ends with one 1 MiB
+/// round trip per connection in flight ([`super::offered::owed`]), so few.
 const FILE_CONNECTIONS: usize = 8;
+
+/// Connections asking for 4 KiB files: as many as kept-alive small requests, whose round
+/// trips these resemble (the files study's and the profiles' hot 4 KiB loads are at 256 too).
+const SMALL_FILE_CONNECTIONS: usize = 256;
 
 /// Bytes of each upload: a large file or media upload, under the servers' default
 /// `--max-upload-bytes` (`http_core::limits::MAX_UPLOAD_BYTES`, checked as it compiles).
@@ -51,7 +56,7 @@ const SHORT_LIVED_REQUESTS: usize = 10;
 /// so every handshake is done before the measured window opens ([`super::measure`]).
 const TLS_CONNECTIONS: usize = 256;
 
-pub const WORKLOADS: [Workload; 35] = [
+pub const WORKLOADS: [Workload; 36] = [
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -118,6 +123,13 @@ pub const WORKLOADS: [Workload; 35] = [
         },
     },
     Workload {
+        name: "4 KiB files",
+        shape: Shape::Files {
+            set: SMALL_FILE_SET,
+            connections: SMALL_FILE_CONNECTIONS,
+        },
+    },
+    Workload {
         name: "churn, server closes",
         shape: Shape::Churn {
             closes: Churn::ServerCloses,
@@ -163,31 +175,10 @@ pub const WORKLOADS: [Workload; 35] = [
         },
     },
     Workload {
-        name: "keep-alive, small requests at 25% load",
-        shape: Shape::Offered {
-            of: "keep-alive, small requests",
-            percent: 25,
-        },
-    },
-    Workload {
         name: "keep-alive, small requests at 50% load",
         shape: Shape::Offered {
             of: "keep-alive, small requests",
             percent: 50,
-        },
-    },
-    Workload {
-        name: "keep-alive, small requests at 75% load",
-        shape: Shape::Offered {
-            of: "keep-alive, small requests",
-            percent: 75,
-        },
-    },
-    Workload {
-        name: "64 KiB echo at 25% load",
-        shape: Shape::Offered {
-            of: "64 KiB echo",
-            percent: 25,
         },
     },
     Workload {
@@ -198,13 +189,6 @@ pub const WORKLOADS: [Workload; 35] = [
         },
     },
     Workload {
-        name: "64 KiB echo at 75% load",
-        shape: Shape::Offered {
-            of: "64 KiB echo",
-            percent: 75,
-        },
-    },
-    Workload {
         name: "20 MiB uploads at 50% load",
         shape: Shape::Offered {
             of: "20 MiB uploads",
@@ -212,9 +196,37 @@ pub const WORKLOADS: [Workload; 35] = [
         },
     },
     Workload {
+        name: "16 KiB responses at 50% load",
+        shape: Shape::Offered {
+            of: "16 KiB responses",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "256 KiB responses at 50% load",
+        shape: Shape::Offered {
+            of: "256 KiB responses",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "1 MiB responses at 50% load",
+        shape: Shape::Offered {
+            of: "1 MiB responses",
+            percent: 50,
+        },
+    },
+    Workload {
         name: "1 MiB files at 50% load",
         shape: Shape::Offered {
             of: "1 MiB files",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "4 KiB files at 50% load",
+        shape: Shape::Offered {
+            of: "4 KiB files",
             percent: 50,
         },
     },
@@ -311,36 +323,8 @@ pub fn by_name(name: &str) -> Option<Workload> {
     WORKLOADS.iter().find(|w| w.name == name).copied()
 }
 
-/// Where another study measures exactly a verdict workload's load: the cell that says so
-/// instead of a second answer to the same question (one generator per claim).
-pub fn decided_in_the_verdict(shape: Shape) -> Option<String> {
-    let workload = WORKLOADS.iter().find(|w| w.shape == shape)?;
-    Some(format!(
-        "decided in the verdict at the top of BENCHMARKS.md (*{}*, the same load)",
-        workload.name
-    ))
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn only_a_verdict_load_is_referred_to_the_verdict() {
-        let echo = super::Shape::Echo {
-            bytes: 64 << 10,
-            connections: 16,
-        };
-        assert!(
-            super::decided_in_the_verdict(echo)
-                .unwrap()
-                .contains("*64 KiB echo*")
-        );
-        let other = super::Shape::Echo {
-            bytes: 64 << 10,
-            connections: 4,
-        };
-        assert_eq!(super::decided_in_the_verdict(other), None);
-    }
-
     #[test]
     fn the_nginx_anchor_prepares_every_body_size_asked_for() {
         for size in super::response_sizes() {

@@ -104,8 +104,9 @@ pub fn finish(
     Ok(sample)
 }
 
-/// `shape`'s load (keep-alive, echo, uploads, files, churn or short-lived connections,
-/// plain or over TLS) as an open loop at `rate` requests/s.
+/// `shape`'s load (keep-alive, echo, uploads, large responses, files, churn or short-lived
+/// connections, plain or over TLS) as an open loop at `rate` requests/s; not pipelining,
+/// which loadgen's open loop does not offer (one request at a time per connection).
 fn at_rate(shape: Shape, rate: f64, duration: Duration, pinning: &Pinning) -> Load {
     let flat_out = load_of(shape, duration, pinning);
     let kind = match flat_out.kind {

@@ -4,7 +4,8 @@
 //! ([`measure`]), the offered rates set from each contender's capacity ([`calibrate`],
 //! [`offered`], [`rates`]), rounds of them in a balanced order ([`run`]), and the verdict
 //! table the one rule ([`crate::judge`]) decides from their per-round ratios ([`verdict`]),
-//! but for requests/s cells the client bound ([`client_bound`]).
+//! but for requests/s cells the client bound ([`client_bound`]), over the workloads it
+//! judges ([`scope`]).
 
 use loadgen::churn::Churn;
 use loadgen::tls::Handshakes;
@@ -24,6 +25,7 @@ pub mod provenance;
 pub mod rates;
 pub mod run;
 pub mod samples;
+pub mod scope;
 pub mod verdict;
 
 /// How a workload loads a server.
@@ -69,8 +71,8 @@ pub enum Shape {
     /// `count` kept-alive connections that each made one request and now wait, held by a
     /// freshly started server while `active` connections run a closed loop of `GET /`.
     Idle { count: usize, active: usize },
-    /// The load of the workload named `of` (keep-alive, echo, uploads, files, churn or
-    /// short-lived connections) as an open loop at `percent`% of the smaller capacity of
+    /// The load of the workload named `of` (keep-alive, echo, uploads, large responses,
+    /// files, churn or short-lived connections, plain or over TLS) as an open loop at `percent`% of the smaller capacity of
     /// io_uring_server and its tokio baseline for it (10^6 ÷ its server CPU µs per request
     /// flat out, [`offered`]): every contender serves the same requests per second, so CPU
     /// per request compares servers rather than how fast the client drove each one.

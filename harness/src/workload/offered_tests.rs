@@ -155,6 +155,7 @@ fn every_offered_workload_names_a_base_that_saturates() {
                     Shape::KeepAlive { .. }
                         | Shape::Echo { .. }
                         | Shape::Upload { .. }
+                        | Shape::Response { .. }
                         | Shape::Files { .. }
                         | Shape::Churn { .. }
                         | Shape::ShortLived { .. }

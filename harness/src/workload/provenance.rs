@@ -15,10 +15,10 @@ impl WorkloadsReport {
             0 => String::new(),
             _ => format!(
                 " nginx, shown in the details only, ran in {first}, and so did every server at \
-                 the loads shown in the details only (the saturated closed loops of the loads \
-                 judged at a fixed rate, and their 25% and 75% rates, except the feature rows \
-                 meant for them); the shared-buffer codec ran every round at the idle \
-                 workloads."
+                 the loads shown in the details only (the saturated closed loops: the \
+                 capacities of the loads judged at a fixed rate, pipelining and requests/s on a \
+                 few connections; except the feature rows meant for them); the shared-buffer \
+                 codec ran every round at the idle workloads."
             ),
         };
         let (planned, extended) = match self.base_rounds {

@@ -257,13 +257,16 @@ mod tests {
 
     #[test]
     fn only_a_workload_with_an_undecided_cell_runs_on() {
-        let (decided, scattered) = (entry("keep-alive, small requests"), entry("64 KiB echo"));
+        let (decided, scattered) = (
+            entry("keep-alive, small requests at 50% load"),
+            entry("64 KiB echo at 50% load"),
+        );
         let mut samples = rounds_of(decided.workload.name, [5.0, 5.1], [5.0, 5.1]);
         // 8 and 13 against 10: the interval straddles 1; the A/A control too.
         samples.extend(rounds_of(scattered.workload.name, [8.0, 13.0], [13.0, 8.0]));
         let left = undecided(&[&decided, &scattered], &samples);
         assert_eq!(left.len(), 1);
-        assert_eq!(left[0].workload.name, "64 KiB echo");
+        assert_eq!(left[0].workload.name, "64 KiB echo at 50% load");
         assert_eq!(rounds_in(&samples), 4);
         assert!(undecided(&[&decided], &samples).is_empty());
     }

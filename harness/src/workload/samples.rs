@@ -202,11 +202,12 @@ impl WorkloadsReport {
     /// Every row `workload` has in a verdict: its own unit's, and its second where it has
     /// one ([`Workload::verdict_units`]: one connection's server CPU per request, the
     /// keep-alive cost row's p99). Each holds the ratios against each of the
-    /// [`BASELINES`] and the A/A control's. None for a workload not judged, nor for an
-    /// idle one where the report has a fit over several counts: those are judged together, on
+    /// [`BASELINES`] and the A/A control's. None for a workload not judged (in this run,
+    /// or by the verdict at all: [`super::scope`]), nor for an idle one where the report has a fit over several counts: those are judged together, on
     /// the fit's slope ([`super::idle_fit`]).
     pub fn verdict_rows(&self, workload: &Workload) -> Vec<(Unit, VerdictRatios)> {
-        if !self.is_judged(workload.name) || self.judged_on_fit(workload) {
+        let outside = !super::scope::in_verdict(workload);
+        if outside || !self.is_judged(workload.name) || self.judged_on_fit(workload) {
             return Vec::new();
         }
         let row = |unit| {

@@ -4,7 +4,8 @@
 //! subject, each cell decided by the one rule ([`crate::judge`]) but a requests/s cell the
 //! client bound ([`client_bound`]); a fixed-rate row named by its rate and its share of
 //! each compared server's capacity; then how many cells the rule decided and how often the
-//! A/A control tied ([`super::cells`]). The workloads study and `cargo bench` both print
+//! A/A control tied ([`super::cells`]), with the measures left out on purpose and the rows
+//! a run did not measure ([`super::scope`]). The workloads study and `cargo bench` both print
 //! it; each says above it where its rounds came from.
 
 use std::fmt::Write as _;
@@ -12,7 +13,7 @@ use std::fmt::Write as _;
 use super::best::{Best, HOW_CHOSEN, TOKIO_CONFIGURATIONS};
 use super::cells::{Tally, fell_behind};
 use super::samples::WorkloadsReport;
-use super::{BASELINES, SUBJECT, Unit, Workload, client_bound};
+use super::{BASELINES, SUBJECT, Unit, Workload, client_bound, scope};
 use crate::judge;
 use crate::servers::{AA_CONTROL, TOKIO_CODEC_SHARED};
 
@@ -191,10 +192,43 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
         " How the first column is chosen: {HOW_CHOSEN}{}.",
         absent(report)
     );
+    if report.judged.is_some() {
+        let _ = write!(out, " {}{}", scope::left_out(), not_measured_sentence(report));
+    }
     out.push('\n');
     out.push_str(&idle_control(report));
     out.push_str(&offered_rates(report));
     out
+}
+
+/// The verdict rows `report` lacks: workloads the verdict judges now that its run did not
+/// measure (a run from before they were added, or one of some workloads). Empty for a
+/// report that says nothing of what it judged (`cargo bench`'s few key workloads).
+pub fn not_measured(report: &WorkloadsReport) -> Vec<&'static str> {
+    if report.judged.is_none() {
+        return Vec::new();
+    }
+    let measured = report.workloads();
+    super::catalogue::WORKLOADS
+        .iter()
+        .filter(|w| scope::in_verdict(w) && !matches!(w.shape, super::Shape::Idle { .. }))
+        .filter(|w| !measured.iter().any(|m| m == w.name) || !report.is_judged(w.name))
+        .map(|w| w.name)
+        .collect()
+}
+
+/// " Not measured in this run: *a*, *b* (verdict rows added since; `scripts/workloads.sh`
+/// measures them).": empty where the report has every row.
+pub fn not_measured_sentence(report: &WorkloadsReport) -> String {
+    let missing: Vec<String> = not_measured(report).iter().map(|n| format!("*{n}*")).collect();
+    match missing.is_empty() {
+        true => String::new(),
+        false => format!(
+            " Not measured in this run: {} (verdict rows added since it; `scripts/workloads.sh` \
+             measures them).",
+            missing.join(", ")
+        ),
+    }
 }
 
 /// " (not in this run: tokio_server (hyper, multi-thread))": the tokio configurations the

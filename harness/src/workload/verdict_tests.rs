@@ -4,19 +4,19 @@
 use super::*;
 use crate::workload::samples::Sample;
 
-/// Three rounds of "4 connections" (requests/s), io_uring_server 20% ahead of the codec
-/// every round and too noisy a ratio to hyper to decide, the client `busy` in the
-/// second round with hyper.
+/// Three rounds of "64 KiB echo at 50% load" (server CPU per request), io_uring_server 20%
+/// cheaper than the codec every round and too noisy a ratio to hyper to decide, the client
+/// `busy` in the second round with hyper.
 fn report(busy: f64) -> WorkloadsReport {
     let mut samples = Vec::new();
     for round in 0..3 {
-        let hyper = [900.0, 1300.0, 1000.0][round];
-        for (contender, rps) in [
-            (SUBJECT.id, 1200.0),
-            (BASELINES[0].id, 1000.0),
+        let hyper = [11.0, 7.0, 10.0][round];
+        for (contender, cpu) in [
+            (SUBJECT.id, 8.0),
+            (BASELINES[0].id, 10.0),
             (BASELINES[1].id, hyper),
         ] {
-            let mut sample = Sample::example("4 connections", contender, round, rps);
+            let mut sample = Sample::example(ECHO, contender, round, cpu);
             sample.client_busy = Some(if round == 1 && contender == BASELINES[1].id {
                 busy
             } else {
@@ -28,13 +28,15 @@ fn report(busy: f64) -> WorkloadsReport {
     WorkloadsReport::over(samples)
 }
 
-fn four_connections() -> Vec<Workload> {
-    vec![super::super::catalogue::by_name("4 connections").unwrap()]
+const ECHO: &str = "64 KiB echo at 50% load";
+
+fn echo() -> Vec<Workload> {
+    vec![super::super::catalogue::by_name(ECHO).unwrap()]
 }
 
 #[test]
 fn a_client_bound_cell_is_left_out_of_the_tally() {
-    let table = table(&report(0.95), &four_connections());
+    let table = table(&report(0.95), &echo());
     assert!(table.contains("*client-bound* (client 95% busy)"), "{table}");
     assert!(
         table.contains("**wins**"),
@@ -43,7 +45,7 @@ fn a_client_bound_cell_is_left_out_of_the_tally() {
     assert!(table.contains("The rule decided 2 of 2 cells"), "{table}");
     assert!(table.contains("Left out: 1 client-bound cells."), "{table}");
     assert!(
-        !report(0.95).undecided(&four_connections()[0]),
+        !report(0.95).undecided(&echo()[0]),
         "more rounds cannot decide a client-bound cell"
     );
 }
@@ -72,14 +74,11 @@ fn a_fixed_rate_cell_too_short_to_judge_says_a_server_fell_behind() {
 
 #[test]
 fn a_client_with_cpu_to_spare_leaves_every_cell_to_the_rule() {
-    let table = table(&report(0.85), &four_connections());
+    let table = table(&report(0.85), &echo());
     assert!(!table.contains("client-bound"), "{table}");
     assert!(table.contains("The rule decided 2 of 3 cells"), "{table}");
     assert!(table.contains("**inconclusive**"), "{table}");
-    assert!(
-        report(0.85).undecided(&four_connections()[0]),
-        "more rounds could decide it"
-    );
+    assert!(report(0.85).undecided(&echo()[0]), "more rounds could decide it");
 }
 
 #[test]
@@ -155,4 +154,21 @@ fn the_first_column_names_the_cheapest_tokio_configuration_and_the_row_its_rate(
         table.contains("(not in this run: tokio_server (codec, sendfile))"),
         "{table}"
     );
+}
+
+#[test]
+fn a_report_from_before_a_row_says_it_was_not_measured() {
+    let mut report = WorkloadsReport::over(vec![Sample::example(
+        "keep-alive, small requests at 50% load",
+        "io_uring",
+        0,
+        5.0,
+    )]);
+    assert!(not_measured(&report).is_empty(), "no list of what was judged");
+    report.judged = Some(vec!["keep-alive, small requests at 50% load".into()]);
+    let missing = not_measured(&report);
+    assert!(missing.contains(&"4 KiB files at 50% load"), "{missing:?}");
+    assert!(!missing.contains(&"keep-alive, small requests at 50% load"));
+    assert!(!missing.contains(&"pipelined 16 deep") && !missing.contains(&"5k idle connections"));
+    assert!(not_measured_sentence(&report).contains("*4 KiB files at 50% load*"));
 }

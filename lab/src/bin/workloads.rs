@@ -45,8 +45,8 @@ struct Cli {
     #[arg(long, default_value_t = 8)]
     max_rounds: usize,
     /// The first rounds, in which the contenders shown only in the details
-    /// (tokio_uring_server where the verdict does not judge, nginx, and everyone at the
-    /// capacity and 25%/75% loads) run too. One by default: the time goes to the rounds
+    /// (nginx, and everyone at the capacities, pipelining and 4 and 16 connections) run
+    /// too. One by default: the time goes to the rounds
     /// every tokio configuration of a judged row runs in, so that the whole reproduction
     /// stays within 100 minutes.
     #[arg(long, default_value_t = 1)]

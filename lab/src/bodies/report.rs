@@ -9,7 +9,7 @@ use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::rounds;
 use harness::servers::AA_CONTROL;
 use harness::workload::Shape;
-use harness::workload::catalogue::decided_in_the_verdict;
+use harness::workload::scope::decided_in_the_verdict;
 
 use crate::bodies::{
     BASELINES, BodiesReport, CHUNK, SUBJECT, WORKLOADS, chunked_pairs, median, size_text, spread,

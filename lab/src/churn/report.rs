@@ -16,7 +16,7 @@ use harness::servers::nginx::ANCHOR_NOTE;
 use harness::servers::{AA_CONTROL, ANCHORS};
 use harness::usage::{CLIENT_SATURATED, lateness_cause};
 use harness::workload::Shape;
-use harness::workload::catalogue::decided_in_the_verdict;
+use harness::workload::scope::decided_in_the_verdict;
 
 pub const BEGIN: &str = "<!-- BEGIN CHURN: scripts/churn.sh rewrites this section -->";
 pub const END: &str = "<!-- END CHURN -->";

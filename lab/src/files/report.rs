@@ -180,7 +180,8 @@ fn least_cpu(out: &mut String, report: &FilesReport) {
         let nginx = cpu_text(report.median_cpu(&workload, NGINX.id));
         let _ = writeln!(
             out,
-            "| {workload} | {} | {} | {gap} | {nginx} |",
+            "| {} | {} | {} | {gap} | {nginx} |",
+            super::label(&workload),
             named(0),
             named(1)
         );
@@ -219,6 +220,7 @@ fn targets(out: &mut String, report: &FilesReport) {
     let measured = |id: &str| report.contenders().into_iter().find(|(i, _)| i == id);
     let mut bound_targets = 0;
     for target in TARGETS {
+        let on = super::label(target.workload);
         let bound = report.client_bound(target.workload, (SUBJECT.id, target.baseline));
         let line = match (measured(SUBJECT.id), measured(target.baseline), bound) {
             (Some(_), Some((_, label)), Some(busy)) => {
@@ -227,18 +229,18 @@ fn targets(out: &mut String, report: &FilesReport) {
                 format!(
                     "≤ {:.2}x {label} on {}: {}",
                     target.limit,
-                    target.workload,
+                    on,
                     client_bound::cell(&ratios, busy)
                 )
             }
             (None, _, _) => format!(
                 "≤ {:.2}x {} on {}: not judged, {subject} was not measured in this run.",
-                target.limit, target.baseline, target.workload
+                target.limit, target.baseline, on
             ),
             (Some(_), Some((_, label)), None) => format!(
                 "≤ {:.2}x {label} on {}: {}",
                 target.limit,
-                target.workload,
+                on,
                 target_word(
                     &report.ratios(target.workload, SUBJECT.id, target.baseline),
                     target.limit
@@ -246,7 +248,7 @@ fn targets(out: &mut String, report: &FilesReport) {
             ),
             (Some(_), None, _) => format!(
                 "≤ {:.2}x {} on {}: not judged, {} was not measured in this run.",
-                target.limit, target.baseline, target.workload, target.baseline
+                target.limit, target.baseline, on, target.baseline
             ),
         };
         let _ = writeln!(out, "- {line}");
@@ -264,8 +266,8 @@ pub fn bound_note(cells: usize) -> String {
          busy while one of the two servers ran, so that closed loop went at the client's \
          pace (a saturated closed loop's CPU per request is a capacity figure, and this one \
          the client's); the rule decides none of them, as the verdict decides no \
-         client-bound cell. The verdict's *1 MiB files at 50% load* row measures hot 1 MiB \
-         files at a fixed rate the client holds, the same for every server.",
+         client-bound cell. The verdict's *1 MiB files at 50% load* and *4 KiB files at 50% load* \
+         rows measure hot files at a fixed rate the client holds, the same for every server.",
         CLIENT_SATURATED * 100.0
     )
 }
@@ -302,7 +304,12 @@ fn verdicts(out: &mut String, report: &FilesReport) {
                     judge::cell(&ratios)
                 }
             };
-            let _ = writeln!(out, "| {workload} | {} | {cell} |", baseline.label);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {cell} |",
+                super::label(&workload),
+                baseline.label
+            );
         }
     }
     let _ = writeln!(out, "\n{}\n", judge::control_tally(&controls));

@@ -78,7 +78,7 @@ fn every_target_names_a_point_of_the_plan() {
 fn the_least_cpu_is_found_and_nginx_stands_beside_it() {
     let text = render(&report(true));
     assert!(
-        text.contains("| 4 KiB hot, 16 connections | io_uring label (10.0) | tokio_codec_fs label (15.0) | 1.50 (1.50-1.50) | 9.0 |"),
+        text.contains("| 4 KiB files, hot, closed loop, 16 connections | io_uring label (10.0) | tokio_codec_fs label (15.0) | 1.50 (1.50-1.50) | 9.0 |"),
         "{text}"
     );
 }
@@ -87,11 +87,13 @@ fn the_least_cpu_is_found_and_nginx_stands_beside_it() {
 fn targets_are_met_or_missed_from_the_data() {
     let text = render(&report(true));
     assert!(
-        text.contains("- ≤ 0.60x tokio_codec label on 4 KiB hot, 256 connections: **met**: 0.50 (0.50-0.50, 3 rounds), the whole interval"),
+        text.contains("- ≤ 0.60x tokio_codec label on 4 KiB files, hot, closed loop, 256 connections: **met**: 0.50 (0.50-0.50, 3 rounds), the whole interval"),
         "{text}"
     );
     assert!(
-        text.contains("- ≤ 1.10x nginx label on 1 MiB hot, 16 connections: **missed**: 1.11"),
+        text.contains(
+            "- ≤ 1.10x nginx label on 1 MiB files, hot, closed loop, 16 connections: **missed**: 1.11"
+        ),
         "{text}"
     );
     assert_eq!(
@@ -115,7 +117,9 @@ fn targets_are_met_or_missed_from_the_data() {
 fn without_nginx_its_rows_and_target_say_so_in_one_line() {
     let text = render(&report(false));
     assert!(text.contains("nginx was not measured in this run"), "{text}");
-    assert!(text.contains("on 1 MiB hot, 16 connections: not judged, nginx was not measured in this run."));
+    assert!(text.contains(
+        "on 1 MiB files, hot, closed loop, 16 connections: not judged, nginx was not measured in this run."
+    ));
     assert!(!text.contains(" | 9.0 |"));
 }
 
@@ -133,7 +137,9 @@ fn nginx_alone_renders_whole_tables_and_one_line_per_missing_part() {
         text.contains("io_uring_server was not measured in this run.\n\n## How far"),
         "{text}"
     );
-    assert!(text.contains("on 4 KiB hot, 256 connections: not judged, io_uring_server was not measured"));
+    assert!(text.contains(
+        "on 4 KiB files, hot, closed loop, 256 connections: not judged, io_uring_server was not measured"
+    ));
     assert!(!text.contains("|  |"), "no empty column: {text}");
     assert!(text.contains("| nginx label | 9.0 9.2 8.8 | 9.0 |"), "{text}");
 }
@@ -146,7 +152,9 @@ fn the_fs_twin_is_judged_against_its_epoll_engine() {
         "{text}"
     );
     assert!(
-        text.contains("| 4 KiB cold, 16 connections | 0.75 (0.75-0.75, 3 rounds) **wins** by ≥10% |"),
+        text.contains(
+            "| 4 KiB files, cold, closed loop, 16 connections | 0.75 (0.75-0.75, 3 rounds) **wins** by ≥10% |"
+        ),
         "{text}"
     );
     let mut alone = report(true);
@@ -158,7 +166,10 @@ fn the_fs_twin_is_judged_against_its_epoll_engine() {
 fn details_show_disk_reads_and_threads_and_the_control_is_tallied() {
     let text = render(&report(true));
     // Cold: a quarter of the bytes sent came from disk; 1000 requests of 64 KiB = 15.6 MiB.
-    assert!(text.contains("## 64 KiB cold, 256 connections"), "{text}");
+    assert!(
+        text.contains("## 64 KiB files, cold, closed loop, 256 connections"),
+        "{text}"
+    );
     assert!(text.contains("| io_uring label | 10.0 10.2 9.8 | 10.0 | 5001 | 100 | 901 | 15.6, 25.0% | 4 | server in round 2 |"), "{text}");
     assert!(text.contains("| 0.0, 0.0% |"), "hot: nothing from disk");
     assert!(text.contains("read *ties* in 12 of 12 cells"), "{text}");
@@ -183,7 +194,7 @@ fn benchmarks_gets_the_answers_not_the_details() {
         "How far",
         "How close",
         "against tokio's engines and its own read path",
-        "## 4 KiB hot, 16",
+        "## 4 KiB files, hot, closed loop, 16",
     ] {
         assert!(!part.contains(heading), "{heading}: {part}");
         assert!(text.contains(heading), "{heading}: {text}");
@@ -213,13 +224,14 @@ fn a_point_the_client_bound_is_not_judged_nor_a_target_met() {
         }
     }
     let text = render(&report);
+    let shown = crate::files::label(point);
     assert!(
         text.contains(&format!(
-            "- ≤ 1.10x nginx label on {point}: 1.11 (1.11-1.11, 3 rounds) *client-bound* (client 97% busy)"
+            "- ≤ 1.10x nginx label on {shown}: 1.11 (1.11-1.11, 3 rounds) *client-bound* (client 97% busy)"
         )),
         "{text}"
     );
-    let cell = format!("| {point} | {} | ", TOKIO_CODEC.label);
+    let cell = format!("| {shown} | {} | ", TOKIO_CODEC.label);
     let row = text.lines().find(|l| l.starts_with(&cell)).unwrap();
     assert!(
         row.contains("*client-bound* (client 97% busy)") && !row.contains("**"),
@@ -228,7 +240,7 @@ fn a_point_the_client_bound_is_not_judged_nor_a_target_met() {
     assert!(text.contains("of these read *client-bound*"), "{text}");
     let least = text
         .lines()
-        .find(|l| l.starts_with(&format!("| {point} | ")))
+        .find(|l| l.starts_with(&format!("| {shown} | ")))
         .unwrap();
     assert!(least.contains("io_uring label (10.0, client-bound)"), "{least}");
 }

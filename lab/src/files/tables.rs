@@ -49,7 +49,7 @@ pub(super) fn twins(out: &mut String, report: &FilesReport) {
             .iter()
             .map(|t| judge::cell(&report.ratios(&workload, &t.io_uring_fs, &t.epoll)))
             .collect();
-        let _ = writeln!(out, "| {workload} | {} |", cells.join(" | "));
+        let _ = writeln!(out, "| {} | {} |", super::label(&workload), cells.join(" | "));
     }
     out.push('\n');
 }
@@ -82,13 +82,13 @@ pub(super) fn against_nginx(out: &mut String, report: &FilesReport) {
             .iter()
             .map(|(id, _)| spread(&report.ratios(&workload, id, NGINX.id)))
             .collect();
-        let _ = writeln!(out, "| {workload} | {} |", cells.join(" | "));
+        let _ = writeln!(out, "| {} | {} |", super::label(&workload), cells.join(" | "));
     }
     out.push('\n');
 }
 
 pub(super) fn details(out: &mut String, report: &FilesReport, workload: &str) {
-    let _ = writeln!(out, "## {workload}\n");
+    let _ = writeln!(out, "## {}\n", super::label(workload));
     let _ = writeln!(
         out,
         "| server | CPU µs/request by round | median | req/s | p50 µs | p99 µs | from disk: MiB, share of bytes sent | threads (most) | bottleneck (last round) |"

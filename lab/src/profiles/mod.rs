@@ -91,6 +91,21 @@ impl Workload {
         self.row().is_some_and(|row| row.tls().is_some())
     }
 
+    /// Its name as the tables show it: a file workload says how it is driven ("4 KiB
+    /// files, hot, 256 connections, open loop at 65% of the slowest peak"), so it does not
+    /// read as the verdict's file rows, which run other rates (one name, one workload); a
+    /// verdict row's profile is named after that row and runs its load.
+    pub fn label(&self) -> String {
+        match self.shape {
+            Shape::File { .. } => format!(
+                "{}, open loop at {:.0}% of the slowest peak",
+                self.name,
+                RATE_SHARE * 100.0
+            ),
+            Shape::Row { .. } => self.name.to_string(),
+        }
+    }
+
     /// The corpus set a file workload serves.
     pub fn file_set(&self) -> Option<&'static str> {
         match self.shape {

@@ -85,7 +85,7 @@ pub fn tables(report: &ProfilesReport, prefix: &str, heading: &str) -> String {
         if profiles.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{heading} {}\n", workload.name);
+        let _ = writeln!(out, "{heading} {}\n", workload.label());
         let _ = writeln!(out, "{}\n", offered(&workload, &profiles));
         table(&mut out, &workload, &profiles, prefix);
         out.push_str(&against_verdict::lines(

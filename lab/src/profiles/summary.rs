@@ -54,19 +54,19 @@ pub fn section(report: &ProfilesReport) -> String {
                 )
             })
             .collect();
-        let _ = writeln!(out, "| {} | {} |", workload.name, cells.join(" | "));
+        let _ = writeln!(out, "| {} | {} |", workload.label(), cells.join(" | "));
         if let Some(sentence) = difference::sentence(&workload, &profiles) {
             let verdict = against_verdict::verdict_cell(&workload, report.verdict.as_ref())
                 .map(|cell| format!(" The verdict's rounds at this load: {cell}."))
                 .unwrap_or_default();
-            sentences.push(format!("- {}: {sentence}{verdict}", workload.name));
+            sentences.push(format!("- {}: {sentence}{verdict}", workload.label()));
         }
         if let Some(sentence) = workload
             .tls()
             .then(|| reach::crypto_sentence(&profiles, workload.unit()))
             .flatten()
         {
-            sentences.push(format!("- {}: {sentence}", workload.name));
+            sentences.push(format!("- {}: {sentence}", workload.label()));
         }
     }
     let _ = writeln!(

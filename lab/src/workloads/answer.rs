@@ -2,13 +2,14 @@
 //! saves or costs per workload family, first against the cheapest tokio configuration of
 //! each row, then against the codec engine (the same code on epoll: the I/O model alone)
 //! with where each win there comes from ([`super::origin`]), with the rule's word; what a
-//! ready io_uring runtime does instead and the requests/s rows ([`super::answer_lines`]);
+//! ready io_uring runtime does instead and the measures that are not rows
+//! ([`super::answer_lines`]);
 //! what the A/A control read ([`super::control`]); what the I/O model's saving is worth
 //! beside a handler's own cost ([`super::worth`]); the run it comes from.
 
 use std::path::Path;
 
-use crate::workloads::answer_lines::{keeps, requests_per_sec};
+use crate::workloads::answer_lines::{keeps, left_out, not_measured};
 use crate::workloads::answer_table::table;
 use crate::workloads::judged::{self, Row};
 use crate::workloads::runtimes::BASELINE;
@@ -73,10 +74,9 @@ pub fn render(report: &WorkloadsReport) -> String {
          where io_uring_server wins there the next column splits the saving into what a \
          technique a tokio server can use too saves and what the I/O model saves beyond it. \
          The CPU rows ran at a fixed open-loop rate, the same for every server; the verdict \
-         names each row's rate and its share of each server's capacity. The requests/s rows \
-         (a few busy connections) are summarised in the answer above where the rule decided \
-         them; a cell in which the client was at least {:.0}% busy (*client-bound*) is not \
-         judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it); \
+         names each row's rate and its share of each server's capacity. Pipelining and \
+         requests/s with a few busy connections are not rows, for the reasons above; a cell in \
+         which the client was at least {:.0}% busy (*client-bound*) is not judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it); \
          the terms: [glossary](BENCHMARKS.md#glossary).\n",
         CLIENT_SATURATED * 100.0
     ));
@@ -149,9 +149,10 @@ fn clauses(report: &WorkloadsReport, rows: &[Row], against: &dyn Fn(&Row) -> Aga
 /// The answer in sentences: against each row's cheapest tokio configuration first, then
 /// against the codec engine (the same HTTP code, so what differs is the I/O model).
 fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
-    let best = clauses(report, rows, &|row| {
+    let mut best = clauses(report, rows, &|row| {
         Some((row.best.contender?, row.best.ratios.clone()))
     });
+    best.extend(not_measured(report));
     let codec = clauses(report, rows, &|row| Some((BASELINE, row.against[0].clone())));
     let partial: Vec<&str> = first_seen(
         rows.iter()
@@ -190,7 +191,7 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         ("What a ready runtime keeps.", keeps(report, rows)),
         ("Over TLS.", super::over_tls::sentence(report, rows)),
         ("The control.", super::control::sentence(&controls(report, rows))),
-        ("Requests/s.", requests_per_sec(report)),
+        ("Not rows.", left_out(report)),
         ("Worth it?", handlers(report, rows)),
     ]
     .into_iter()

@@ -1,14 +1,14 @@
 //! The answer's further lines on the codec engine's rows: what a ready io_uring runtime
-//! keeps of io_uring_server's wins ([`keeps`]), and the requests/s rows the rule decided
-//! ([`requests_per_sec`]).
+//! keeps of io_uring_server's wins ([`keeps`]), and the measures that are not rows, with
+//! the rows a run did not measure ([`left_out`]).
 
-use crate::workloads::judged::{self, Row, short};
+use crate::workloads::judged::Row;
 use crate::workloads::origin::wins_over_codec;
 use crate::workloads::runtimes::{BASELINE, READY};
-use crate::workloads::worth::word;
-use crate::workloads::{BASELINES, SUBJECT, Unit, WorkloadsReport};
+use crate::workloads::{Shape, WorkloadsReport};
 use harness::judge::{Estimate, Word};
-use harness::servers::Contender;
+use harness::workload::catalogue::by_name;
+use harness::workload::scope;
 
 /// "Of its N wins ..., a ready io_uring runtime ... keeps none: it also wins monoio a of N,
 /// compio b of N, tokio_uring c of the m it ran" (a runtime without TLS runs none of the
@@ -59,56 +59,30 @@ fn plural(count: usize, noun: &str) -> String {
     }
 }
 
-/// The requests/s rows (a few busy connections) in words: each cell the rule decided
-/// against a baseline ("serves 21% fewer requests/s than tokio hyper on *4 connections*,
-/// *loses* by ≥10%"), and how many the client bound, which are not judged.
-pub fn requests_per_sec(report: &WorkloadsReport) -> Option<String> {
-    let mut decided = Vec::new();
-    let mut bound = 0;
-    let rows = judged::rows(report);
-    for row in rows.iter().filter(|row| row.unit == Unit::RequestsPerSec) {
-        // Each baseline, and the cheapest tokio configuration where it is neither.
-        let mut pairs: Vec<(Contender, &Vec<f64>)> = BASELINES.into_iter().zip(&row.against).collect();
-        if let Some(best) = row.best.contender.filter(|c| !BASELINES.contains(c)) {
-            pairs.push((best, &row.best.ratios));
-        }
-        for (baseline, ratios) in pairs {
-            if row.client_bound(report, (SUBJECT.id, baseline.id)).is_some() {
-                bound += 1;
-                continue;
-            }
-            let Some(estimate) = Estimate::of(ratios) else {
-                continue;
-            };
-            // The cell is the baseline's requests/s ÷ io_uring_server's.
-            let change = (1.0 - 1.0 / estimate.ratio) * 100.0;
-            let (more, how) = if change > 0.0 {
-                ("fewer", change)
-            } else {
-                ("more", -change)
-            };
-            if matches!(estimate.word, Word::Wins | Word::Loses) {
-                decided.push(format!(
-                    "{how:.0}% {more} than tokio {} on *{}* ({})",
-                    short(&baseline),
-                    row.workload,
-                    word(&estimate)
-                ));
-            }
-        }
-    }
-    if decided.is_empty() && bound == 0 {
-        return None;
-    }
-    let decided = match decided.is_empty() {
-        true => "the rule decided none".to_string(),
-        false => format!("{} serves {}", SUBJECT.label, decided.join("; ")),
-    };
-    let bound = match bound {
-        0 => String::new(),
-        n => format!("; {n} cells were client-bound and are not judged"),
-    };
-    Some(format!(
-        "On requests/s with a few busy connections, {decided}{bound}."
-    ))
+/// The measures the verdict leaves out on purpose, each with its reason, and the rows the
+/// report's run did not measure ([`harness::workload::scope`]); `None` for a report that
+/// says nothing of what it judged.
+pub fn left_out(report: &WorkloadsReport) -> Option<String> {
+    report.judged.as_ref()?;
+    Some(scope::left_out())
+}
+
+/// "was not measured in this run on *4 KiB files*, ... (verdict rows added since it)": the
+/// answer's clause for the verdict rows the report's run lacks; `None` where it has them all.
+pub fn not_measured(report: &WorkloadsReport) -> Option<String> {
+    let names: Vec<String> = harness::workload::verdict::not_measured(report)
+        .into_iter()
+        .filter_map(by_name)
+        .map(|w| match w.shape {
+            Shape::Offered { of, .. } => format!("*{of}*"),
+            _ => format!("*{}*", w.name),
+        })
+        .collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "was not measured in this run on {} (verdict rows added since it; \
+             `scripts/workloads.sh` measures them)",
+            names.join(", ")
+        )
+    })
 }

@@ -95,3 +95,31 @@ fn over_tls_only_servers_with_a_rustls_adapter_run() {
     let plain = harness::workload::catalogue::by_name("keep-alive, small requests at 50% load").unwrap();
     assert!(every_round(&plain).contains(&TOKIO_URING));
 }
+
+#[test]
+fn hot_4k_files_are_judged_at_a_fixed_rate_with_the_sendfile_control_and_nginx_beside() {
+    let by_name = harness::workload::catalogue::by_name;
+    let offered = by_name("4 KiB files at 50% load").unwrap();
+    assert!(
+        every_round(&offered).contains(&TOKIO_CODEC_SENDFILE),
+        "the sendfile control"
+    );
+    assert!(
+        detail_only(&offered).iter().any(|c| ANCHORS.contains(c)),
+        "nginx beside"
+    );
+    assert!(
+        judged_contenders(&by_name("4 KiB files").unwrap()).is_empty(),
+        "a capacity"
+    );
+    for name in [
+        "pipelined 16 deep",
+        "4 connections",
+        "16 connections",
+        "1 MiB responses",
+    ] {
+        let workload = by_name(name).unwrap();
+        assert!(judged_contenders(&workload).is_empty(), "{name}: details only");
+        assert!(!detail_only(&workload).is_empty(), "{name}: still in the details");
+    }
+}

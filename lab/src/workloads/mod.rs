@@ -13,8 +13,9 @@ use harness::servers::{
 };
 use harness::workload::best;
 pub use harness::workload::catalogue::{WORKLOADS, response_sizes};
-use harness::workload::offered::{VERDICT_PERCENT, base};
+use harness::workload::offered::base;
 pub use harness::workload::samples::{Sample, WorkloadsReport};
+use harness::workload::scope;
 pub use harness::workload::{BASELINES, SUBJECT, Shape, Unit, Workload};
 
 pub mod answer;
@@ -46,16 +47,15 @@ pub fn verdict_contenders() -> Vec<Contender> {
 /// tokio configuration its cheapest is chosen from ([`best::candidates`]: hyper on the
 /// multi-thread scheduler, the codec engine with sendfile where files are served); for the
 /// idle workloads also the shared-buffer codec, the I/O-model control their fit is judged
-/// against. Nobody for a workload shown in the details only: a saturated closed loop that
-/// an offered workload measures at fixed rates (a capacity figure) and the offered rates
-/// other than the verdict's.
+/// against. Nobody for a workload shown in the details only ([`scope::outside_verdict`]):
+/// a saturated closed loop that an offered workload measures at a fixed rate (a capacity
+/// figure), pipelining (which the client cannot offer at a fixed rate) and requests/s with
+/// a few busy connections (which the client bounds).
 pub fn judged_contenders(workload: &Workload) -> Vec<Contender> {
-    let offered_elsewhere = WORKLOADS
-        .iter()
-        .any(|w| matches!(w.shape, Shape::Offered { of, .. } if of == workload.name));
+    if !scope::in_verdict(workload) {
+        return Vec::new();
+    }
     let mut contenders = match workload.shape {
-        Shape::Offered { percent, .. } if percent != VERDICT_PERCENT => return Vec::new(),
-        _ if offered_elsewhere => return Vec::new(),
         Shape::Idle { .. } => {
             let mut contenders = verdict_contenders();
             contenders.push(TOKIO_CODEC_SHARED);

@@ -114,12 +114,13 @@ pub fn render(report: &WorkloadsReport) -> String {
 
 /// Whether `workload` has a section of its own: all but the offered rates the verdict
 /// does not judge, which are in their saturated workload's section
-/// ([`offered::table`]).
+/// ([`offered::table`]), and those the catalogue no longer has (an older run's 25% and 75%
+/// loads).
 fn sectioned(report: &WorkloadsReport, workload: &str) -> bool {
-    let offered = WORKLOADS
-        .iter()
-        .any(|w| w.name == workload && matches!(w.shape, Shape::Offered { .. }));
-    !offered
+    let Some(known) = WORKLOADS.iter().find(|w| w.name == workload) else {
+        return false;
+    };
+    !matches!(known.shape, Shape::Offered { .. })
         || report
             .judged
             .as_ref()
@@ -161,11 +162,12 @@ pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
 }
 
 fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
-    let unit = WORKLOADS
-        .iter()
-        .find(|w| w.name == workload)
-        .map_or(Unit::CpuPerRequest, |w| w.unit());
+    let known = WORKLOADS.iter().find(|w| w.name == workload);
+    let unit = known.map_or(Unit::CpuPerRequest, |w| w.unit());
     let _ = writeln!(out, "## {workload}\n");
+    if let Some(why) = known.and_then(harness::workload::scope::outside_verdict) {
+        let _ = writeln!(out, "Not a verdict row: {why}.\n");
+    }
     if let Some(rate) = report.of(workload, SUBJECT.id).find_map(|s| s.offered_per_sec) {
         let slices = report.slices.max(1);
         let _ = writeln!(
