@@ -14,10 +14,10 @@
 
 use std::os::fd::RawFd;
 
-use crate::file_fd::FilesRoot;
+use crate::files::fd::FilesRoot;
 
-use crate::file::FileTransfer;
-use crate::file_spare::{FileScratch, FileSpare};
+use crate::files::transfer::FileTransfer;
+use crate::files::spare::{FileScratch, FileSpare};
 
 use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output};
@@ -126,7 +126,7 @@ pub struct Conn {
     /// The directory `/files/{name}` is served from (`--files-dir`); without one every
     /// file is 404.
     files_root: Option<FilesRoot>,
-    /// Send a large file in the page cache by sendfile (see `sendfile.rs`).
+    /// Send a large file in the page cache by sendfile (see `files/sendfile.rs`).
     sendfile: bool,
     /// The file answer in progress: no further request is served until it is complete.
     file: Option<FileTransfer>,

@@ -9,7 +9,7 @@ use std::io::PipeReader;
 use std::net::TcpListener;
 use std::os::fd::{AsRawFd, RawFd};
 
-use crate::file_fd::FilesRoot;
+use crate::files::fd::FilesRoot;
 use std::sync::Arc;
 use std::time::Instant;
 

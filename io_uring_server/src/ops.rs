@@ -13,11 +13,11 @@ use io_uring::types::CancelBuilder;
 use io_uring::{opcode, squeue, types};
 
 use crate::conn::Conn;
-use crate::file::FileOp;
+use crate::files::transfer::FileOp;
 use crate::op_state::Op;
 use crate::ring::Ring;
 use crate::token::{Kind, Token};
-use crate::{file_ops, sendfile};
+use crate::files::{entries, sendfile};
 
 /// How a connection receives: multishot into a provided-buffer group (with plain recvs
 /// for a large body), or one plain recv at a time into at least `size` bytes of its input.
@@ -39,7 +39,7 @@ pub enum Carried {
 /// Submits `op` for `conn`, which has just been told it was submitted
 /// ([`Conn::submitted`]); `token` names the connection and the op's kind. A send the
 /// connection deems worth it goes out as SEND_ZC, one of several slices as SENDMSG. A
-/// file's sendfile is the syscall, carried out here (`sendfile.rs`).
+/// file's sendfile is the syscall, carried out here (`files/sendfile.rs`).
 pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: RecvMode) -> Carried {
     let (fd, fixed) = (conn.fd, conn.direct);
     if op == Op::Shutdown && !fixed {
@@ -133,7 +133,7 @@ pub fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token, recv: Recv
             on_file(opcode::PollAdd::new(types::Fd(fd), libc::POLLOUT as u32).build())
         }
         (Op::File(file_op), _) => {
-            file_ops::submit(ring, conn.file_transfer(), file_op, token);
+            entries::submit(ring, conn.file_transfer(), file_op, token);
             return Carried::Submitted;
         }
         (Op::CancelFile, _) => cancel_of(token, Kind::File),

@@ -1,7 +1,7 @@
 //! Starts one worker thread: its ring, its buffer ring, then its event loop. Reports the
 //! ring setup in use (or why it failed) before serving.
 
-use crate::file_fd::FilesRoot;
+use crate::files::fd::FilesRoot;
 use std::io::PipeReader;
 use std::net::TcpListener;
 use std::sync::Arc;

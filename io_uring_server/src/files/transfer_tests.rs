@@ -4,7 +4,7 @@ use std::os::fd::IntoRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 
 use super::*;
-use crate::file_fd::FilesRoot;
+use crate::files::fd::FilesRoot;
 use http_core::files::FileName;
 use http_core::response::Persistence;
 

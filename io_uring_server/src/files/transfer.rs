@@ -1,7 +1,7 @@
 //! One `/files/{name}` answer in progress: its steps (open, stat, then the body: read
 //! chunk by chunk, or handed to TCP by `sendfile(2)`) and the memory the kernel writes
 //! during them. No ring types: the connection asks
-//! [`FileTransfer::wants`] for the next operation, `file_ops.rs` pushes it naming this
+//! [`FileTransfer::wants`] for the next operation, `files/entries.rs` pushes it naming this
 //! memory, and the completion comes back through the `on_*` transitions.
 //!
 //! Everything the kernel may read or write lives on the heap (the NUL-terminated name and
@@ -16,9 +16,9 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd, RawFd};
 
 use http_core::files::{FILE_CHUNK, FileAnswer, FileRequest, SENDFILE_MIN};
 
-use crate::file_fd::FilesRoot;
-use crate::file_spare::{FileScratch, FileSpare};
-use crate::{file_fd, sendfile};
+use crate::files::fd::FilesRoot;
+use crate::files::spare::{FileScratch, FileSpare};
+use crate::files::{fd as file_fd, sendfile};
 
 /// Where the transfer stands; each step names the operation it waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -360,5 +360,5 @@ impl FileTransfer {
 }
 
 #[cfg(test)]
-#[path = "file_tests.rs"]
+#[path = "transfer_tests.rs"]
 mod tests;
