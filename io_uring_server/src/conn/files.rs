@@ -13,9 +13,9 @@
 use http_core::files::{FileAnswer, FileRequest, render_file_error, render_file_head};
 
 use super::{Conn, Phase};
-use crate::files::transfer::{FileTransfer, Progress};
 use crate::files::fd::FilesRoot;
 use crate::files::spare::FileScratch;
+use crate::files::transfer::{FileTransfer, Progress};
 use crate::op_state::{Op, Stage};
 
 impl Conn {

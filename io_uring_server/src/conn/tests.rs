@@ -3,6 +3,7 @@
 //! the event loop, submitting whatever the connection asks for.
 
 use super::*;
+use crate::op_state::{Op, Stage};
 use crate::gather::MAX_SLICES;
 use http_core::Limits;
 
@@ -24,6 +25,7 @@ fn conn() -> Conn {
         7,
         false,
         Receiving::Ring {
+            group: 0,
             large_bodies_plain: true,
         },
         Codec::new(Limits::default()),
