@@ -1,11 +1,12 @@
 //! One connection's state and its pure transitions: no ring types here, so every rule is
-//! unit-tested without a kernel. The event loop reports what completed (`completed`, then
-//! `on_recv`, `on_sent`, ...) and asks what to submit next (`next_op`, then `submitted`).
+//! unit-tested without a kernel. The event loop reports each completion
+//! ([`Conn::on_completion`], here: the one place every completion kind is handled) and
+//! asks what to submit next (`next_op`, then `submitted`, in `next`).
 //!
-//! This file holds the state and the choice of the next operation; the transitions live
-//! by concept in its children: `receiving` (input, and answering it), `sending` (output
-//! and the send in flight), `closing` (EOF, failures, timeouts and shutdown) and `tls`
-//! (the same over TLS). Which of
+//! This file holds the state and the completion dispatch; the transitions live by concept
+//! in its children: `next` (the choice of the next operation), `receiving` (input, and
+//! answering it), `sending` (output and the send in flight), `closing` (EOF, failures,
+//! timeouts and shutdown), `files` (a file answer) and `tls` (the same over TLS). Which of
 //! its memory the kernel may touch, and until which completion: `DESIGN.md`.
 //!
 //! Both outputs are freed whenever everything rendered has been sent, and the input holds

@@ -1,7 +1,7 @@
-//! One thread's completion loop: drain every completion, report it to the state that owns
-//! its operation (a connection's `OpStates`, the accept or timer state), let the connection
-//! react (`on_recv`, `on_sent`, ...), ask it what it wants next (`drive`), push those
-//! submissions, then make one `io_uring_enter`. It also admits accepted connections and
+//! One thread's completion loop, the `impl` of [`Worker`] (`worker.rs`) that runs it:
+//! drain every completion, report it to the state that owns its operation (a connection's
+//! `Conn::on_completion`, the accept or timer state), ask the connection what it wants
+//! next (`drive`), carry those out (`ops::carry_out`), then make one `io_uring_enter`. It also admits accepted connections and
 //! runs the tick and the shutdown. The rules it keeps for memory the kernel may touch
 //! (when a slot may be freed, when a provided buffer goes back): `DESIGN.md`.
 

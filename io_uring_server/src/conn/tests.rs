@@ -3,8 +3,8 @@
 //! the event loop, submitting whatever the connection asks for.
 
 use super::*;
-use crate::op_state::{Op, Stage};
 use crate::gather::MAX_SLICES;
+use crate::op_state::{Op, Stage};
 use http_core::Limits;
 
 mod closing;
