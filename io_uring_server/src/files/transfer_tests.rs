@@ -5,7 +5,7 @@ use std::os::unix::fs::OpenOptionsExt;
 
 use super::*;
 use crate::files::fd::FilesRoot;
-use http_core::files::FileName;
+use http_core::files::{FILE_CHUNK, FileName, SENDFILE_MIN};
 use http_core::response::Persistence;
 
 fn transfer(head_only: bool) -> FileTransfer {
