@@ -1,6 +1,8 @@
 //! DESIGN.md stays true to the code where a test can tell: its list of the files that
 //! hold `unsafe` is exactly the files under `src/` whose code (not comments) says
-//! `unsafe`, and the number it gives in words matches the list.
+//! `unsafe`, and the number it gives in words matches the list. And the code stays
+//! readable the way DESIGN.md's reading order assumes: no type name defined twice in
+//! `src/`, no function outside tests over 60 lines.
 
 use std::path::{Path, PathBuf};
 
@@ -78,6 +80,114 @@ fn design_lists_exactly_the_files_that_hold_unsafe() {
         "DESIGN.md says `unsafe` lives in {count} files and lists {}",
         paths.len()
     );
+}
+
+/// Every `.rs` file under `src/`, with its path relative to `src/`.
+fn source_texts() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files
+        .iter()
+        .map(|path| {
+            let name = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (name, std::fs::read_to_string(path).expect("a readable source"))
+        })
+        .collect()
+}
+
+/// The name a line defines as a type (`struct`, `enum`, `type`, `trait`), if any.
+fn type_defined(line: &str) -> Option<&str> {
+    let mut words = line.split_whitespace();
+    let mut word = words.next()?;
+    if word.starts_with("pub") {
+        word = words.next()?;
+    }
+    // An associated type (`type Item = ...;` in an impl) is indented: not a definition.
+    let associated = word == "type" && line.starts_with(char::is_whitespace);
+    if !["struct", "enum", "type", "trait"].contains(&word) || associated {
+        return None;
+    }
+    let name = words.next()?;
+    let end = name
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(name.len());
+    Some(&name[..end])
+}
+
+#[test]
+fn no_type_name_is_defined_twice() {
+    let mut seen: std::collections::HashMap<String, String> = Default::default();
+    let mut twice = Vec::new();
+    for (file, text) in source_texts() {
+        for (n, line) in text.lines().enumerate() {
+            if let Some(name) = type_defined(line) {
+                let at = format!("{file}:{}", n + 1);
+                if let Some(first) = seen.insert(name.to_string(), at.clone()) {
+                    twice.push(format!("{name} at {first} and {at}"));
+                }
+            }
+        }
+    }
+    assert!(twice.is_empty(), "type names defined twice: {twice:?}");
+}
+
+/// The functions of `text` (formatted by rustfmt) longer than `max` lines, with the line
+/// each starts on; a file's `#[cfg(test)] mod tests` at its end is left out.
+fn long_functions(text: &str, max: usize) -> Vec<(usize, String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = (0..lines.len())
+        .find(|&i| lines[i] == "#[cfg(test)]" && lines.get(i + 1).is_some_and(|l| l.starts_with("mod tests")))
+        .unwrap_or(lines.len());
+    let mut long = Vec::new();
+    for i in 0..end {
+        let line = lines[i];
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let code = code
+            .trim_start_matches("pub(crate) ")
+            .trim_start_matches("pub(super) ");
+        let code = code.trim_start_matches("pub ").trim_start_matches("const ");
+        let code = code.trim_start_matches("unsafe ");
+        if !code.starts_with("fn ") || line.trim_end().ends_with(';') {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        let last = (i + 1..end).find(|&j| lines[j] == close).unwrap_or(end);
+        if last - i + 1 > max {
+            let name = code[3..].split(['(', '<']).next().unwrap_or_default().to_string();
+            long.push((i + 1, name, last - i + 1));
+        }
+    }
+    long
+}
+
+#[test]
+fn no_function_outside_tests_is_over_60_lines() {
+    let mut long = Vec::new();
+    for (file, text) in source_texts() {
+        if file.contains("tests") {
+            continue;
+        }
+        for (line, name, len) in long_functions(&text, 60) {
+            long.push(format!("{file}:{line} {name} ({len} lines)"));
+        }
+    }
+    assert!(long.is_empty(), "functions over 60 lines: {long:?}");
+}
+
+#[test]
+fn the_checks_find_what_they_look_for() {
+    assert_eq!(type_defined("pub struct Ring {"), Some("Ring"));
+    assert_eq!(type_defined("    pub(crate) enum Step<'a> {"), Some("Step"));
+    assert_eq!(type_defined("let struct_like = 1;"), None);
+    let body = "    x();\n".repeat(61);
+    let long = format!("impl A {{\n    pub fn long() {{\n{body}    }}\n\n    fn short() {{}}\n}}\n");
+    assert_eq!(long_functions(&long, 60), [(2, "long".to_string(), 63)]);
 }
 
 #[test]
