@@ -1,9 +1,11 @@
 //! A connection's buffered input, which a plain recv can fill in place.
 //!
 //! The bytes live in an initialised `Vec` that only grows (until it is handed over or
-//! freed): `used` of them are input, the rest is room a recv may be lent. While it is
-//! lent, every call that would change the buffer asserts (`DESIGN.md`, rule 2). Room lent
-//! to a recv is zeroed once, when a buffer grows.
+//! freed): `start..used` of them are input, the rest is room a recv may be lent. While
+//! it is lent, every call that would change the buffer asserts (`DESIGN.md`, rule 2).
+//! Room lent to a recv is zeroed once, when a buffer grows. Consuming input moves the
+//! start; the rest moves to the front only once as much has been consumed as is left (or
+//! before the buffer grows), so answering a long pipelined input costs time linear in it.
 //!
 //! A response may keep an echoed body where it was received: the connection then hands
 //! the whole buffer to its output ([`Input::hand_over`]) and continues in a spare one.
@@ -18,6 +20,8 @@ const MOVE_TO_SPARE_MAX: usize = 4 << 10;
 #[derive(Default)]
 pub struct Input {
     bytes: Vec<u8>,
+    /// Where the input starts: what is before it was consumed.
+    start: usize,
     used: usize,
     /// A recv is writing `bytes[used..]`.
     lent: bool,
@@ -30,7 +34,7 @@ pub struct Input {
 impl std::fmt::Debug for Input {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Input")
-            .field("used", &self.used)
+            .field("input", &(self.used - self.start))
             .field("allocated", &self.bytes.len())
             .field("lent", &self.lent)
             .finish()
@@ -40,21 +44,27 @@ impl std::fmt::Debug for Input {
 impl Input {
     #[cfg(test)]
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes[..self.used]
+        &self.bytes[self.start..self.used]
     }
 
     /// The input, for the codec to decode a chunked body in place.
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         assert!(!self.lent, "input changed while a recv writes it");
-        &mut self.bytes[..self.used]
+        &mut self.bytes[self.start..self.used]
+    }
+
+    /// The input starts at its buffer's first byte: a response may then keep a body where
+    /// it lies ([`Input::hand_over`] gives up the buffer a response's ranges index).
+    pub fn at_front(&self) -> bool {
+        self.start == 0
     }
 
     pub fn len(&self) -> usize {
-        self.used
+        self.used - self.start
     }
 
     pub fn is_empty(&self) -> bool {
-        self.used == 0
+        self.used == self.start
     }
 
     /// Bytes allocated, input, room and spare together.
@@ -71,6 +81,9 @@ impl Input {
     /// Appends `data`.
     pub fn extend(&mut self, data: &[u8]) {
         assert!(!self.lent, "input changed while a recv writes it");
+        if self.used + data.len() > self.bytes.len() {
+            self.move_to_front();
+        }
         let end = self.used + data.len();
         self.move_to_spare_if_it_fits(end);
         if end > self.bytes.len() {
@@ -82,22 +95,39 @@ impl Input {
         self.used = end;
     }
 
-    /// Drops the first `n` bytes.
+    /// Drops the first `n` bytes of the input: moves its start, and the rest to the front
+    /// once as much has been consumed as is left (each byte moved is paid for by one
+    /// consumed).
     pub fn consume(&mut self, n: usize) {
         assert!(!self.lent, "input changed while a recv writes it");
-        self.bytes.copy_within(n..self.used, 0);
-        self.used -= n;
+        assert!(n <= self.len(), "consumed more than the input");
+        self.start += n;
+        if self.start == self.used {
+            (self.start, self.used) = (0, 0);
+        } else if self.start >= self.used - self.start {
+            self.move_to_front();
+        }
+    }
+
+    /// Moves the input to the buffer's front.
+    fn move_to_front(&mut self) {
+        if self.start > 0 {
+            self.bytes.copy_within(self.start..self.used, 0);
+            self.used -= self.start;
+            self.start = 0;
+        }
     }
 
     /// Drops everything.
     pub fn clear(&mut self) {
-        self.consume(self.used);
+        self.consume(self.len());
     }
 
     /// Lends at least `at_least` bytes of room to a recv, which writes them until
     /// [`Input::filled`].
     pub fn lend(&mut self, at_least: usize) {
         assert!(!self.lent, "input lent twice");
+        self.move_to_front();
         let end = self.used + at_least;
         self.move_to_spare_if_it_fits(end);
         if end > self.bytes.len() {
@@ -124,6 +154,10 @@ impl Input {
     /// and continues in the spare one with the input after `consumed`.
     pub fn hand_over(&mut self, consumed: usize) -> Vec<u8> {
         assert!(!self.lent, "input handed over while a recv writes it");
+        assert!(
+            self.at_front(),
+            "a response keeps ranges of the input at the front"
+        );
         let buffer = std::mem::replace(&mut self.bytes, std::mem::take(&mut self.spare));
         let used = std::mem::replace(&mut self.used, 0);
         self.extend(&buffer[consumed..used]);
@@ -143,6 +177,7 @@ impl Input {
     /// that a large body received in two recvs is not copied into the spare between them
     /// on every request: its buffer grows once and is reused from then on.
     fn move_to_spare_if_it_fits(&mut self, end: usize) {
+        self.move_to_front();
         let short = self.used <= MOVE_TO_SPARE_MAX;
         if end > self.bytes.len() && end <= self.spare.len() && short {
             self.spare[..self.used].copy_from_slice(&self.bytes[..self.used]);
@@ -159,7 +194,8 @@ impl Input {
 
     /// Frees the buffer, whatever its size, if it holds no input and no recv writes it.
     pub fn free_if_empty(&mut self) {
-        if self.used == 0 && !self.lent {
+        if self.is_empty() && !self.lent {
+            (self.start, self.used) = (0, 0);
             self.bytes = Vec::new();
         }
     }
@@ -168,6 +204,23 @@ impl Input {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn consuming_a_long_input_a_little_at_a_time_moves_each_byte_about_once() {
+        let mut input = Input::default();
+        let long: Vec<u8> = (0..100_000u32).map(|n| n as u8).collect();
+        input.extend(&long);
+        let mut consumed = 0;
+        while consumed < long.len() {
+            let n = 37.min(long.len() - consumed);
+            input.consume(n);
+            consumed += n;
+            assert_eq!(input.bytes(), &long[consumed..], "after {consumed}");
+            // The rest moved to the front only once half of what was there is consumed.
+            assert!(input.start <= input.len() || input.start == 0);
+        }
+        assert!(input.is_empty() && input.at_front());
+    }
 
     #[test]
     fn a_lent_room_becomes_input_once_filled() {

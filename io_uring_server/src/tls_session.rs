@@ -32,9 +32,10 @@ const SMALL_RECORD: usize = 1024;
 /// holds at most this much. Default is 16 KiB.
 const GATHER_MAX: usize = 16 * 1024;
 
-/// The most ciphertext a handshake may leave waiting for the rest of a message: its
-/// largest message (a 64 KiB ClientHello) and a record. A peer announcing more, then
-/// trickling it, is refused rather than held. Default is 64 KiB + 17 KiB.
+/// The most ciphertext a handshake message (a ClientHello, or after the handshake a
+/// KeyUpdate) may leave waiting for its rest: its largest size (64 KiB) and a record. A
+/// peer announcing more, then trickling it in small or padded records, is refused rather
+/// than held. Default is 64 KiB + 17 KiB.
 const HANDSHAKE_INCOMING_MAX: usize = 0xffff + 5 + MAX_FRAGMENT + 256;
 
 /// An emptied `incoming` larger than this (a large handshake message, a burst of
@@ -137,7 +138,9 @@ impl TlsSession {
         let received = self.process(&mut gather, None);
         hand_over(&mut gathered, deliver);
         self.gathered = gathered;
-        if !self.established && self.incoming.len() > HANDSHAKE_INCOMING_MAX {
+        // Whole records are taken at once, except a handshake message's (during the
+        // handshake or after it, a KeyUpdate say), which rustls keeps here until whole.
+        if self.incoming.len() > HANDSHAKE_INCOMING_MAX {
             return Err(TlsFailed("a handshake message larger than any TLS allows".into()));
         }
         if self.incoming.is_empty() && self.incoming.capacity() > INCOMING_KEPT {

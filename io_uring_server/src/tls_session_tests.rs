@@ -13,6 +13,13 @@ use super::*;
 /// A server config with a fresh identity, and a client that trusts it (also the
 /// connection tests' pair).
 pub(crate) fn config_and_client() -> (Arc<ServerConfig>, ClientConnection) {
+    let (config, client_config) = configs();
+    let name = ServerName::try_from("localhost").unwrap();
+    (config, ClientConnection::new(client_config, name).unwrap())
+}
+
+/// A server config with a fresh identity, and a client config that trusts it.
+fn configs() -> (Arc<ServerConfig>, Arc<rustls::ClientConfig>) {
     let identity = TestIdentity::generate();
     let dir = std::env::temp_dir().join(format!(
         "uring-tls-session-{}-{:?}",
@@ -26,8 +33,7 @@ pub(crate) fn config_and_client() -> (Arc<ServerConfig>, ClientConnection) {
     let client_config = Endpoint::https("127.0.0.1:9".parse().unwrap(), &identity)
         .tls
         .unwrap();
-    let name = ServerName::try_from("localhost").unwrap();
-    (config, ClientConnection::new(client_config, name).unwrap())
+    (config, client_config)
 }
 
 fn pair() -> (TlsSession, ClientConnection) {
@@ -208,25 +214,91 @@ fn handshake_record(payload: &[u8]) -> Vec<u8> {
     [&[0x16, 0x03, 0x01, len[0], len[1]][..], payload].concat()
 }
 
+/// Feeds `records` one by one until the session refuses one; the ciphertext it took
+/// before that, or `None` if it took them all.
+fn refused_after(session: &mut TlsSession, records: impl Iterator<Item = Vec<u8>>) -> Option<usize> {
+    let mut deliver = |_: &[u8]| panic!("no plaintext from a handshake message");
+    let mut taken = 0;
+    for record in records {
+        if session.receive(&record, &mut deliver).is_err() {
+            return Some(taken);
+        }
+        taken += record.len();
+    }
+    None
+}
+
 #[test]
-fn a_handshake_message_announced_huge_and_trickled_in_is_refused_not_held() {
+fn a_client_hello_announced_huge_and_trickled_in_is_refused_not_held() {
     let (config, _) = config_and_client();
     let mut session = TlsSession::new(config).unwrap();
-    // A ClientHello announcing 65,535 bytes, sent a record at a time.
-    let mut first = vec![0x01, 0x00, 0xff, 0xff];
-    first.resize(16 * 1024, 0);
-    let rest = vec![0u8; 16 * 1024];
-    let mut deliver = |_: &[u8]| panic!("no plaintext before the handshake");
-    assert!(session.receive(&handshake_record(&first), &mut deliver).is_ok());
-    let mut sent = first.len();
-    let mut refused = false;
-    while sent < 4 * HANDSHAKE_INCOMING_MAX && !refused {
-        refused = session.receive(&handshake_record(&rest), &mut deliver).is_err();
-        sent += rest.len();
-        assert!(refused || sent <= HANDSHAKE_INCOMING_MAX, "{sent} bytes held");
-    }
+    // A ClientHello announcing 65,535 bytes, then its body a byte a record: some 390 KB
+    // of records before it would be whole.
+    let header = handshake_record(&[0x01, 0x00, 0xff, 0xff]);
+    let body = (0..0xffff).map(|_| handshake_record(&[0]));
+    let taken = refused_after(&mut session, std::iter::once(header).chain(body));
     assert!(
-        refused,
-        "refused once past the most a handshake may leave waiting"
+        taken.is_some_and(|taken| taken <= HANDSHAKE_INCOMING_MAX),
+        "refused once past the most a handshake message may leave waiting: {taken:?}"
+    );
+}
+
+/// Records the client seals itself after the handshake, of any content type and padding
+/// (TLS 1.3's inner plaintext), with the client's own traffic keys.
+struct RawSealer {
+    encrypter: Box<dyn rustls::crypto::cipher::MessageEncrypter>,
+    sequence: u64,
+}
+
+impl RawSealer {
+    /// The client (its secrets made extractable) and the session, handshake done.
+    fn after_handshake() -> (RawSealer, TlsSession) {
+        use rustls::ConnectionTrafficSecrets::Aes128Gcm;
+        let (config, client_config) = configs();
+        let mut client_config = (*client_config).clone();
+        client_config.enable_secret_extraction = true;
+        let name = ServerName::try_from("localhost").unwrap();
+        let mut client = ClientConnection::new(Arc::new(client_config), name).unwrap();
+        let mut session = TlsSession::new(config).unwrap();
+        handshake(&mut session, &mut client);
+        let (sequence, secrets) = client.dangerous_extract_secrets().unwrap().tx;
+        let Aes128Gcm { key, iv } = secrets else {
+            panic!("the shared configuration's one suite, TLS13_AES_128_GCM_SHA256");
+        };
+        let suite = rustls::crypto::aws_lc_rs::cipher_suite::TLS13_AES_128_GCM_SHA256;
+        let encrypter = suite.tls13().unwrap().aead_alg.encrypter(key, iv);
+        (RawSealer { encrypter, sequence }, session)
+    }
+
+    /// A handshake record carrying `content`, padded to the most a record may carry.
+    fn padded_handshake(&mut self, content: &[u8]) -> Vec<u8> {
+        use rustls::crypto::cipher::{OutboundChunks, OutboundPlainMessage};
+        // The inner plaintext: content, its type (handshake), then zeros; the encrypter
+        // appends the type it is given last, here a zero of padding too.
+        let mut inner = content.to_vec();
+        inner.push(0x16);
+        inner.resize(MAX_FRAGMENT, 0);
+        let message = OutboundPlainMessage {
+            typ: rustls::ContentType::from(0u8),
+            version: rustls::ProtocolVersion::TLSv1_2,
+            payload: OutboundChunks::Single(&inner),
+        };
+        let sealed = self.encrypter.encrypt(message, self.sequence).unwrap();
+        self.sequence += 1;
+        sealed.encode()
+    }
+}
+
+#[test]
+fn a_key_update_announced_huge_and_trickled_in_padded_records_is_refused_not_held() {
+    let (mut sealer, mut session) = RawSealer::after_handshake();
+    // A KeyUpdate announcing 65,535 bytes, then a byte a record, each padded to 16 KiB:
+    // about 1 GB of records before it would be whole.
+    let header = sealer.padded_handshake(&[24, 0x00, 0xff, 0xff]);
+    let body: Vec<Vec<u8>> = (0..16).map(|_| sealer.padded_handshake(&[1])).collect();
+    let taken = refused_after(&mut session, std::iter::once(header).chain(body));
+    assert!(
+        taken.is_some_and(|taken| taken <= HANDSHAKE_INCOMING_MAX),
+        "refused once past the most a handshake message may leave waiting: {taken:?}"
     );
 }

@@ -10,7 +10,9 @@ use crate::servers::{Contender, Lineup};
 
 /// Runs `workload` (a closed loop or churn) flat out on a fresh server of each of
 /// `contenders` for [`CALIBRATION`]: each one's capacity is its server CPUs × 10^6 ÷ its
-/// server CPU µs per request there (what its cores can serve).
+/// server CPU µs per request there (what its cores can serve). The rates are set by
+/// io_uring_server and the tokio configuration with the most capacity among them
+/// ([`super::best::rate_pair`]).
 pub fn calibrate(
     lineup: &Lineup,
     workload: &Workload,
@@ -28,7 +30,8 @@ pub fn calibrate(
             cpus: lineup.pinning.server_cpus(),
         });
     }
-    let calibration = Calibration::new(workload.name, flat_out);
+    let pair = super::best::rate_pair(workload, &flat_out);
+    let calibration = Calibration::new(workload.name, flat_out).comparing(pair);
     if !calibration.slowest.is_finite() || calibration.slowest <= 0.0 {
         return Err(format!("{}: calibration served nothing", workload.name));
     }
@@ -36,8 +39,8 @@ pub fn calibrate(
 }
 
 /// The rate of every offered workload in `plan`: each base workload run flat out by every
-/// contender any of its offered workloads has, the smallest capacity the one its rates are
-/// shares of ([`Calibration::rate`]). Says on the terminal what each calibration found.
+/// contender any of its offered workloads has, the smaller capacity of io_uring_server and
+/// its tokio baseline the one its rates are shares of ([`Calibration::rate`]). Says on the terminal what each calibration found.
 pub fn calibrate_plan(
     lineup: &Lineup,
     mut plan: Vec<Entry>,

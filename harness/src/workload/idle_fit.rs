@@ -68,12 +68,14 @@ impl WorkloadsReport {
         rounds::ratios(&self.idle_slopes(AA_CONTROL.id), &self.idle_slopes(SUBJECT.id))
     }
 
-    /// Whether a cell of the fitted row (a baseline's, the I/O-model control's or the A/A
-    /// control's, where each ran) is still *inconclusive*.
+    /// Whether a cell of the fitted row (a baseline's, the cheapest tokio configuration's,
+    /// the I/O-model control's or the A/A control's, where each ran) is still
+    /// *inconclusive*.
     pub fn idle_fit_undecided(&self) -> bool {
         let mut cells: Vec<Vec<f64>> = BASELINES.iter().map(|b| self.idle_fit_ratios(b.id)).collect();
         cells.push(self.idle_fit_ratios(TOKIO_CODEC_SHARED.id));
         cells.push(self.idle_fit_aa_ratios());
+        cells.push(self.best_tokio_idle().ratios);
         cells
             .iter()
             .filter(|ratios| !ratios.is_empty())

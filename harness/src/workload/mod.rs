@@ -12,8 +12,10 @@ use serde::Serialize;
 
 use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
+pub mod best;
 pub mod calibrate;
 pub mod catalogue;
+pub mod cells;
 pub mod client_bound;
 pub mod idle_fit;
 pub mod measure;
@@ -68,11 +70,10 @@ pub enum Shape {
     /// freshly started server while `active` connections run a closed loop of `GET /`.
     Idle { count: usize, active: usize },
     /// The load of the workload named `of` (keep-alive, echo, uploads, files, churn or
-    /// short-lived connections) as an open loop at
-    /// `percent`% of the smallest contender capacity for it (10^6 ÷ its server CPU µs per
-    /// request flat out, [`offered`]): every contender serves the same requests per
-    /// second, so CPU per request compares servers rather than how fast the client drove
-    /// each one.
+    /// short-lived connections) as an open loop at `percent`% of the smaller capacity of
+    /// io_uring_server and its tokio baseline for it (10^6 ÷ its server CPU µs per request
+    /// flat out, [`offered`]): every contender serves the same requests per second, so CPU
+    /// per request compares servers rather than how fast the client drove each one.
     Offered { of: &'static str, percent: u32 },
 }
 
@@ -136,8 +137,8 @@ impl Workload {
     pub fn measure(&self) -> String {
         let unit = self.unit();
         match (self.shape, unit) {
-            (Shape::Offered { percent, .. }, _) => format!(
-                "{} at {percent}% of capacity (a fixed open-loop rate, the same for every server)",
+            (Shape::Offered { .. }, _) => format!(
+                "{} at a fixed open-loop rate, the same for every server",
                 unit.describe()
             ),
             (_, Unit::CpuPerRequest | Unit::CpuPerConnection) if self.saturates() => {
@@ -200,6 +201,15 @@ impl Workload {
             Shape::TlsChurn { handshakes, .. } => Some(handshakes),
             Shape::Offered { of, .. } => offered::base(of).tls(),
             _ => None,
+        }
+    }
+
+    /// Whether it asks for files (the corpus must be served): [`Shape::Files`], or an
+    /// offered load of it.
+    pub fn serves_files(&self) -> bool {
+        match self.shape {
+            Shape::Offered { of, .. } => offered::base(of).serves_files(),
+            shape => matches!(shape, Shape::Files { .. }),
         }
     }
 

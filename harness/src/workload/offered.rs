@@ -1,9 +1,10 @@
 //! CPU at fixed offered rates: a saturated closed loop's CPU per request is the server's
 //! busy share divided by a throughput the client sets, so it moves with the client as
 //! much as with the server. An [`super::Shape::Offered`] workload instead offers every
-//! contender the same open-loop rate, a share of the smallest contender's capacity (10^6
-//! ÷ its server CPU µs per request flat out: what one core of it can serve,
-//! [`super::calibrate`]), capped where the client could not drive it ([`CLIENT_REACH`]);
+//! contender the same open-loop rate, a share of the smaller capacity of io_uring_server
+//! and its tokio baseline (10^6 ÷ its server CPU µs per request flat out: what one core of
+//! it can serve, [`super::calibrate`], [`super::best::rate_pair`]), capped where the client
+//! could not drive it with them ([`CLIENT_REACH`]);
 //! a point whose server served less than [`KEEP_UP`] of it is rejected ([`keeps_up`]): a
 //! backlog is not a cost per request.
 
@@ -25,8 +26,8 @@ pub const VERDICT_PERCENT: u32 = 50;
 /// How long each contender runs flat out to calibrate.
 pub const CALIBRATION: Duration = Duration::from_millis(1500);
 
-/// What the client can drive, as a share of the slowest requests/s it reached flat out.
-/// Where the smallest capacity is above it (on 2 CPUs, one client core cannot keep one
+/// What the client can drive, as a share of the slowest requests/s it reached flat out
+/// with the servers that set the rate. Where the smallest capacity is above it (on 2 CPUs, one client core cannot keep one
 /// server core busy), the shares are taken of the client's reach instead, so every
 /// offered rate stays one the client can hold and 25/50/75% stay distinct loads; the
 /// report then gives each rate as a share of every server's capacity.
@@ -113,10 +114,17 @@ pub struct Calibration {
     /// capacities, whose rates were shares of `slowest`.
     #[serde(default)]
     pub flat_out: Vec<FlatOut>,
+    /// The labels of the pair whose capacities set the rate: io_uring_server and the
+    /// tokio configuration with the highest calibrated capacity, standing in for its
+    /// cheapest ([`super::best::rate_pair`]). Empty in reports from before, whose rates
+    /// were shares of every contender's smallest capacity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compared: Vec<String>,
 }
 
 impl Calibration {
-    /// The calibration of `workload` over `flat_out` (at least one run).
+    /// The calibration of `workload` over `flat_out` (at least one run), every
+    /// contender's capacity counting until [`Self::comparing`] names a pair.
     pub fn new(workload: &str, flat_out: Vec<FlatOut>) -> Calibration {
         let served: Vec<(String, f64)> = flat_out
             .iter()
@@ -128,21 +136,64 @@ impl Calibration {
             served,
             slowest,
             flat_out,
+            compared: Vec::new(),
         }
     }
 
-    /// The smallest capacity and whose it is; `None` where no capacity is known (a
-    /// report from before them, or external servers only).
-    pub fn smallest_capacity(&self) -> Option<(&str, f64)> {
-        self.flat_out
+    /// The same calibration, its rates set by the contenders labelled `compared` alone
+    /// (none: by every contender).
+    pub fn comparing(self, compared: Vec<String>) -> Calibration {
+        Calibration { compared, ..self }
+    }
+
+    /// The runs whose figures set the rate: those of [`Self::compared`], or every one.
+    fn counted(&self) -> Vec<&FlatOut> {
+        let pair: Vec<&FlatOut> = self
+            .flat_out
             .iter()
+            .filter(|f| self.compared.contains(&f.label))
+            .collect();
+        match pair.is_empty() {
+            true => self.flat_out.iter().collect(),
+            false => pair,
+        }
+    }
+
+    /// Whether the rate is set by a pair ([`Self::compared`]) rather than by everyone.
+    pub fn by_pair(&self) -> bool {
+        self.counted().len() < self.flat_out.len()
+    }
+
+    /// `label`'s capacity, where it ran and its CPU was read.
+    pub fn capacity_of(&self, label: &str) -> Option<f64> {
+        self.flat_out.iter().find(|f| f.label == label)?.capacity()
+    }
+
+    /// The smallest capacity among those that set the rate, and whose it is; `None` where
+    /// no capacity is known (a report from before them, or external servers only).
+    pub fn smallest_capacity(&self) -> Option<(&str, f64)> {
+        self.counted()
+            .into_iter()
             .filter_map(|f| Some((f.label.as_str(), f.capacity()?)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
 
-    /// The most the client could drive: [`CLIENT_REACH`] of `slowest`.
+    /// The slowest flat-out figure among those that set the rate, and whose it is: what
+    /// the client reached with every one of them.
+    pub fn reach(&self) -> (&str, f64) {
+        if !self.by_pair() {
+            return (self.slowest_label(), self.slowest);
+        }
+        self.counted()
+            .into_iter()
+            .map(|f| (f.label.as_str(), f.requests_per_sec))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or(("?", self.slowest))
+    }
+
+    /// The most the client could drive: [`CLIENT_REACH`] of [`Self::reach`].
     pub fn client_reach(&self) -> f64 {
-        (self.slowest * CLIENT_REACH).round()
+        (self.reach().1 * CLIENT_REACH).round()
     }
 
     /// `percent`% of the smallest capacity, before any cap (in reports from before
@@ -161,8 +212,9 @@ impl Calibration {
     }
 
     /// The rate `percent`% of capacity stands for, in requests/s: the same for every
-    /// server, `percent`% of the smallest capacity or of the client's reach, whichever is
-    /// smaller, so at most `percent`% of any one server's capacity.
+    /// server, `percent`% of the smallest capacity among those that set it or of the
+    /// client's reach with them, whichever is smaller, so at most `percent`% of either's
+    /// capacity (a contender with less may fall behind it).
     pub fn rate(&self, percent: u32) -> f64 {
         if self.capped(percent) {
             (self.client_reach() * f64::from(percent) / 100.0).round()
@@ -181,174 +233,5 @@ impl Calibration {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn flat(label: &str, rps: f64, cpu_us: Option<f64>) -> FlatOut {
-        FlatOut {
-            label: label.into(),
-            requests_per_sec: rps,
-            server_cpu_us: cpu_us,
-            client_busy: 0.99,
-            cpus: 1,
-        }
-    }
-
-    #[test]
-    fn a_server_on_more_cpus_can_serve_as_many_times_more() {
-        let one = flat("a", 1.0, Some(10.0));
-        let four = FlatOut {
-            cpus: 4,
-            ..one.clone()
-        };
-        assert_eq!(one.capacity(), Some(100_000.0));
-        assert_eq!(four.capacity(), Some(400_000.0));
-    }
-
-    #[test]
-    fn a_point_that_falls_behind_is_rejected() {
-        assert!(keeps_up(50_000.0, 49_600.0, 0.0));
-        assert!(keeps_up(50_000.0, 50_010.0, 0.0));
-        assert!(!keeps_up(50_000.0, 49_400.0, 0.0), "98.8% served is a backlog");
-        // 16 connections and 4 slices of 0.375 s: up to 43 requests/s still in flight.
-        let in_flight = 16.0 * 4.0 / 1.5;
-        assert!(
-            keeps_up(1_000.0, 960.0, in_flight),
-            "the last round trips are owed"
-        );
-        assert!(!keeps_up(1_000.0, 900.0, in_flight), "beyond them, a backlog");
-    }
-
-    #[test]
-    fn a_point_owes_its_round_trips_and_one_request_per_window() {
-        let mut point = crate::load::blank_point("a", crate::load::LoadKind::Open);
-        point.connections = 4;
-        point.requests_per_sec = 43.0;
-        point.uncorrected_latency_us = Some(loadgen::run::Percentiles {
-            mean: 20_000.0,
-            ..Default::default()
-        });
-        let (slices, whole) = (4, Duration::from_millis(1500));
-        let per_window = 4.0 / 1.5;
-        let owed = owed(&point, slices, whole);
-        assert!((owed - in_flight(&point, slices, whole) - per_window).abs() < 1e-9);
-        // 43 uploads/s in 4 windows of 0.375 s: about 16 a window, and a server that kept
-        // up answered 15 of them in some (40/s), one slot fewer than the schedule's mean.
-        assert!(
-            keeps_up(43.0, 40.0, owed),
-            "one slot short per window is rounding"
-        );
-        assert!(
-            !keeps_up(43.0, 36.0, owed),
-            "a request a window more is a backlog"
-        );
-        // Beside thousands of small requests a window, one is nothing.
-        assert!(!keeps_up(50_000.0, 49_000.0, per_window));
-    }
-
-    #[test]
-    fn what_is_in_flight_is_the_rate_times_the_round_trip_at_most_one_per_connection() {
-        let mut point = crate::load::blank_point("a", crate::load::LoadKind::Open);
-        point.connections = 16;
-        point.requests_per_sec = 1_000.0;
-        let (slices, whole) = (4, Duration::from_millis(1500));
-        assert_eq!(
-            in_flight(&point, slices, whole),
-            0.0,
-            "no open loop, nothing owed"
-        );
-        let trip = |mean| loadgen::run::Percentiles {
-            mean,
-            ..Default::default()
-        };
-        // 2 ms at 1000/s: 2 in flight per window.
-        point.uncorrected_latency_us = Some(trip(2_000.0));
-        assert!((in_flight(&point, slices, whole) - 2.0 * 4.0 / 1.5).abs() < 1e-9);
-        // 100 in flight, but only 16 connections.
-        point.uncorrected_latency_us = Some(trip(100_000.0));
-        assert!((in_flight(&point, slices, whole) - 16.0 * 4.0 / 1.5).abs() < 1e-9);
-    }
-
-    #[test]
-    fn rates_are_shares_of_the_smallest_capacity() {
-        // a: 10 µs per request, 100k/s per core; b: 20 µs, 50k/s: the smallest.
-        let calibration = Calibration::new(
-            "w",
-            vec![flat("a", 90_000.0, Some(10.0)), flat("b", 50_000.0, Some(20.0))],
-        );
-        assert_eq!(calibration.smallest_capacity(), Some(("b", 50_000.0)));
-        assert_eq!(calibration.rate(50), 25_000.0);
-        assert_eq!(calibration.rate(25), 12_500.0);
-        assert!(!calibration.capped(50));
-        assert_eq!(calibration.slowest, 50_000.0);
-        assert_eq!(calibration.slowest_label(), "b");
-    }
-
-    #[test]
-    fn a_rate_beyond_the_clients_reach_is_capped() {
-        // Capacities 200k and 100k/s, but the client reached 60k/s with b.
-        let calibration = Calibration::new(
-            "w",
-            vec![flat("a", 80_000.0, Some(5.0)), flat("b", 60_000.0, Some(10.0))],
-        );
-        assert_eq!(calibration.client_reach(), 60_000.0);
-        assert!(
-            calibration.capped(50),
-            "100k of capacity is beyond the 60k reached"
-        );
-        assert_eq!(calibration.rate(50), 30_000.0);
-        assert_eq!(calibration.rate(75), 45_000.0, "the shares stay distinct loads");
-    }
-
-    #[test]
-    fn a_server_without_a_cpu_figure_has_no_capacity() {
-        let calibration = Calibration::new(
-            "w",
-            vec![flat("ext", 10_000.0, None), flat("a", 90_000.0, Some(10.0))],
-        );
-        assert_eq!(calibration.smallest_capacity(), Some(("a", 100_000.0)));
-        assert!(
-            calibration.capped(50),
-            "100k of capacity is beyond the 10k reached"
-        );
-        assert_eq!(calibration.rate(50), 5_000.0);
-    }
-
-    #[test]
-    fn old_reports_keep_their_rates() {
-        let json = r#"{"workload":"w","served":[["a",120000.0],["b",100000.0]],"slowest":100000.0}"#;
-        let calibration: Calibration = serde_json::from_str(json).unwrap();
-        assert!(calibration.flat_out.is_empty());
-        assert_eq!(calibration.smallest_capacity(), None);
-        assert!(!calibration.capped(75));
-        assert_eq!(calibration.rate(50), 50_000.0);
-        assert_eq!(calibration.slowest_label(), "b");
-    }
-
-    #[test]
-    fn every_offered_workload_names_a_base_that_saturates() {
-        use super::super::{Shape, catalogue::WORKLOADS};
-        for workload in WORKLOADS {
-            if let Shape::Offered { of, percent } = workload.shape {
-                let base = base(of);
-                assert!(
-                    matches!(
-                        base.shape,
-                        Shape::KeepAlive { .. }
-                            | Shape::Echo { .. }
-                            | Shape::Upload { .. }
-                            | Shape::Files { .. }
-                            | Shape::Churn { .. }
-                            | Shape::ShortLived { .. }
-                            | Shape::TlsKeepAlive { .. }
-                            | Shape::TlsChurn { .. }
-                    ),
-                    "{}",
-                    workload.name
-                );
-                assert!(PERCENTS.contains(&percent), "{}", workload.name);
-                assert!(workload.name.starts_with(of), "{}", workload.name);
-            }
-        }
-    }
-}
+#[path = "offered_tests.rs"]
+mod tests;

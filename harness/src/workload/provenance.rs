@@ -7,14 +7,18 @@ use crate::rounds;
 impl WorkloadsReport {
     /// Where the figures come from, for the head of a table ([`rounds::provenance`]).
     pub fn provenance(&self, tool: &str) -> String {
+        let first = match self.detail_rounds {
+            1 => "the first round".to_string(),
+            n => format!("the first {n} rounds"),
+        };
         let detail = match self.detail_rounds {
             0 => String::new(),
-            n => format!(
-                " nginx, shown in the details only, ran in the first {n} rounds, and so did \
-                 every server at the loads shown in the details only (the saturated closed \
-                 loops of the loads judged at a fixed rate, and their 25% and 75% rates, \
-                 except the feature rows meant for them); the shared-buffer codec ran every \
-                 round at the idle workloads and the first {n} elsewhere."
+            _ => format!(
+                " nginx, shown in the details only, ran in {first}, and so did every server at \
+                 the loads shown in the details only (the saturated closed loops of the loads \
+                 judged at a fixed rate, and their 25% and 75% rates, except the feature rows \
+                 meant for them); the shared-buffer codec ran every round at the idle \
+                 workloads."
             ),
         };
         let (planned, extended) = match self.base_rounds {

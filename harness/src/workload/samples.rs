@@ -248,8 +248,8 @@ impl WorkloadsReport {
             .collect()
     }
 
-    /// Whether any cell of `workload`'s verdict rows (the A/A control's included, where it
-    /// ran) is still *inconclusive*: more rounds could decide it (a client-bound one
+    /// Whether any cell of `workload`'s verdict rows (the cheapest tokio configuration's
+    /// and the A/A control's included, where they ran) is still *inconclusive*: more rounds could decide it (a client-bound one
     /// cannot: [`super::client_bound`]).
     pub fn undecided(&self, workload: &Workload) -> bool {
         if self.judged_on_fit(workload) {
@@ -258,13 +258,18 @@ impl WorkloadsReport {
         }
         let pairs = BASELINES.iter().map(|b| (SUBJECT.id, b.id));
         let pairs: Vec<_> = pairs.chain([(AA_CONTROL.id, SUBJECT.id)]).collect();
-        self.verdict_rows(workload).iter().any(|(unit, (baselines, aa))| {
-            let aa = (!aa.is_empty()).then_some(aa);
-            baselines.iter().chain(aa).zip(&pairs).any(|(ratios, pair)| {
-                Word::judge(ratios) == Word::Inconclusive
-                    && self.client_bound(workload.name, *unit, *pair).is_none()
+        self.verdict_rows(workload)
+            .into_iter()
+            .any(|(unit, (baselines, aa))| {
+                let best = self.best_tokio(workload, unit);
+                let best = best.contender.map(|c| (best.ratios, (SUBJECT.id, c.id)));
+                let aa = (!aa.is_empty()).then_some(aa);
+                let cells = baselines.into_iter().chain(aa).zip(pairs.iter().copied());
+                cells.chain(best).any(|(ratios, pair)| {
+                    Word::judge(&ratios) == Word::Inconclusive
+                        && self.client_bound(workload.name, unit, pair).is_none()
+                })
             })
-        })
     }
 
     /// The workloads measured, in the order first measured.

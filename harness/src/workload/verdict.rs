@@ -1,14 +1,19 @@
-//! The verdict table: per workload, [`SUBJECT`] ÷ each of the [`BASELINES`] and, where a
-//! run measured it, the A/A control ÷ the subject, each cell decided by the one rule
-//! ([`crate::judge`]) but a requests/s cell the client bound ([`client_bound`]); then how
-//! many cells the rule decided and how often the A/A control tied. The workloads study and `cargo bench` both print it; each says above it where its
-//! rounds came from.
+//! The verdict table: per workload, [`SUBJECT`] ÷ the cheapest tokio configuration of the
+//! row ([`super::best`]), ÷ each of the [`BASELINES`] (the codec engine first: the same code
+//! on epoll, so the I/O model alone) and, where a run measured it, the A/A control ÷ the
+//! subject, each cell decided by the one rule ([`crate::judge`]) but a requests/s cell the
+//! client bound ([`client_bound`]); a fixed-rate row named by its rate and its share of
+//! each compared server's capacity; then how many cells the rule decided and how often the
+//! A/A control tied ([`super::cells`]). The workloads study and `cargo bench` both print
+//! it; each says above it where its rounds came from.
 
 use std::fmt::Write as _;
 
+use super::best::{Best, HOW_CHOSEN, TOKIO_CONFIGURATIONS};
+use super::cells::{Tally, fell_behind};
 use super::samples::WorkloadsReport;
 use super::{BASELINES, SUBJECT, Unit, Workload, client_bound};
-use crate::judge::{self, Word};
+use crate::judge;
 use crate::servers::{AA_CONTROL, TOKIO_CODEC_SHARED};
 
 pub use super::rates::offered_rates;
@@ -29,12 +34,19 @@ pub fn short_provenance(report: &WorkloadsReport, tool: &str) -> String {
     crate::rounds::short_line(tool, &report.machine, &what)
 }
 
+/// The columns, in words: the cheapest tokio configuration first, the codec engine as the
+/// I/O model alone.
+const COLUMNS: &str = "The first column is against the cheapest tokio configuration of the \
+     row, named in the cell; the codec engine runs http_core, the very code io_uring_server \
+     runs, on epoll, so its column is the I/O model alone.";
+
 /// What a cell compares in a BENCHMARKS.md section, in one sentence; the rule is in the
 /// method section ([`what_a_cell_is`] says it in full).
 pub fn what_a_cell_is_short() -> String {
     format!(
         "Each cell is {} ÷ the baseline, lower is better (for requests/s the baseline's ÷ \
-         {0}'s): the geometric mean of the per-round ratios, its 95% interval and the rounds.",
+         {0}'s): the geometric mean of the per-round ratios, its 95% interval and the rounds. \
+         {COLUMNS}",
         SUBJECT.label
     )
 }
@@ -44,17 +56,47 @@ pub fn what_a_cell_is() -> String {
     format!(
         "Each cell is {} ÷ the baseline, lower is better (for requests/s the baseline's ÷ \
          {0}'s, so below 1 favours it there too); a round pairs the two figures measured within \
-         the same round. {}",
+         the same round. {COLUMNS} {}",
         SUBJECT.label,
         judge::METHOD
     )
+}
+
+/// The header of the table's baseline columns.
+fn headers() -> Vec<String> {
+    let mut columns = vec!["÷ the cheapest tokio configuration".to_string()];
+    columns.extend(BASELINES.iter().map(|b| match b.id == BASELINES[0].id {
+        true => format!("÷ {}: the I/O model alone (same code on epoll)", b.label),
+        false => format!("÷ {}", b.label),
+    }));
+    columns
+}
+
+/// "keep-alive, small requests at 34,704 req/s (23% of io_uring_server's capacity, 28% of
+/// tokio_server (codec)'s)": a row's name, with an offered row's rate and its share of the
+/// capacity of each server the row compares.
+pub fn row_name(report: &WorkloadsReport, workload: &Workload, best: &Best) -> String {
+    let name = report.rate_label(workload);
+    match report.load_shares(workload, &compared(best)) {
+        Some(shares) => format!("{name} ({shares})"),
+        None => name,
+    }
+}
+
+/// The labels of the servers a row compares: io_uring_server, its cheapest tokio
+/// configuration, and the [`BASELINES`].
+pub fn compared(best: &Best) -> Vec<&'static str> {
+    let mut labels = vec![SUBJECT.label];
+    labels.extend(best.contender.map(|c| c.label));
+    labels.extend(BASELINES.iter().map(|b| b.label));
+    crate::rounds::first_seen(labels.into_iter())
 }
 
 /// The table over those of `workloads` that `report` measured, in their order, and the
 /// line under it.
 pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
     let control = report.samples.iter().any(|s| s.contender == AA_CONTROL.id);
-    let header: Vec<String> = BASELINES.iter().map(|b| format!("÷ {}", b.label)).collect();
+    let header = headers();
     let (aa_head, aa_rule) = if control {
         (" A/A control |", "---|")
     } else {
@@ -63,7 +105,7 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
     let mut out = format!(
         "| workload | measure | {} |{aa_head}\n|---|---|{}{aa_rule}\n",
         header.join(" | "),
-        "---|".repeat(BASELINES.len())
+        "---|".repeat(header.len())
     );
     let mut tally = Tally::default();
     let measured = report.workloads();
@@ -75,17 +117,16 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
                 unit.describe().to_string()
             };
             let bound = |pair| report.client_bound(workload.name, unit, pair);
-            let cells: Vec<String> = baselines
-                .iter()
-                .zip(BASELINES)
-                .map(|(r, b)| {
-                    let cell = tally.cell(r, bound((SUBJECT.id, b.id)));
-                    match fell_behind(report, workload.name, (SUBJECT.id, b.id)) {
-                        Some(note) if judge::Estimate::of(r).is_none() => format!("{cell}: {note}"),
-                        _ => cell,
-                    }
-                })
-                .collect();
+            let behind = |pair| fell_behind(report, workload.name, pair);
+            let best = report.best_tokio(workload, unit);
+            let mut cells = vec![match best.contender {
+                Some(c) => tally.best(&best, bound((SUBJECT.id, c.id)), behind((SUBJECT.id, c.id))),
+                None => tally.best(&best, None, None),
+            }];
+            cells.extend(baselines.iter().zip(BASELINES).map(|(r, b)| {
+                let pair = (SUBJECT.id, b.id);
+                tally.cell(r, bound(pair), behind(pair))
+            }));
             let aa = if control {
                 format!(" {} |", tally.aa_cell(&aa, bound((AA_CONTROL.id, SUBJECT.id))))
             } else {
@@ -94,16 +135,18 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {measure} | {} |{aa}",
-                workload.name,
+                row_name(report, workload, &best),
                 cells.join(" | ")
             );
         }
     }
     if let Some(idle) = report.idle_fit() {
-        let cells: Vec<String> = BASELINES
-            .iter()
-            .map(|b| tally.cell(&report.idle_fit_ratios(b.id), None))
-            .collect();
+        let mut cells = vec![tally.best(&report.best_tokio_idle(), None, None)];
+        cells.extend(
+            BASELINES
+                .iter()
+                .map(|b| tally.cell(&report.idle_fit_ratios(b.id), None, None)),
+        );
         let aa = if control {
             format!(" {} |", tally.aa_cell(&report.idle_fit_aa_ratios(), None))
         } else {
@@ -143,43 +186,29 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
             client_bound::explain()
         );
     }
+    let _ = write!(
+        out,
+        " How the first column is chosen: {HOW_CHOSEN}{}.",
+        absent(report)
+    );
     out.push('\n');
     out.push_str(&idle_control(report));
     out.push_str(&offered_rates(report));
     out
 }
 
-impl WorkloadsReport {
-    /// In how many of its rounds of `workload` any of `contenders` has no figure, which a
-    /// fixed-rate point leaves out when it fell behind the offered rate ([`super::offered::keeps_up`]), and
-    /// of how many rounds measured; `None` where every round has its figures.
-    pub fn rounds_behind(&self, workload: &str, contenders: &[&str]) -> Option<(usize, usize)> {
-        let rounds: Vec<(usize, bool)> = self
-            .samples
-            .iter()
-            .filter(|s| s.workload == workload && contenders.contains(&s.contender.as_str()))
-            .map(|s| (s.round, s.value.is_none()))
-            .collect();
-        let count = |behind_only: bool| {
-            let set: std::collections::BTreeSet<usize> = rounds
-                .iter()
-                .filter(|(_, behind)| *behind || !behind_only)
-                .map(|(round, _)| *round)
-                .collect();
-            set.len()
-        };
-        let behind = count(true);
-        (behind > 0).then(|| (behind, count(false)))
+/// " (not in this run: tokio_server (hyper, multi-thread))": the tokio configurations the
+/// report never measured, which no row could choose.
+fn absent(report: &WorkloadsReport) -> String {
+    let absent: Vec<&str> = TOKIO_CONFIGURATIONS
+        .iter()
+        .filter(|c| !report.samples.iter().any(|s| s.contender == c.id))
+        .map(|c| c.label)
+        .collect();
+    match absent.is_empty() {
+        true => String::new(),
+        false => format!(" (not in this run: {})", absent.join(", ")),
     }
-}
-
-/// "a server fell behind the offered rate in 5 of 6 rounds": why a fixed-rate cell of
-/// the `pair` has too few rounds to judge; `None` where neither ever fell behind.
-fn fell_behind(report: &WorkloadsReport, workload: &str, (a, b): (&str, &str)) -> Option<String> {
-    let (behind, rounds) = report.rounds_behind(workload, &[a, b])?;
-    Some(format!(
-        "a server fell behind the offered rate in {behind} of {rounds} rounds"
-    ))
 }
 
 /// The idle fit against the I/O-model control, where it ran every round: tokio's codec
@@ -199,127 +228,6 @@ fn idle_control(report: &WorkloadsReport) -> String {
     )
 }
 
-/// How many cells and A/A cells a table holds, how many the rule decided, and how many
-/// were client-bound (left out of both).
-#[derive(Default)]
-struct Tally {
-    cells: usize,
-    decided: usize,
-    aa_cells: usize,
-    aa_ties: usize,
-    client_bound: usize,
-}
-
-impl Tally {
-    /// A cell, *client-bound* where `bound` holds the client's busiest share.
-    fn cell(&mut self, ratios: &[f64], bound: Option<f64>) -> String {
-        if let Some(busy) = bound {
-            self.client_bound += 1;
-            return client_bound::cell(ratios, busy);
-        }
-        self.cells += 1;
-        if matches!(Word::judge(ratios), Word::Wins | Word::Loses | Word::Ties) {
-            self.decided += 1;
-        }
-        judge::cell(ratios)
-    }
-
-    fn aa_cell(&mut self, ratios: &[f64], bound: Option<f64>) -> String {
-        if ratios.is_empty() {
-            return "not measured".into();
-        }
-        if let Some(busy) = bound {
-            self.client_bound += 1;
-            return client_bound::cell(ratios, busy);
-        }
-        self.aa_cells += 1;
-        if Word::judge(ratios) == Word::Ties {
-            self.aa_ties += 1;
-        }
-        judge::cell(ratios)
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::workload::samples::Sample;
-
-    /// Three rounds of "4 connections" (requests/s), io_uring_server 20% ahead of the codec
-    /// every round and too noisy a ratio to hyper to decide, the client `busy` in the
-    /// second round with hyper.
-    fn report(busy: f64) -> WorkloadsReport {
-        let mut samples = Vec::new();
-        for round in 0..3 {
-            let hyper = [900.0, 1300.0, 1000.0][round];
-            for (contender, rps) in [
-                (SUBJECT.id, 1200.0),
-                (BASELINES[0].id, 1000.0),
-                (BASELINES[1].id, hyper),
-            ] {
-                let mut sample = Sample::example("4 connections", contender, round, rps);
-                sample.client_busy = Some(if round == 1 && contender == BASELINES[1].id {
-                    busy
-                } else {
-                    0.5
-                });
-                samples.push(sample);
-            }
-        }
-        WorkloadsReport::over(samples)
-    }
-
-    fn four_connections() -> Vec<Workload> {
-        vec![super::super::catalogue::by_name("4 connections").unwrap()]
-    }
-
-    #[test]
-    fn a_client_bound_cell_is_left_out_of_the_tally() {
-        let table = table(&report(0.95), &four_connections());
-        assert!(table.contains("*client-bound* (client 95% busy)"), "{table}");
-        assert!(
-            table.contains("**wins**"),
-            "the codec's cell is the rule's: {table}"
-        );
-        assert!(table.contains("The rule decided 1 of 1 cells"), "{table}");
-        assert!(table.contains("Left out: 1 client-bound cells."), "{table}");
-        assert!(
-            !report(0.95).undecided(&four_connections()[0]),
-            "more rounds cannot decide a client-bound cell"
-        );
-    }
-
-    #[test]
-    fn a_fixed_rate_cell_too_short_to_judge_says_a_server_fell_behind() {
-        let row = "64 KiB echo at 50% load";
-        let mut samples = Vec::new();
-        for round in 0..3 {
-            for contender in [SUBJECT.id, BASELINES[0].id, BASELINES[1].id] {
-                let mut sample = Sample::example(row, contender, round, 10.0);
-                sample.offered_per_sec = Some(1000.0);
-                if contender == SUBJECT.id && round > 0 {
-                    sample.value = None;
-                }
-                samples.push(sample);
-            }
-        }
-        let workloads = [super::super::catalogue::by_name(row).unwrap()];
-        let table = table(&WorkloadsReport::over(samples), &workloads);
-        assert!(
-            table.contains("n/a (1 round): a server fell behind the offered rate in 2 of 3 rounds"),
-            "{table}"
-        );
-    }
-
-    #[test]
-    fn a_client_with_cpu_to_spare_leaves_every_cell_to_the_rule() {
-        let table = table(&report(0.85), &four_connections());
-        assert!(!table.contains("client-bound"), "{table}");
-        assert!(table.contains("The rule decided 1 of 2 cells"), "{table}");
-        assert!(table.contains("**inconclusive**"), "{table}");
-        assert!(
-            report(0.85).undecided(&four_connections()[0]),
-            "more rounds could decide it"
-        );
-    }
-}
+#[path = "verdict_tests.rs"]
+mod tests;

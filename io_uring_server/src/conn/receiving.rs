@@ -154,8 +154,11 @@ impl Conn {
         while !self.input.is_empty() && self.input.len() >= self.input_needed && !self.input.is_lent() {
             // A large echoed body is kept where it was received: it leaves in the same
             // gathered send as its head, so keeping it costs nothing a copy would not.
+            // (Not while input before it was consumed and not yet moved away: a kept body
+            // is a range of the whole buffer. It is copied then, a rare case.)
             let mut input = std::mem::take(&mut self.input);
-            let (consumed, answered, kept_input) = self.serve(Received::Writable(input.bytes_mut()), true);
+            let lend = input.at_front();
+            let (consumed, answered, kept_input) = self.serve(Received::Writable(input.bytes_mut()), lend);
             responses += answered;
             self.input = input;
             if kept_input {

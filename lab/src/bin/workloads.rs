@@ -24,7 +24,7 @@ use harness::workload::run::{Entry, Rounds, measure_rounds};
 use http_core::files::CORPUS;
 use lab::placement::Placement;
 use lab::workloads::{
-    WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report, serves_files,
+    WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report,
 };
 use std::path::{Path, PathBuf};
 
@@ -45,9 +45,11 @@ struct Cli {
     #[arg(long, default_value_t = 8)]
     max_rounds: usize,
     /// The first rounds, in which the contenders shown only in the details
-    /// (tokio_uring_server, hyper on tokio's multi-thread scheduler, nginx, and everyone
-    /// at the capacity and 25%/75% loads) run too.
-    #[arg(long, default_value_t = 2)]
+    /// (tokio_uring_server where the verdict does not judge, nginx, and everyone at the
+    /// capacity and 25%/75% loads) run too. One by default: the time goes to the rounds
+    /// every tokio configuration of a judged row runs in, so that the whole reproduction
+    /// stays within 100 minutes.
+    #[arg(long, default_value_t = 1)]
     detail_rounds: usize,
     /// Slices each contender's point is cut into, alternated with the round's other
     /// contenders in passes that reverse (A B C, C B A, ...), so every contender of a round
@@ -111,7 +113,7 @@ fn run(cli: Cli) -> Result<(), String> {
         .into_iter()
         .filter(|e| cli.only.is_empty() || cli.only.iter().any(|o| e.workload.name.contains(o.as_str())))
         .map(|mut e| {
-            let files = serves_files(&e.workload);
+            let files = e.workload.serves_files();
             let can = |c: &Contender| everyone.contains(c) && (!files || serves_corpus(c));
             e.every_round.retain(can);
             e.detail.retain(can);
@@ -124,7 +126,7 @@ fn run(cli: Cli) -> Result<(), String> {
     if plan.is_empty() {
         return Err(format!("--only {:?} names no workload", cli.only));
     }
-    if plan.iter().any(|e| serves_files(&e.workload)) {
+    if plan.iter().any(|e| e.workload.serves_files()) {
         lineup.files_dir = Some(hot_corpus()?);
     }
     let rounds = Rounds {

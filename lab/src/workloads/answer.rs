@@ -1,18 +1,22 @@
 //! The answer block at the top of README.md and BENCHMARKS.md: what io_uring_server
-//! saves or costs per workload family, in µs (or bytes) and in %, against tokio's two
-//! engines, with the rule's word; what a ready io_uring runtime does instead; the
-//! requests/s rows the rule decided; what the A/A control read ([`super::control`]); what
-//! the saving is worth beside a handler's own cost ([`super::worth`]); the run it comes
-//! from.
+//! saves or costs per workload family, first against the cheapest tokio configuration of
+//! each row, then against the codec engine (the same code on epoll: the I/O model alone)
+//! with where each win there comes from ([`super::origin`]), with the rule's word; what a
+//! ready io_uring runtime does instead and the requests/s rows ([`super::answer_lines`]);
+//! what the A/A control read ([`super::control`]); what the I/O model's saving is worth
+//! beside a handler's own cost ([`super::worth`]); the run it comes from.
 
 use std::path::Path;
 
-use crate::workloads::judged::{self, Row, Source};
-use crate::workloads::runtimes::{BASELINE, READY};
-use crate::workloads::worth::{amount, handlers, signed_percent, word};
-use crate::workloads::{BASELINES, SUBJECT, Shape, Unit, WorkloadsReport};
+use crate::workloads::answer_lines::{keeps, requests_per_sec};
+use crate::workloads::answer_table::table;
+use crate::workloads::judged::{self, Row};
+use crate::workloads::runtimes::BASELINE;
+use crate::workloads::worth::handlers;
+use crate::workloads::{SUBJECT, Shape, Unit, WorkloadsReport};
 use harness::judge::{Estimate, Word};
 use harness::output::{replace_between, write};
+use harness::rounds::first_seen;
 use harness::servers::Contender;
 use harness::usage::CLIENT_SATURATED;
 use harness::workload::offered::base;
@@ -37,8 +41,9 @@ pub fn write_blocks(workspace: &Path, report: &WorkloadsReport) -> Result<(), St
 }
 
 /// The block: where the figures come from, one sentence per answer (where io_uring_server
-/// is cheaper, the same, costlier; what a ready runtime keeps; what it is worth beside a
-/// handler), a compact table of the rows that state a cost, the picture and a link.
+/// is cheaper, the same, costlier than the cheapest tokio configuration; the same against
+/// the I/O model alone; what a ready runtime keeps; what it is worth beside a handler), a
+/// compact table of the rows that state a cost, the picture and a link.
 pub fn render(report: &WorkloadsReport) -> String {
     let machine = &report.machine;
     let mut rows: Vec<Row> = judged::rows(report)
@@ -58,14 +63,20 @@ pub fn render(report: &WorkloadsReport) -> String {
     out.push_str(&table(report, &rows));
     out.push_str(&format!(
         "\n![verdict](results/verdict.svg)\n\nEach cell: what io_uring_server saves (−) or costs \
-         (+) of the tokio engine's figure (its median times the row's ratio, the geometric mean \
-         of the per-round ratios, so not always the difference of the two medians), in %, and \
-         the rule's word: *wins* or *loses* when the \
+         (+) of the tokio configuration's figure (its median times the row's ratio, the \
+         geometric mean of the per-round ratios, so not always the difference of the two \
+         medians), in %, and the rule's word: *wins* or *loses* when the \
          95% interval over the rounds excludes 1 (\"by ≥10%\" when it also clears the ±10% \
-         band), *ties* when the 90% interval lies within ±10%. \"At 50% load\" is a fixed \
-         open-loop rate, the same for every server. The requests/s rows (a few busy \
-         connections) are summarised in the answer above where the rule decided them; a cell \
-         in which the client was at least {:.0}% busy (*client-bound*) is not judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it); \
+         band), *ties* when the 90% interval lies within ±10%. The cheapest tokio \
+         configuration is chosen per row, as the cell names it; the codec engine runs the same \
+         HTTP code as io_uring_server, so against it what differs is the I/O model, and \
+         where io_uring_server wins there the next column splits the saving into what a \
+         technique a tokio server can use too saves and what the I/O model saves beyond it. \
+         The CPU rows ran at a fixed open-loop rate, the same for every server; the verdict \
+         names each row's rate and its share of each server's capacity. The requests/s rows \
+         (a few busy connections) are summarised in the answer above where the rule decided \
+         them; a cell in which the client was at least {:.0}% busy (*client-bound*) is not \
+         judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it); \
          the terms: [glossary](BENCHMARKS.md#glossary).\n",
         CLIENT_SATURATED * 100.0
     ));
@@ -75,64 +86,107 @@ pub fn render(report: &WorkloadsReport) -> String {
 /// Each judged row's name and the A/A control's estimate on it.
 fn controls(report: &WorkloadsReport, rows: &[Row]) -> Vec<(String, Option<Estimate>)> {
     rows.iter()
-        .filter(|row| !bound_by_codec(report, row))
-        .map(|row| (name(row), Estimate::of(&row.aa)))
+        .filter(|row| row.client_bound(report, (SUBJECT.id, BASELINE.id)).is_none())
+        .map(|row| (row.name(), Estimate::of(&row.aa)))
         .collect()
 }
 
-/// The answer in sentences, from the rows against the codec engine (the same HTTP code,
-/// so what differs is the I/O model).
-fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
-    let by_word = |wanted: &[Word]| -> Vec<String> {
-        rows.iter()
-            .filter(|row| !bound_by_codec(report, row))
-            .filter(|row| Estimate::of(&row.against[0]).is_some_and(|e| wanted.contains(&e.word)))
-            .map(|row| format!("*{}*", name(row)))
-            .collect()
+/// The tokio configuration a row is read against, with io_uring_server's ratios to it.
+type Against = Option<(Contender, Vec<f64>)>;
+
+/// How one cell of a row reads for the answer's lists.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Reading {
+    Rule(Word),
+    ClientBound,
+    FellBehind,
+    NotMeasured,
+}
+
+/// The clauses of the rows against the tokio configuration `against` gives per row (and
+/// io_uring_server's ratios to it): "costs less on *a*, *b*", "is undecided on *c*", ...
+fn clauses(report: &WorkloadsReport, rows: &[Row], against: &dyn Fn(&Row) -> Against) -> Vec<String> {
+    let reading = |row: &Row| {
+        let Some((baseline, ratios)) = against(row) else {
+            return Reading::NotMeasured;
+        };
+        if row.client_bound(report, (SUBJECT.id, baseline.id)).is_some() {
+            return Reading::ClientBound;
+        }
+        match Estimate::of(&ratios) {
+            Some(estimate) => Reading::Rule(estimate.word),
+            None if row.fell_behind(report, &baseline).is_some() => Reading::FellBehind,
+            None => Reading::NotMeasured,
+        }
     };
-    let bound: Vec<String> = rows
-        .iter()
-        .filter(|row| bound_by_codec(report, row))
-        .map(|row| format!("*{}*", name(row)))
-        .collect();
-    let behind: Vec<String> = rows
-        .iter()
-        .filter(|row| !bound_by_codec(report, row) && Estimate::of(&row.against[0]).is_none())
-        .filter(|row| fell_behind(report, row, &BASELINE).is_some())
-        .map(|row| format!("*{}*", name(row)))
-        .collect();
-    let mut sentences = Vec::new();
-    let list = |names: Vec<String>| names.join(", ");
-    let (cheaper, same, costlier, open) = (
-        by_word(&[Word::Wins]),
-        by_word(&[Word::Ties]),
-        by_word(&[Word::Loses]),
-        by_word(&[Word::Inconclusive]),
-    );
-    for (names, clause) in [
-        (cheaper, "costs less on"),
-        (same, "costs the same within ±10% on"),
-        (costlier, "costs more on"),
-        (open, "is undecided on"),
-        (bound, "is not judged (the client was the bottleneck) on"),
+    [
+        (Reading::Rule(Word::Wins), "costs less on"),
+        (Reading::Rule(Word::Ties), "costs the same within ±10% on"),
+        (Reading::Rule(Word::Loses), "costs more on"),
+        (Reading::Rule(Word::Inconclusive), "is undecided on"),
         (
-            behind,
+            Reading::ClientBound,
+            "is not judged (the client was the bottleneck) on",
+        ),
+        (
+            Reading::FellBehind,
             "is not judged (a server fell behind the offered rate in most rounds) on",
         ),
-    ] {
-        if !names.is_empty() {
-            sentences.push(format!("{clause} {}", list(names)));
-        }
-    }
-    if sentences.is_empty() {
-        sentences.push("has no row the rule could decide yet".into());
-    }
+        (Reading::NotMeasured, "has too few rounds to judge on"),
+    ]
+    .into_iter()
+    .filter_map(|(wanted, clause)| {
+        let names: Vec<String> = rows
+            .iter()
+            .filter(|row| reading(row) == wanted)
+            .map(|row| format!("*{}*", row.name()))
+            .collect();
+        (!names.is_empty()).then(|| format!("{clause} {}", names.join(", ")))
+    })
+    .collect()
+}
+
+/// The answer in sentences: against each row's cheapest tokio configuration first, then
+/// against the codec engine (the same HTTP code, so what differs is the I/O model).
+fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
+    let best = clauses(report, rows, &|row| {
+        Some((row.best.contender?, row.best.ratios.clone()))
+    });
+    let codec = clauses(report, rows, &|row| Some((BASELINE, row.against[0].clone())));
+    let partial: Vec<&str> = first_seen(
+        rows.iter()
+            .flat_map(|row| row.best.partial.iter().map(|(c, _)| c.label)),
+    );
+    let partial = match partial.is_empty() {
+        true => String::new(),
+        false => format!(
+            "; in this run {} ran in some rounds only, so each row's cheapest was chosen from the \
+             rounds that measured them all",
+            partial.join(" and ")
+        ),
+    };
     let mut text = format!(
-        "Against tokio's codec engine (the same HTTP code on epoll), {}:\n\n- {}.\n",
+        "Against the cheapest tokio configuration of each row (of tokio's codec engine, the \
+         codec engine with sendfile for files, hyper and hyper on the multi-thread scheduler, \
+         whichever cost least in the same rounds{partial}), {}:\n\n- {}.\n",
         SUBJECT.label,
-        sentences.join(";\n- ")
+        match best.is_empty() {
+            true => "has no row the rule could decide yet".to_string(),
+            false => best.join(";\n- "),
+        }
     );
     let more: Vec<String> = [
+        (
+            "The I/O model alone.",
+            (!codec.is_empty()).then(|| {
+                format!(
+                    "Against tokio's codec engine, the same HTTP code on epoll, it {}. Where part \
+                     of a win there is a technique a tokio server can use too, the table's \
+                     fourth column says how much.",
+                    codec.join("; ")
+                )
+            }),
+        ),
         ("What a ready runtime keeps.", keeps(report, rows)),
         ("Over TLS.", super::over_tls::sentence(report, rows)),
         ("The control.", super::control::sentence(&controls(report, rows))),
@@ -148,178 +202,6 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         text.push('\n');
     }
     text
-}
-
-/// Whether the client bound `row`'s cell against the codec engine.
-fn bound_by_codec(report: &WorkloadsReport, row: &Row) -> bool {
-    row.client_bound(report, (SUBJECT.id, BASELINE.id)).is_some()
-}
-
-/// "not judged: io_uring_server fell behind the offered rate in 5 of 6 rounds": why a row
-/// of a fixed rate has too few rounds to judge against `baseline`; `None` if no server did.
-fn fell_behind(report: &WorkloadsReport, row: &Row, baseline: &Contender) -> Option<String> {
-    let (Source::Values(workload) | Source::Also(workload)) = row.source else {
-        return None;
-    };
-    let reasons: Vec<String> = [&SUBJECT, baseline]
-        .iter()
-        .filter_map(|contender| {
-            let (behind, rounds) = report.rounds_behind(workload.name, &[contender.id])?;
-            Some(format!(
-                "{} fell behind the offered rate in {behind} of {rounds} rounds",
-                contender.label
-            ))
-        })
-        .collect();
-    (!reasons.is_empty()).then(|| format!("not judged: {}", reasons.join("; ")))
-}
-
-/// "Of its N wins ..., a ready io_uring runtime ... keeps none: it also wins monoio a of N,
-/// compio b of N, tokio_uring c of the m it ran" (a runtime without TLS runs none of the
-/// TLS rows).
-fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
-    let wins: Vec<&Row> = rows
-        .iter()
-        .filter(|row| !bound_by_codec(report, row))
-        .filter(|row| Estimate::of(&row.against[0]).is_some_and(|e| e.word == Word::Wins))
-        .collect();
-    let kept: Vec<(String, usize)> = READY
-        .iter()
-        .filter(|runtime| report.samples.iter().any(|s| s.contender == runtime.id))
-        .map(|runtime| {
-            let pair = (runtime.id, BASELINE.id);
-            let ran: Vec<Vec<f64>> = wins
-                .iter()
-                .filter(|row| row.client_bound(report, pair).is_none())
-                .map(|row| row.ratios(report, pair))
-                .filter(|ratios| !ratios.is_empty())
-                .collect();
-            let count = ran
-                .iter()
-                .filter(|ratios| Estimate::of(ratios).is_some_and(|e| e.word == Word::Wins))
-                .count();
-            let name = runtime.label.trim_end_matches("_server");
-            let said = match ran.len() == wins.len() {
-                true => format!("{name} {count} of {}", ran.len()),
-                false => format!("{name} {count} of the {} it ran", ran.len()),
-            };
-            (said, count)
-        })
-        .collect();
-    let none = kept.iter().all(|(_, count)| *count == 0);
-    let kept: Vec<String> = kept.into_iter().map(|(said, _)| said).collect();
-    (!wins.is_empty() && !kept.is_empty()).then(|| {
-        format!(
-            "Of its {} over the codec engine, a ready io_uring runtime running the same codec \
-             in io_uring_server's place keeps {} (rows it also wins: {}).",
-            plural(wins.len(), "win"),
-            if none { "none" } else { "part of them" },
-            kept.join(", ")
-        )
-    })
-}
-
-/// "1 win", "6 wins".
-fn plural(count: usize, noun: &str) -> String {
-    match count {
-        1 => format!("1 {noun}"),
-        _ => format!("{count} {noun}s"),
-    }
-}
-
-/// The requests/s rows (a few busy connections) in words: each cell the rule decided
-/// against a baseline ("serves 21% fewer requests/s than tokio hyper on *4 connections*,
-/// *loses* by ≥10%"), and how many the client bound, which are not judged.
-fn requests_per_sec(report: &WorkloadsReport) -> Option<String> {
-    let mut decided = Vec::new();
-    let mut bound = 0;
-    let rows = judged::rows(report);
-    for row in rows.iter().filter(|row| row.unit == Unit::RequestsPerSec) {
-        for (baseline, ratios) in BASELINES.iter().zip(&row.against) {
-            if row.client_bound(report, (SUBJECT.id, baseline.id)).is_some() {
-                bound += 1;
-                continue;
-            }
-            let Some(estimate) = Estimate::of(ratios) else {
-                continue;
-            };
-            // The cell is the baseline's requests/s ÷ io_uring_server's.
-            let change = (1.0 - 1.0 / estimate.ratio) * 100.0;
-            let (more, how) = if change > 0.0 {
-                ("fewer", change)
-            } else {
-                ("more", -change)
-            };
-            if matches!(estimate.word, Word::Wins | Word::Loses) {
-                decided.push(format!(
-                    "{how:.0}% {more} than tokio {} on *{}* ({})",
-                    short(baseline),
-                    row.workload,
-                    word(&estimate)
-                ));
-            }
-        }
-    }
-    if decided.is_empty() && bound == 0 {
-        return None;
-    }
-    let decided = match decided.is_empty() {
-        true => "the rule decided none".to_string(),
-        false => format!("{} serves {}", SUBJECT.label, decided.join("; ")),
-    };
-    let bound = match bound {
-        0 => String::new(),
-        n => format!("; {n} cells were client-bound and are not judged"),
-    };
-    Some(format!(
-        "On requests/s with a few busy connections, {decided}{bound}."
-    ))
-}
-
-/// The compact table: per row, io_uring_server against each baseline, then each ready
-/// runtime's ratio to the codec engine.
-fn table(report: &WorkloadsReport, rows: &[Row]) -> String {
-    let ready: Vec<&Contender> = READY
-        .iter()
-        .filter(|runtime| report.samples.iter().any(|s| s.contender == runtime.id))
-        .collect();
-    let mut head = String::from("| workload |");
-    for baseline in BASELINES {
-        head.push_str(&format!(" vs tokio {} |", short(&baseline)));
-    }
-    if !ready.is_empty() {
-        head.push_str(&format!(" ready runtimes vs tokio {} |", short(&BASELINE)));
-    }
-    let columns = head.matches('|').count() - 1;
-    let mut out = format!("{head}\n|{}\n", "---|".repeat(columns));
-    for row in rows {
-        let mut line = format!("| {} |", name(row));
-        for (baseline, ratios) in BASELINES.iter().zip(&row.against) {
-            let cell = amount(report, row, baseline, ratios)
-                .or_else(|| fell_behind(report, row, baseline))
-                .unwrap_or_else(|| "n/a".into());
-            line.push_str(&format!(" {cell} |"));
-        }
-        if !ready.is_empty() {
-            let cells: Vec<String> = ready
-                .iter()
-                .filter_map(|runtime| {
-                    let pair = (runtime.id, BASELINE.id);
-                    let estimate = Estimate::of(&row.ratios(report, pair))?;
-                    let name = runtime.label.trim_end_matches("_server");
-                    let bound = match row.client_bound(report, pair) {
-                        Some(_) => " *client-bound*",
-                        None => "",
-                    };
-                    Some(format!("{name} {}{bound}", signed_percent(&estimate)))
-                })
-                .collect();
-            line.push_str(&format!(" {} |", cells.join(", ")));
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
 }
 
 /// Where a row stands in the answer: the costs a service pays on every request first
@@ -339,27 +221,6 @@ fn rank(row: &Row) -> usize {
         Shape::Pipelined { .. } | Shape::SmallService { .. } => 5,
         Shape::Idle { .. } | Shape::Offered { .. } => 6,
     }
-}
-
-/// A row as a reader names it: "churn, server closes", "one connection (server CPU)",
-/// "keep-alive, small requests (p99 latency)".
-fn name(row: &Row) -> String {
-    match (row.shape(), row.source) {
-        (None, _) => "idle connections (memory)".into(),
-        (Some(Shape::OneConnection { .. }), _) | (_, Source::Also(_)) => {
-            format!("{} ({})", row.plain_name(), row.short_measure())
-        }
-        (Some(_), _) => row.plain_name().to_string(),
-    }
-}
-
-/// "codec" for "tokio_server (codec)": the engine's name inside its label.
-fn short(contender: &Contender) -> &str {
-    contender
-        .label
-        .split_once('(')
-        .and_then(|(_, rest)| rest.strip_suffix(')'))
-        .unwrap_or(contender.label)
 }
 
 #[cfg(test)]

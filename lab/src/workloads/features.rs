@@ -188,7 +188,7 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {mechanism} |",
-                workload.name,
+                report.rate_label(&workload),
                 workload.unit().describe(),
                 contender.label,
                 judge::cell(&ratios),

@@ -9,20 +9,23 @@
 //! io_uring_server's feature rows ([`features`]), so every view reads the same rounds.
 
 use harness::servers::{
-    AA_CONTROL, ANCHORS, Contender, IO_URING, SCHEDULER, TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED,
-    TOKIO_URING,
+    AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED, TOKIO_URING,
 };
+use harness::workload::best;
 pub use harness::workload::catalogue::{WORKLOADS, response_sizes};
 use harness::workload::offered::{VERDICT_PERCENT, base};
 pub use harness::workload::samples::{Sample, WorkloadsReport};
 pub use harness::workload::{BASELINES, SUBJECT, Shape, Unit, Workload};
 
 pub mod answer;
+pub mod answer_lines;
+pub mod answer_table;
 pub mod control;
 pub mod features;
 pub mod forest;
 pub mod judged;
 pub mod offered;
+pub mod origin;
 pub mod over_tls;
 pub mod plot;
 pub mod report;
@@ -39,7 +42,9 @@ pub fn verdict_contenders() -> Vec<Contender> {
     contenders
 }
 
-/// Who runs `workload` every round, and so is judged: the verdict's contenders; for the
+/// Who runs `workload` every round, and so is judged: the verdict's contenders and every
+/// tokio configuration its cheapest is chosen from ([`best::candidates`]: hyper on the
+/// multi-thread scheduler, the codec engine with sendfile where files are served); for the
 /// idle workloads also the shared-buffer codec, the I/O-model control their fit is judged
 /// against. Nobody for a workload shown in the details only: a saturated closed loop that
 /// an offered workload measures at fixed rates (a capacity figure) and the offered rates
@@ -48,37 +53,35 @@ pub fn judged_contenders(workload: &Workload) -> Vec<Contender> {
     let offered_elsewhere = WORKLOADS
         .iter()
         .any(|w| matches!(w.shape, Shape::Offered { of, .. } if of == workload.name));
-    match workload.shape {
-        Shape::Offered { percent, .. } if percent != VERDICT_PERCENT => Vec::new(),
-        _ if offered_elsewhere => Vec::new(),
+    let mut contenders = match workload.shape {
+        Shape::Offered { percent, .. } if percent != VERDICT_PERCENT => return Vec::new(),
+        _ if offered_elsewhere => return Vec::new(),
         Shape::Idle { .. } => {
             let mut contenders = verdict_contenders();
             contenders.push(TOKIO_CODEC_SHARED);
             contenders
         }
         _ => verdict_contenders(),
-    }
+    };
+    // Every tokio configuration the row's cheapest is chosen from, in the same rounds.
+    contenders.extend(best::candidates(workload));
+    dedup(serving(workload, contenders))
 }
 
 /// The contenders shown in the detail tables only, measured in the first rounds:
-/// tokio_uring_server, where the verdict judges hyper on tokio's default multi-thread
-/// scheduler ([`SCHEDULER`]), then the outside anchors where they can serve it
+/// tokio_uring_server, then the outside anchors where they can serve it
 /// ([`anchors_cannot`]). A workload nobody runs every round ([`judged_contenders`]) has the
-/// verdict's contenders here too.
+/// verdict's contenders here too, and where it serves files the codec engine with
+/// sendfile (the I/O-model control: the same zero-copy send on epoll).
 pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
     let mut contenders = Vec::new();
-    let judged = !judged_contenders(workload).is_empty();
-    if !judged {
+    if judged_contenders(workload).is_empty() {
         contenders.extend(verdict_contenders());
+        if workload.serves_files() {
+            contenders.push(TOKIO_CODEC_SENDFILE);
+        }
     }
     contenders.push(TOKIO_URING);
-    if judged {
-        contenders.extend(SCHEDULER);
-    }
-    if serves_files(workload) {
-        // The I/O-model control: the same zero-copy send on epoll.
-        contenders.push(TOKIO_CODEC_SENDFILE);
-    }
     if anchors_cannot(workload).is_none() {
         contenders.extend(ANCHORS);
     }
@@ -111,14 +114,6 @@ fn serving(workload: &Workload, contenders: Vec<Contender>) -> Vec<Contender> {
     match workload.tls() {
         Some(_) => contenders.into_iter().filter(Contender::speaks_tls).collect(),
         None => contenders,
-    }
-}
-
-/// Whether `workload` asks for files (the corpus must be served: [`Shape::Files`]).
-pub fn serves_files(workload: &Workload) -> bool {
-    match workload.shape {
-        Shape::Offered { of, .. } => serves_files(&base(of)),
-        shape => matches!(shape, Shape::Files { .. }),
     }
 }
 
@@ -223,70 +218,5 @@ pub fn everyone() -> Vec<Contender> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_run_holds_the_verdict_the_runtimes_and_the_features() {
-        for workload in WORKLOADS {
-            let every = every_round(&workload);
-            for judged in judged_contenders(&workload) {
-                assert!(every.contains(&judged), "{}", workload.name);
-            }
-            if !judged_contenders(&workload).is_empty() {
-                for runtime in serving(&workload, runtimes::READY.to_vec()) {
-                    assert!(every.contains(&runtime), "{}", workload.name);
-                }
-            }
-            for variant in features::variants_at(&workload) {
-                assert!(
-                    every.contains(&variant) && every.contains(&IO_URING),
-                    "{}",
-                    workload.name
-                );
-            }
-            let detail = detail_only(&workload);
-            assert!(detail.iter().all(|c| !every.contains(c)), "{}", workload.name);
-        }
-        assert!(everyone().contains(&harness::servers::TOKIO_HYPER) && everyone().contains(&TOKIO_URING));
-    }
-
-    #[test]
-    fn uploads_are_judged_at_their_fixed_rate_and_nginx_sits_them_out() {
-        let by_name = harness::workload::catalogue::by_name;
-        let (saturated, offered) = (
-            by_name("20 MiB uploads").unwrap(),
-            by_name("20 MiB uploads at 50% load").unwrap(),
-        );
-        assert_eq!(judged_contenders(&offered), verdict_contenders());
-        assert!(
-            judged_contenders(&saturated).is_empty(),
-            "the closed loop is a capacity, in the details"
-        );
-        let every = every_round(&offered);
-        assert!(runtimes::READY.iter().all(|c| every.contains(c)), "{every:?}");
-        for workload in [saturated, offered] {
-            let everyone = [every_round(&workload), detail_contenders(&workload)].concat();
-            assert!(everyone.iter().all(|c| !ANCHORS.contains(c)), "{everyone:?}");
-            assert!(anchors_cannot(&workload).unwrap().contains("CRC32C"));
-            assert!(bound_by(&workload).unwrap().contains("CRC32C"));
-        }
-    }
-
-    #[test]
-    fn over_tls_only_servers_with_a_rustls_adapter_run() {
-        let tls = harness::workload::catalogue::by_name("keep-alive over TLS at 50% load").unwrap();
-        let every = every_round(&tls);
-        for judged in verdict_contenders() {
-            assert!(every.contains(&judged), "{}", judged.label);
-        }
-        assert!(!every.contains(&TOKIO_URING) && every.len() == 6, "{every:?}");
-        let detail = detail_only(&tls);
-        assert!(
-            detail.iter().all(Contender::speaks_tls) && !detail.is_empty(),
-            "{detail:?}"
-        );
-        let plain = harness::workload::catalogue::by_name("keep-alive, small requests at 50% load").unwrap();
-        assert!(every_round(&plain).contains(&TOKIO_URING));
-    }
-}
+#[path = "lineup_tests.rs"]
+mod tests;

@@ -1,5 +1,5 @@
 //! A saturated workload's CPU per request at fixed offered rates (25, 50 and 75% of the
-//! smallest contender capacity, [`harness::workload::offered`]): a table and a curve per
+//! capacity the calibration sets them from, [`harness::workload::offered`]): a table and a curve per
 //! contender, shown in the saturated workload's section, so its capacity figure and its
 //! cost at a given load sit side by side.
 
@@ -56,9 +56,10 @@ pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
     };
     let mut out = format!(
         "### At fixed offered rates\n\n{picture}\
-         The same open-loop rate offered to every server, a share of the smallest contender \
-         capacity (10^6 ÷ its server CPU µs per request flat out, times its server CPUs; the verdict's line under its \
-         table gives each server's); each cell is the median over the rounds in which the server kept up \
+         The same open-loop rate offered to every server, a share of the capacity the \
+         calibration sets it from (10^6 ÷ a server CPU µs per request flat out, times its server \
+         CPUs; the verdict's line under its table says whose, and gives each server's); each \
+         cell is the median over the rounds in which the server kept up \
          (its answers in the measured windows, with the requests still in flight as each \
          window closed and one request a window for rounding, came to 99% of the rate or \
          more), {unit}, then the whole machine's. Rounds in which \

@@ -170,12 +170,13 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         let slices = report.slices.max(1);
         let _ = writeln!(
             out,
-            "Offered: {} requests/s to every server, an open loop measured in {slices} windows of \
-             {:.3} s a round; the req/s column counts the answers that arrived within them. A \
+            "Offered: {} requests/s to every server{}, an open loop measured in {slices} windows \
+             of {:.3} s a round; the req/s column counts the answers that arrived within them. A \
              round counts as *fell behind*, and is not judged, when those answers, plus the \
              requests still in flight as each window closed and one request per window for \
              rounding, come to less than 99% of the offered rate.\n",
             harness::format::rate(rate),
+            shares(report, workload),
             report.seconds_per_point / slices as f64,
         );
     }
@@ -255,6 +256,19 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     {
         let _ = writeln!(out, "{table}");
     }
+}
+
+/// " (23% of io_uring_server's capacity, 28% of tokio_server (codec)'s, ...)": the
+/// offered rate as a share of the capacity of each server the verdict row compares.
+fn shares(report: &WorkloadsReport, workload: &str) -> String {
+    let Some(workload) = WORKLOADS.iter().find(|w| w.name == workload) else {
+        return String::new();
+    };
+    let best = report.best_tokio(workload, workload.unit());
+    let labels = verdict::compared(&best);
+    report
+        .load_shares(workload, &labels)
+        .map_or(String::new(), |shares| format!(" ({shares})"))
 }
 
 /// The outside anchors the study measured somewhere.

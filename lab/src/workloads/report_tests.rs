@@ -52,12 +52,13 @@ fn the_verdict_judges_every_baseline_from_the_rounds() {
     assert!(
         text.contains(
             "| 64 KiB echo | server CPU µs per request, saturated closed loop | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
+             against tokio_server (codec) | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
              | 0.45 (0.34-0.59, 3 rounds) **wins** by ≥10% | 1.00 (0.95-1.05, 3 rounds) **ties** |"
         ),
         "{text}"
     );
     assert!(
-        text.contains("The rule decided 5 of 8 cells (*wins*, *loses* or *ties*); the A/A control read *ties* in 1 of 1 rows."),
+        text.contains("The rule decided 9 of 12 cells (*wins*, *loses* or *ties*); the A/A control read *ties* in 1 of 1 rows."),
         "{text}"
     );
     assert!(text.contains("[results/workloads.md](results/workloads.md)"));
@@ -69,16 +70,16 @@ fn the_verdict_judges_every_baseline_from_the_rounds() {
 fn requests_per_second_are_inverted_and_one_connection_has_a_cpu_row() {
     let text = verdict(&report(), Doc::Results);
     assert!(
-        text.contains("| 4 connections | requests/s (the cell is the baseline's ÷ io_uring_server's) | 0.83 (0.81-0.84, 3 rounds) **wins** by ≥10% |"),
+        text.contains("| 4 connections | requests/s (the cell is the baseline's ÷ io_uring_server's) | 0.83 (0.81-0.84, 3 rounds) **wins** by ≥10% against tokio_server (codec) | 0.83 (0.81-0.84, 3 rounds) **wins** by ≥10% |"),
         "{text}"
     );
     assert!(
-        text.contains("| one connection | median round trip, µs | 1.00 (1.00-1.00, 3 rounds) **ties** |"),
+        text.contains("| one connection | median round trip, µs | 1.00 (1.00-1.00, 3 rounds) **ties** against tokio_server (codec) |"),
         "{text}"
     );
     assert!(
         text.contains(
-            "| one connection | server CPU µs per request | 0.83 (0.83-0.83, 3 rounds) **wins** by ≥10% |"
+            "| one connection | server CPU µs per request | 0.83 (0.83-0.83, 3 rounds) **wins** by ≥10% against tokio_server (codec) |"
         ),
         "{text}"
     );
@@ -161,10 +162,11 @@ fn the_upload_row_is_judged_at_its_fixed_rate_and_its_details_say_why_nginx_is_a
     };
     let table = verdict(&report, Doc::Results);
     assert!(
-        table.contains(&format!(
-            "| {UPLOADS} | server CPU µs per request at 50% of capacity (a fixed open-loop rate, \
-             the same for every server) | 0.80 (0.80-0.80, 3 rounds) **wins** by ≥10% |"
-        )),
+        table.contains(
+            "| 20 MiB uploads at 80.0 req/s | server CPU µs per request at a fixed open-loop \
+             rate, the same for every server | 0.80 (0.80-0.80, 3 rounds) **wins** by ≥10% \
+             against tokio_server (codec) | 0.80 (0.80-0.80, 3 rounds) **wins** by ≥10% |"
+        ),
         "{table}"
     );
     let text = render(&report);

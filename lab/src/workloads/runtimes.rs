@@ -145,7 +145,7 @@ fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -
             let bound = |pair| report.client_bound(workload.name, unit, pair);
             let aa = (AA_CONTROL.id, IO_URING.id);
             rows.push(Row {
-                workload: workload.name.into(),
+                workload: report.rate_label(&workload),
                 measure,
                 cells: subjects.iter().map(|s| of((s.id, baseline.id))).collect(),
                 bound: subjects.iter().map(|s| bound((s.id, baseline.id))).collect(),

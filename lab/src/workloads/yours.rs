@@ -46,7 +46,7 @@ pub fn render(report: &WorkloadsReport) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} |",
-                workload.name,
+                report.rate_label(workload),
                 unit.describe(),
                 cells.join(" | ")
             );

@@ -1,0 +1,195 @@
+//! The cheapest tokio configuration, per verdict row: io_uring_server judged against what a
+//! tokio user would deploy for that workload, not only against the same code on epoll.
+//! The candidates ([`candidates`]) are tokio_server's codec engine, the codec engine with
+//! sendfile where files are served, hyper, and hyper on tokio's multi-thread scheduler.
+//! Per row, the cheapest is the one with the lowest median of the row's measure (the
+//! highest for requests/s) over the rounds in which every candidate was measured
+//! ([`choose`]); the row's cell is then io_uring_server ÷ it over every round both ran.
+//! Before any round, where an offered rate must be set first, the candidate with the
+//! highest calibrated capacity stands in ([`rate_pair`]).
+
+use super::offered::FlatOut;
+use super::samples::WorkloadsReport;
+use super::{SUBJECT, Shape, Unit, Workload};
+use crate::rounds::{self, median};
+use crate::servers::{Contender, TOKIO_CODEC, TOKIO_CODEC_SENDFILE, TOKIO_HYPER, TOKIO_HYPER_MULTI_THREAD};
+
+/// The tokio configurations a tokio user would deploy, in the order a table names them.
+pub const TOKIO_CONFIGURATIONS: [Contender; 4] = [
+    TOKIO_CODEC,
+    TOKIO_CODEC_SENDFILE,
+    TOKIO_HYPER,
+    TOKIO_HYPER_MULTI_THREAD,
+];
+
+/// How the column is chosen, for the line under a table and the glossary.
+pub const HOW_CHOSEN: &str = "the cheapest tokio configuration is, per row, whichever of \
+     tokio_server's codec engine, the codec engine with sendfile (file rows), hyper, and \
+     hyper on tokio's multi-thread scheduler has the lowest median of the row's measure (the \
+     highest for requests/s) over the rounds that measured them all; the cell names it";
+
+/// The tokio configurations that can serve `workload` (over TLS, those with a rustls
+/// adapter; sendfile where files are served): the candidates for its cheapest.
+pub fn candidates(workload: &Workload) -> Vec<Contender> {
+    TOKIO_CONFIGURATIONS
+        .into_iter()
+        .filter(|c| *c != TOKIO_CODEC_SENDFILE || workload.serves_files())
+        .filter(|c| workload.tls().is_none() || c.speaks_tls())
+        .collect()
+}
+
+/// The candidates of the idle connections' fit: those of any idle workload.
+fn idle_candidates() -> Vec<Contender> {
+    candidates(&Workload {
+        name: "idle connections",
+        shape: Shape::Idle { count: 0, active: 0 },
+    })
+}
+
+/// The cheapest tokio configuration of one row, and how far the run let it be chosen.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Best {
+    /// The one chosen; `None` where no candidate was measured in every round that
+    /// measured them all, or none at all.
+    pub contender: Option<Contender>,
+    /// io_uring_server ÷ it, per round both were measured (inverted for requests/s).
+    pub ratios: Vec<f64>,
+    /// How many candidates were measured at the row at all.
+    pub measured: usize,
+    /// Candidates measured in only some of the row's rounds, with how many.
+    pub partial: Vec<(Contender, usize)>,
+    /// The row's rounds (those io_uring_server was measured in), and how many of them
+    /// measured every candidate: the rounds the choice was made from.
+    pub rounds: usize,
+    pub chosen_from: usize,
+}
+
+impl Best {
+    /// "; tokio_server (hyper, multi-thread) not measured every round in this run, the
+    /// cheapest chosen from the 2 of 8 rounds that measured it": what the choice could not
+    /// see; empty where every candidate ran every round.
+    pub fn caveat(&self) -> String {
+        if self.partial.is_empty() {
+            return String::new();
+        }
+        let named: Vec<&str> = self.partial.iter().map(|(c, _)| c.label).collect();
+        let them = if named.len() == 1 { "it" } else { "them" };
+        format!(
+            "; {} not measured every round in this run, the cheapest chosen from the {} of {} \
+             rounds that measured {them}",
+            named.join(" and "),
+            self.chosen_from,
+            self.rounds
+        )
+    }
+}
+
+/// A candidate, its figures by round (`None`: no figure) and whether it ran in each round.
+pub type Series = (Contender, Vec<Option<f64>>, Vec<bool>);
+
+/// Chooses among `candidates` with their figures by round (`None`: no figure) and
+/// whether each ran in each round, over `row` (the rounds of the row): the lowest median
+/// over the rounds in which every candidate measured at all ran (the highest where
+/// `higher_is_better`); a candidate without a figure in one of those rounds (it fell
+/// behind the offered rate) is not chosen.
+pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> Best {
+    let ran_in = |ran: &[bool], round: usize| ran.get(round).copied().unwrap_or(false);
+    let present: Vec<_> = candidates
+        .iter()
+        .filter(|(_, _, ran)| row.iter().any(|&r| ran_in(ran, r)))
+        .collect();
+    let partial = present
+        .iter()
+        .map(|(c, _, ran)| (*c, row.iter().filter(|&&r| ran_in(ran, r)).count()))
+        .filter(|(_, n)| *n < row.len())
+        .collect();
+    let shared: Vec<usize> = row
+        .iter()
+        .copied()
+        .filter(|&r| present.iter().all(|(_, _, ran)| ran_in(ran, r)))
+        .collect();
+    let scored = present.iter().filter_map(|(c, figures, _)| {
+        let values: Option<Vec<f64>> = shared
+            .iter()
+            .map(|&r| figures.get(r).copied().flatten())
+            .collect();
+        Some((*c, median(&values?)?))
+    });
+    // On a tie, the first in the candidates' order.
+    let better = |a: f64, b: f64| if higher_is_better { a > b } else { a < b };
+    let best = scored.fold(None, |best: Option<(Contender, f64)>, next| match best {
+        Some(kept) if !better(next.1, kept.1) => Some(kept),
+        _ => Some(next),
+    });
+    Best {
+        contender: best.map(|(c, _)| c),
+        ratios: Vec::new(),
+        measured: present.len(),
+        partial,
+        rounds: row.len(),
+        chosen_from: shared.len(),
+    }
+}
+
+/// Whose capacities set an offered workload's rate ([`super::offered::Calibration`]):
+/// io_uring_server and, standing in for its cheapest tokio configuration before any round,
+/// the candidate for `workload` with the highest calibrated capacity among `flat_out`
+/// (labels). Empty where either is missing: then every contender's capacity counts.
+pub fn rate_pair(workload: &Workload, flat_out: &[FlatOut]) -> Vec<String> {
+    let capacity = |label: &str| flat_out.iter().find(|f| f.label == label)?.capacity();
+    let best = candidates(workload)
+        .into_iter()
+        .filter_map(|c| Some((c.label, capacity(c.label)?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    match (capacity(SUBJECT.label), best) {
+        (Some(_), Some((label, _))) => vec![SUBJECT.label.to_string(), label.to_string()],
+        _ => Vec::new(),
+    }
+}
+
+impl WorkloadsReport {
+    /// The cheapest tokio configuration on `workload`'s `unit` row, with io_uring_server's
+    /// ratios against it.
+    pub fn best_tokio(&self, workload: &Workload, unit: Unit) -> Best {
+        let ran = |id: &str| -> Vec<bool> {
+            (0..self.rounds)
+                .map(|round| self.of(workload.name, id).any(|s| s.round == round))
+                .collect()
+        };
+        let series: Vec<_> = candidates(workload)
+            .into_iter()
+            .map(|c| (c, self.figures_in(workload, unit, c.id), ran(c.id)))
+            .collect();
+        let subject = ran(SUBJECT.id);
+        let row: Vec<usize> = (0..self.rounds).filter(|&r| subject[r]).collect();
+        let mut best = choose(&series, &row, unit == Unit::RequestsPerSec);
+        if let Some(c) = best.contender {
+            best.ratios = self.ratios_in(workload, unit, (SUBJECT.id, c.id));
+        }
+        best
+    }
+
+    /// The cheapest tokio configuration on the idle connections' fit (bytes per idle
+    /// connection), with io_uring_server's ratios of fitted slopes against it.
+    pub fn best_tokio_idle(&self) -> Best {
+        let series: Vec<_> = idle_candidates()
+            .into_iter()
+            .map(|c| {
+                let slopes = self.idle_slopes(c.id);
+                let ran = slopes.iter().map(Option::is_some).collect();
+                (c, slopes, ran)
+            })
+            .collect();
+        let subject = self.idle_slopes(SUBJECT.id);
+        let row: Vec<usize> = (0..subject.len()).filter(|&r| subject[r].is_some()).collect();
+        let mut best = choose(&series, &row, false);
+        if let Some(c) = best.contender {
+            best.ratios = rounds::ratios(&subject, &self.idle_slopes(c.id));
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+#[path = "best_tests.rs"]
+mod tests;

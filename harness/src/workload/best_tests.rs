@@ -1,0 +1,109 @@
+//! The cheapest tokio configuration: who may be it, how it is chosen from the rounds that
+//! measured every candidate, and who stands in for it before any round.
+
+use super::*;
+use crate::servers::{TOKIO_CODEC_SHARED, TOKIO_URING};
+use crate::workload::catalogue::by_name;
+use crate::workload::samples::Sample;
+
+fn flat(label: &str, cpu_us: f64) -> FlatOut {
+    FlatOut {
+        label: label.into(),
+        requests_per_sec: 1_000.0,
+        server_cpu_us: Some(cpu_us),
+        client_busy: 0.5,
+        cpus: 1,
+    }
+}
+
+#[test]
+fn sendfile_is_a_candidate_where_files_are_served_and_tls_keeps_the_adapted_ones() {
+    let files = candidates(&by_name("1 MiB files at 50% load").unwrap());
+    assert_eq!(files, TOKIO_CONFIGURATIONS.to_vec());
+    let keep_alive = candidates(&by_name("keep-alive, small requests at 50% load").unwrap());
+    assert_eq!(
+        keep_alive,
+        vec![TOKIO_CODEC, TOKIO_HYPER, TOKIO_HYPER_MULTI_THREAD]
+    );
+    let tls = candidates(&by_name("keep-alive over TLS at 50% load").unwrap());
+    assert_eq!(tls, keep_alive, "every engine but sendfile has a rustls adapter");
+    assert!(!files.contains(&TOKIO_CODEC_SHARED) && !files.contains(&TOKIO_URING));
+}
+
+#[test]
+fn the_cheapest_is_chosen_from_the_rounds_that_measured_every_candidate() {
+    let every = vec![true; 4];
+    let first_two = vec![true, true, false, false];
+    let candidates = vec![
+        (TOKIO_CODEC, vec![Some(10.0); 4], every.clone()),
+        (TOKIO_HYPER, vec![Some(12.0); 4], every.clone()),
+        (
+            TOKIO_HYPER_MULTI_THREAD,
+            vec![Some(9.0), Some(9.5), None, None],
+            first_two,
+        ),
+    ];
+    let best = choose(&candidates, &[0, 1, 2, 3], false);
+    assert_eq!(best.contender, Some(TOKIO_HYPER_MULTI_THREAD));
+    assert_eq!((best.rounds, best.chosen_from), (4, 2));
+    assert_eq!(best.partial, vec![(TOKIO_HYPER_MULTI_THREAD, 2)]);
+    assert_eq!(
+        best.caveat(),
+        "; tokio_server (hyper, multi-thread) not measured every round in this run, the \
+         cheapest chosen from the 2 of 4 rounds that measured it"
+    );
+    let faster = choose(&candidates[..2], &[0, 1, 2, 3], true);
+    assert_eq!(faster.contender, Some(TOKIO_HYPER), "requests/s: the highest");
+    assert_eq!(faster.caveat(), "", "every candidate ran every round");
+}
+
+#[test]
+fn a_candidate_that_fell_behind_in_a_shared_round_is_not_chosen() {
+    let every = vec![true; 3];
+    let candidates = vec![
+        (TOKIO_CODEC, vec![Some(10.0); 3], every.clone()),
+        (TOKIO_HYPER, vec![Some(5.0), None, Some(5.0)], every.clone()),
+    ];
+    let best = choose(&candidates, &[0, 1, 2], false);
+    assert_eq!(best.contender, Some(TOKIO_CODEC));
+    let none = choose(&[], &[0, 1, 2], false);
+    assert_eq!(none.contender, None);
+}
+
+#[test]
+fn the_report_names_the_cheapest_per_row_with_its_ratios() {
+    let name = "keep-alive, small requests at 50% load";
+    let mut samples = Vec::new();
+    for round in 0..3 {
+        for (contender, value) in [
+            (SUBJECT.id, 8.0),
+            (TOKIO_CODEC.id, 10.0),
+            (TOKIO_HYPER.id, 16.0),
+            (TOKIO_HYPER_MULTI_THREAD.id, 12.0),
+        ] {
+            samples.push(Sample::example(name, contender, round, value));
+        }
+    }
+    let report = WorkloadsReport::over(samples);
+    let workload = by_name(name).unwrap();
+    let best = report.best_tokio(&workload, Unit::CpuPerRequest);
+    assert_eq!(best.contender, Some(TOKIO_CODEC));
+    assert_eq!(best.ratios, vec![0.8; 3]);
+    assert!(best.partial.is_empty());
+}
+
+#[test]
+fn the_rate_is_set_by_io_uring_server_and_the_candidate_with_the_most_capacity() {
+    let workload = by_name("keep-alive, small requests at 50% load").unwrap();
+    let flat_out = vec![
+        flat("io_uring_server", 6.0),
+        flat("tokio_server (codec)", 8.0),
+        flat("tokio_server (hyper, multi-thread)", 7.5),
+        flat("compio_server", 14.0),
+    ];
+    assert_eq!(
+        rate_pair(&workload, &flat_out),
+        vec!["io_uring_server", "tokio_server (hyper, multi-thread)"]
+    );
+    assert!(rate_pair(&workload, &flat_out[1..]).is_empty(), "no subject");
+}

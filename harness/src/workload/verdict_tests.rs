@@ -1,0 +1,158 @@
+//! The verdict table on small reports: client-bound cells, a server behind its rate, the
+//! cheapest tokio configuration's column.
+
+use super::*;
+use crate::workload::samples::Sample;
+
+/// Three rounds of "4 connections" (requests/s), io_uring_server 20% ahead of the codec
+/// every round and too noisy a ratio to hyper to decide, the client `busy` in the
+/// second round with hyper.
+fn report(busy: f64) -> WorkloadsReport {
+    let mut samples = Vec::new();
+    for round in 0..3 {
+        let hyper = [900.0, 1300.0, 1000.0][round];
+        for (contender, rps) in [
+            (SUBJECT.id, 1200.0),
+            (BASELINES[0].id, 1000.0),
+            (BASELINES[1].id, hyper),
+        ] {
+            let mut sample = Sample::example("4 connections", contender, round, rps);
+            sample.client_busy = Some(if round == 1 && contender == BASELINES[1].id {
+                busy
+            } else {
+                0.5
+            });
+            samples.push(sample);
+        }
+    }
+    WorkloadsReport::over(samples)
+}
+
+fn four_connections() -> Vec<Workload> {
+    vec![super::super::catalogue::by_name("4 connections").unwrap()]
+}
+
+#[test]
+fn a_client_bound_cell_is_left_out_of_the_tally() {
+    let table = table(&report(0.95), &four_connections());
+    assert!(table.contains("*client-bound* (client 95% busy)"), "{table}");
+    assert!(
+        table.contains("**wins**"),
+        "the codec's cell is the rule's: {table}"
+    );
+    assert!(table.contains("The rule decided 2 of 2 cells"), "{table}");
+    assert!(table.contains("Left out: 1 client-bound cells."), "{table}");
+    assert!(
+        !report(0.95).undecided(&four_connections()[0]),
+        "more rounds cannot decide a client-bound cell"
+    );
+}
+
+#[test]
+fn a_fixed_rate_cell_too_short_to_judge_says_a_server_fell_behind() {
+    let row = "64 KiB echo at 50% load";
+    let mut samples = Vec::new();
+    for round in 0..3 {
+        for contender in [SUBJECT.id, BASELINES[0].id, BASELINES[1].id] {
+            let mut sample = Sample::example(row, contender, round, 10.0);
+            sample.offered_per_sec = Some(1000.0);
+            if contender == SUBJECT.id && round > 0 {
+                sample.value = None;
+            }
+            samples.push(sample);
+        }
+    }
+    let workloads = [super::super::catalogue::by_name(row).unwrap()];
+    let table = table(&WorkloadsReport::over(samples), &workloads);
+    assert!(
+        table.contains("n/a (1 round): a server fell behind the offered rate in 2 of 3 rounds"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_client_with_cpu_to_spare_leaves_every_cell_to_the_rule() {
+    let table = table(&report(0.85), &four_connections());
+    assert!(!table.contains("client-bound"), "{table}");
+    assert!(table.contains("The rule decided 2 of 3 cells"), "{table}");
+    assert!(table.contains("**inconclusive**"), "{table}");
+    assert!(
+        report(0.85).undecided(&four_connections()[0]),
+        "more rounds could decide it"
+    );
+}
+
+#[test]
+fn the_first_column_names_the_cheapest_tokio_configuration_and_the_row_its_rate() {
+    use crate::servers::TOKIO_HYPER_MULTI_THREAD;
+    use crate::workload::offered::{Calibration, FlatOut};
+    let row = "keep-alive, small requests at 50% load";
+    let mut samples = Vec::new();
+    for round in 0..4 {
+        let wobble = 1.0 + 0.01 * round as f64;
+        let mut figures = vec![
+            (SUBJECT.id, 8.0 * wobble),
+            (BASELINES[0].id, 10.0),
+            (BASELINES[1].id, 12.0),
+        ];
+        if round < 2 {
+            figures.push((TOKIO_HYPER_MULTI_THREAD.id, 9.0));
+        }
+        for (contender, value) in figures {
+            let mut sample = Sample::example(row, contender, round, value);
+            sample.offered_per_sec = Some(30_000.0);
+            samples.push(sample);
+        }
+    }
+    let flat = |label: &str, cpu_us: f64| FlatOut {
+        label: label.into(),
+        requests_per_sec: 100_000.0,
+        server_cpu_us: Some(cpu_us),
+        client_busy: 0.9,
+        cpus: 1,
+    };
+    let mut report = WorkloadsReport::over(samples);
+    report.calibrations.push(
+        Calibration::new(
+            "keep-alive, small requests",
+            vec![
+                flat("io_uring_server", 5.0),
+                flat("tokio_server (codec)", 8.0),
+                flat("tokio_server (hyper)", 10.0),
+                flat("tokio_server (hyper, multi-thread)", 7.5),
+            ],
+        )
+        .comparing(vec![
+            "io_uring_server".into(),
+            "tokio_server (hyper, multi-thread)".into(),
+        ]),
+    );
+    let workloads = [super::super::catalogue::by_name(row).unwrap()];
+    let table = table(&report, &workloads);
+    assert!(
+        table.contains(
+            "| ÷ the cheapest tokio configuration | ÷ tokio_server (codec): the I/O model alone \
+             (same code on epoll) | ÷ tokio_server (hyper) |"
+        ),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "| keep-alive, small requests at 30,000 req/s (15% of io_uring_server's capacity, \
+             22% of tokio_server (hyper, multi-thread)'s, 24% of tokio_server (codec)'s, 30% of \
+             tokio_server (hyper)'s) | server CPU µs per request at a fixed open-loop rate, the \
+             same for every server | 0.89 (0.84-0.95, 2 rounds) **wins** against tokio_server \
+             (hyper, multi-thread); tokio_server (hyper, multi-thread) not measured every \
+             round in this run, the cheapest chosen from the 2 of 4 rounds that measured it |"
+        ),
+        "{table}"
+    );
+    assert!(
+        table.contains("How the first column is chosen: the cheapest tokio"),
+        "{table}"
+    );
+    assert!(
+        table.contains("(not in this run: tokio_server (codec, sendfile))"),
+        "{table}"
+    );
+}
