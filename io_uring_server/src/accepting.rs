@@ -51,7 +51,7 @@ impl Acceptor {
         Acceptor {
             state: AcceptState::Idle,
             listener: Some(listener),
-            direct: features.fixed_files,
+            direct: features.direct_descriptors,
             single_only: features.no_multishot_accept,
             max_conns,
         }

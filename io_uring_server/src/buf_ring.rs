@@ -27,7 +27,7 @@ const IOU_PBUF_RING_INC: u16 = 2;
 /// The bytes one completion received: `len` bytes at `start` in buffer `id`. With `done`
 /// the buffer is ours and goes back to the kernel once these bytes are used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Received {
+pub struct BufSlice {
     id: u16,
     start: usize,
     len: usize,
@@ -119,7 +119,7 @@ impl BufRing {
 
     /// A completion named buffer `id` with `len` bytes; `more` is its `BUF_MORE` flag.
     /// Without it the whole buffer is ours until [`BufRing::release`].
-    pub fn on_completion(&mut self, id: u16, len: usize, more: bool) -> Received {
+    pub fn on_completion(&mut self, id: u16, len: usize, more: bool) -> BufSlice {
         let id = id & (self.count - 1);
         let index = usize::from(id);
         let start = self.consumed[index];
@@ -134,7 +134,7 @@ impl BufRing {
             self.kernel_owns[index] = false;
             self.consumed[index] = 0;
         }
-        Received {
+        BufSlice {
             id,
             start,
             len,
@@ -143,8 +143,8 @@ impl BufRing {
     }
 
     /// The bytes a completion received.
-    pub fn bytes(&self, received: Received) -> &[u8] {
-        let Received { id, start, len, done } = received;
+    pub fn bytes(&self, received: BufSlice) -> &[u8] {
+        let BufSlice { id, start, len, done } = received;
         assert!(
             !(done && self.kernel_owns[usize::from(id)]),
             "buffer {id} read after it was given back"
@@ -167,7 +167,7 @@ impl BufRing {
     }
 
     /// The completion's bytes are used: a buffer that is ours goes back to the kernel.
-    pub fn release(&mut self, received: Received) {
+    pub fn release(&mut self, received: BufSlice) {
         if received.done {
             self.recycle(received.id);
         }

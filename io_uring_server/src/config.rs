@@ -67,9 +67,10 @@ pub struct Features {
     pub sqpoll: bool,
 
     /// Accept into registered (direct) descriptors and name connections by table index,
-    /// saving the per-operation file lookup; the connections have no ordinary fd.
-    #[arg(long)]
-    pub fixed_files: bool,
+    /// saving the per-operation file lookup; the connections have no ordinary fd. The
+    /// flag keeps liburing's older name ("fixed files"); the code says "direct".
+    #[arg(long = "fixed-files")]
+    pub direct_descriptors: bool,
 
     /// Wait up to this many microseconds for a batch of completions per io_uring_enter
     /// while requests arrive on their own (not as round trips to answers just sent) fast
@@ -88,7 +89,7 @@ pub struct Features {
 
     /// Read every file through the ring into the connection's buffer and send that,
     /// instead of handing a large file in the page cache (64 KiB or more) to TCP with
-    /// sendfile(2). Under --fixed-files files are always read: sendfile needs the
+    /// sendfile(2). Under --fixed-files (direct descriptors) files are always read: sendfile needs the
     /// socket's own descriptor.
     #[arg(long)]
     pub no_sendfile: bool,

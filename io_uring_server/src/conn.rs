@@ -1,11 +1,12 @@
 //! One connection's state and its pure transitions: no ring types here, so every rule is
-//! unit-tested without a kernel. The event loop reports what completed (`completed`, then
-//! `on_recv`, `on_sent`, ...) and asks what to submit next (`next_op`, then `submitted`).
+//! unit-tested without a kernel. The event loop reports each completion
+//! ([`Conn::on_completion`], here: the one place every completion kind is handled) and
+//! asks what to submit next (`next_op`, then `submitted`, in `next`).
 //!
-//! This file holds the state and the choice of the next operation; the transitions live
-//! by concept in its children: `receiving` (input, and answering it), `sending` (output
-//! and the send in flight), `closing` (EOF, failures, timeouts and shutdown) and `tls`
-//! (the same over TLS). Which of
+//! This file holds the state and the completion dispatch; the transitions live by concept
+//! in its children: `next` (the choice of the next operation), `receiving` (input, and
+//! answering it), `sending` (output and the send in flight), `closing` (EOF, failures,
+//! timeouts and shutdown), `files` (a file answer) and `tls` (the same over TLS). Which of
 //! its memory the kernel may touch, and until which completion: `DESIGN.md`.
 //!
 //! Both outputs are freed whenever everything rendered has been sent, and the input holds
@@ -14,22 +15,23 @@
 
 use std::os::fd::RawFd;
 
-use crate::file_fd::FilesRoot;
+use crate::files::fd::FilesRoot;
 
-use crate::file::FileTransfer;
-use crate::file_spare::{FileScratch, FileSpare};
+use crate::files::spare::{FileScratch, FileSpare};
+use crate::files::transfer::FileTransfer;
 
 use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output};
 
 use crate::gather::Gather;
 use crate::input::Input;
-use crate::op_state::{Op, OpStates, Stage};
+use crate::op_state::OpStates;
 use crate::tls_session::TlsSession;
 use crate::token::Kind;
 
 mod closing;
 mod files;
+mod next;
 mod receiving;
 mod sending;
 mod tls;
@@ -62,14 +64,31 @@ pub struct Timeouts {
     pub idle: u64,
 }
 
-/// How a connection receives.
+/// How a connection receives (`--no-multishot-recv`, `--no-plain-body-recv`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Receiving {
     /// Every recv a plain one into at least `size` bytes of the input.
     Plain { size: usize },
-    /// A multishot recv into the provided-buffer ring; with `large_bodies_plain`, plain
-    /// recvs into the input for a large body still to come (see [`DIRECT_BODY_MIN`]).
-    Ring { large_bodies_plain: bool },
+    /// A multishot recv into the provided-buffer ring of buffer group `group`; with
+    /// `large_bodies_plain`, plain recvs into the input for a large body still to come
+    /// (see [`DIRECT_BODY_MIN`]).
+    Ring { group: u16, large_bodies_plain: bool },
+}
+
+/// What a completion led to that the event loop must know of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completed {
+    /// Nothing beyond asking the connection what it wants next.
+    Nothing,
+    /// New bytes arrived, and `answered` responses were rendered from them.
+    Data { answered: usize },
+    /// Responses rendered other than from new bytes (a send made room, a file went on).
+    Answered(usize),
+    /// The kernel cannot cancel by descriptor (`EINVAL`): Linux before 5.19, or, for a
+    /// direct descriptor, before 6.0.
+    CannotCancel,
+    /// The descriptor is closed: nothing names the connection any more.
+    Closed,
 }
 
 /// What the send in flight hands the kernel: how many slices, and how many bytes in all.
@@ -126,7 +145,7 @@ pub struct Conn {
     /// The directory `/files/{name}` is served from (`--files-dir`); without one every
     /// file is 404.
     files_root: Option<FilesRoot>,
-    /// Send a large file in the page cache by sendfile (see `sendfile.rs`).
+    /// Send a large file in the page cache by sendfile (see `files/sendfile.rs`).
     sendfile: bool,
     /// The file answer in progress: no further request is served until it is complete.
     file: Option<FileTransfer>,
@@ -207,67 +226,47 @@ impl Conn {
         self.ops.in_flight()
     }
 
-    /// The next operation this connection wants submitted, if any. Call until `None`,
-    /// reporting each with [`Conn::submitted`].
-    pub fn next_op(&self) -> Option<Op> {
-        if let Some(op) = self.next_file_op() {
-            return Some(op);
-        }
-        let ops = &self.ops;
-        let closing = self.phase == Phase::Closing;
-        if ops.cancel.is_idle() {
-            if closing && ops.socket_ops_in_flight() && !ops.cancel_all_sent {
-                return Some(Op::CancelAll);
+    /// A completion of this connection's operation of `kind`, final unless `more`;
+    /// `data` is what a recv received into a provided buffer, if anything. Every
+    /// per-kind transition starts here: the operation's stage first (`op_state.rs`), then
+    /// what the completion carries, handled by the child module of its concept.
+    pub fn on_completion(
+        &mut self,
+        kind: Kind,
+        result: i32,
+        more: bool,
+        data: Option<&[u8]>,
+        now: u64,
+    ) -> Completed {
+        self.completed(kind, more);
+        match kind {
+            Kind::Recv => {
+                let answered = self.on_recv(result, data, now);
+                if result > 0 {
+                    Completed::Data { answered }
+                } else {
+                    Completed::Nothing
+                }
             }
-            let wrong_kind = self.input.is_lent() != self.wants_plain_recv();
-            // A plain recv holds the input, so what it already holds could not be answered.
-            let holds_requests = self.input.is_lent() && self.has_unanswered_input();
-            // After the peer's close_notify, what it sends is dropped: stop receiving it.
-            let unwanted = self.reading_held() || wrong_kind || holds_requests || self.read_closed;
-            if !closing && ops.recv == Stage::InFlight && unwanted {
-                return Some(Op::CancelRecv);
+            Kind::Send if result == -libc::ENOMEM || result == -libc::EOPNOTSUPP => {
+                self.send_refused();
+                Completed::Nothing
             }
+            Kind::Send if result >= 0 => Completed::Answered(self.on_sent(result as usize, now)),
+            Kind::Send | Kind::Shutdown if result < 0 => {
+                self.fail();
+                Completed::Nothing
+            }
+            Kind::File => Completed::Answered(self.on_file(result, now)),
+            Kind::Cancel if result == -libc::EINVAL => Completed::CannotCancel,
+            Kind::Close => Completed::Closed,
+            _ => Completed::Nothing,
         }
-        let writing = matches!(self.phase, Phase::Open | Phase::Draining);
-        if ops.send.is_idle() && writing && self.backlog() > 0 {
-            return Some(Op::Send);
-        }
-        if ops.shutdown.is_idle()
-            && ops.send.is_idle()
-            && self.phase == Phase::Draining
-            && self.backlog() == 0
-        {
-            return Some(Op::Shutdown);
-        }
-        let reading = matches!(self.phase, Phase::Open | Phase::Lingering { .. });
-        let plain_would_block = self.wants_plain_recv() && self.has_unanswered_input();
-        if ops.recv.is_idle() && reading && !self.read_closed && !self.reading_held() && !plain_would_block {
-            return Some(if self.wants_plain_recv() {
-                Op::RecvInto
-            } else {
-                Op::Recv
-            });
-        }
-        if closing && ops.in_flight() == 0 {
-            return Some(Op::Close);
-        }
-        None
     }
 
-    /// `op` was submitted. For a send, the bytes to hand the kernel are then
-    /// [`Conn::unsent`].
-    pub fn submitted(&mut self, op: Op, now: u64) {
-        match op {
-            Op::Send => self.name_send(),
-            Op::RecvInto => self.lend_input(),
-            Op::Shutdown => self.phase = Phase::Lingering { since: now },
-            _ => {}
-        }
-        self.ops.submitted(op);
-    }
-
-    /// The final (or, with `more`, an intermediate) completion of an operation of `kind`.
-    /// Report it before what it carries (`on_data`, `on_sent`, ...).
+    /// The final (or, with `more`, an intermediate) completion of an operation of `kind`:
+    /// its stage only. Report it before what it carries (`on_data`, `on_sent`, ...);
+    /// [`Conn::on_completion`] does both.
     pub fn completed(&mut self, kind: Kind, more: bool) {
         self.ops.completed(kind, more);
     }
@@ -277,26 +276,6 @@ impl Conn {
     pub fn backlog(&self) -> usize {
         self.pending.len() + self.sealing.len() - self.sealed + self.sending.len() - self.sent
             + self.tls_backlog()
-    }
-
-    fn paused(&self) -> bool {
-        self.backlog() >= OUTPUT_LIMIT
-    }
-
-    /// Stop receiving: output is backed up, or a file's answer is under way with a read's
-    /// worth of input already waiting behind it (an upload sent right after a file
-    /// request), so TCP slows the client down rather than the input cap ending it.
-    fn reading_held(&self) -> bool {
-        self.paused() || (self.file.is_some() && self.input.len() >= DIRECT_BODY_MIN)
-    }
-
-    /// The input holds bytes the codec should see now: what followed a file request,
-    /// once its answer is done (answered as soon as no recv is writing the input).
-    fn has_unanswered_input(&self) -> bool {
-        self.phase == Phase::Open
-            && self.file.is_none()
-            && !self.input.is_empty()
-            && self.input.len() >= self.input_needed
     }
 }
 

@@ -1,97 +1,30 @@
-//! One thread's completion loop: drain every completion, report it to the state that owns
-//! its operation (a connection's `OpStates`, the accept or timer state), let the connection
-//! react (`on_recv`, `on_sent`, ...), ask it what it wants next (`drive`), push those
-//! submissions, then make one `io_uring_enter`. It also admits accepted connections and
+//! One thread's completion loop, the `impl` of [`Worker`] (`worker.rs`) that runs it:
+//! drain every completion, report it to the state that owns its operation (a connection's
+//! `Conn::on_completion`, the accept or timer state), ask the connection what it wants
+//! next (`drive`), carry those out (`ops::carry_out`), then make one `io_uring_enter`. It also admits accepted connections and
 //! runs the tick and the shutdown. The rules it keeps for memory the kernel may touch
 //! (when a slot may be freed, when a provided buffer goes back): `DESIGN.md`.
 
-use std::io::PipeReader;
-use std::net::TcpListener;
 use std::os::fd::{AsRawFd, RawFd};
-
-use crate::file_fd::FilesRoot;
-use std::sync::Arc;
 use std::time::Instant;
 
 use io_uring::{cqueue, types};
 
-use crate::accepting::Acceptor;
 use crate::batch::WaitBatcher;
-use crate::buf_ring::BufRing;
-use crate::config::Features;
-use crate::conn::{Conn, Receiving, Timeouts};
+use crate::buf_ring::BufSlice;
+use crate::conn::{Completed, Conn};
 use crate::op_state::Op;
-use crate::ops::{self, RecvMode};
-use crate::ring::{self, Ring};
-use crate::slab::Slab;
+use crate::ops::{self, Carried};
+use crate::ring;
 use crate::timer::Timer;
 use crate::token::{ConnId, Kind, Token};
-use http_core::{Codec, Limits};
-use rustls::ServerConfig;
+use crate::worker::Worker;
+use http_core::Codec;
 
 /// The timer's period: timeouts are counted in these ticks.
 pub static TICK: types::Timespec = types::Timespec::new().sec(1);
 
-/// What a worker is told at start.
-#[derive(Debug, Clone)]
-pub struct WorkerConfig {
-    pub limits: Limits,
-    pub timeouts: Timeouts,
-    /// Ticks a shutdown waits for busy connections before closing them anyway.
-    pub grace_ticks: u64,
-    pub features: Features,
-    pub recv: RecvMode,
-    /// See `--batch-wait-us`; 0 when off or unsupported.
-    pub batch_wait_us: u32,
-    /// Most connections at once: the registered table's size with direct descriptors.
-    pub max_conns: usize,
-    /// Send large static bodies with SEND_ZC (`--zero-copy-send`, where supported).
-    pub zero_copy: bool,
-    /// `--files-dir`, opened once by `main` (O_PATH) and open for the process's lifetime.
-    pub files_root: Option<FilesRoot>,
-    /// `--tls-cert`: every connection speaks TLS with this configuration.
-    pub tls: Option<Arc<ServerConfig>>,
-}
-
-/// Everything one worker thread owns. `ring` is declared first so it is dropped first,
-/// before the buffer memory it may name.
-pub struct Worker {
-    ring: Ring,
-    buf_ring: Option<BufRing>,
-    wake: PipeReader,
-    conns: Slab<Conn>,
-    config: WorkerConfig,
-    now: u64,
-    accept: Acceptor,
-    timer: Timer,
-    shutdown_since: Option<u64>,
-    completions: Vec<(u64, i32, u32)>,
-    batcher: WaitBatcher,
-}
-
 impl Worker {
-    pub fn new(
-        ring: Ring,
-        buf_ring: Option<BufRing>,
-        listener: TcpListener,
-        wake: PipeReader,
-        config: WorkerConfig,
-    ) -> Worker {
-        Worker {
-            ring,
-            buf_ring,
-            wake,
-            conns: Slab::new(),
-            now: 0,
-            accept: Acceptor::new(listener, config.features, config.max_conns),
-            timer: Timer::Stopped,
-            shutdown_since: None,
-            completions: Vec::with_capacity(1024),
-            batcher: WaitBatcher::new(config.batch_wait_us, Instant::now()),
-            config,
-        }
-    }
-
     /// Runs until shutdown has closed every connection.
     pub fn run(mut self) {
         self.steer_accept();
@@ -103,7 +36,10 @@ impl Worker {
             if let Some(buffers) = self.buf_ring.as_mut() {
                 buffers.publish();
             }
-            let (want, min_wait_us) = self.batcher.next_wait(Instant::now);
+            let (want, min_wait_us) = match self.batcher.as_mut() {
+                Some(batcher) => batcher.next_wait(Instant::now),
+                None => (1, 0),
+            };
             self.ring.enter(want, min_wait_us);
             let mut completions = std::mem::take(&mut self.completions);
             completions.extend(
@@ -112,7 +48,9 @@ impl Worker {
                     .completion()
                     .map(|c| (c.user_data(), c.result(), c.flags())),
             );
-            self.batcher.on_woken(Instant::now);
+            if let Some(batcher) = self.batcher.as_mut() {
+                batcher.on_woken(Instant::now);
+            }
             for &(user_data, result, flags) in &completions {
                 self.dispatch(user_data, result, flags);
             }
@@ -191,15 +129,9 @@ impl Worker {
 
     /// A new connection on `fd`: its state, then its first operations.
     fn admit(&mut self, fd: RawFd) {
-        let receiving = match self.config.recv {
-            RecvMode::OwnBuffer { size } => Receiving::Plain { size },
-            RecvMode::Multishot { .. } => Receiving::Ring {
-                large_bodies_plain: !self.config.features.no_plain_body_recv,
-            },
-        };
         let codec = Codec::new(self.config.limits);
-        let direct = self.config.features.fixed_files;
-        let mut conn = Conn::new(fd, direct, receiving, codec, self.now);
+        let direct = self.config.features.direct_descriptors;
+        let mut conn = Conn::new(fd, direct, self.config.recv, codec, self.now);
         if self.config.zero_copy {
             conn.send_zero_copy();
         }
@@ -224,60 +156,69 @@ impl Worker {
         self.accept.steer(&mut self.ring, conns, shutting_down);
     }
 
-    /// A completion of a connection's operation: first its op state, then what it carries.
+    /// A completion of a connection's operation: the provided buffer it names (if any),
+    /// then the connection's own handling ([`Conn::on_completion`]), then what the loop
+    /// must do about it (free the slot, tell the batcher), then the next operations.
     fn on_conn(&mut self, token: Token, result: i32, flags: u32) {
-        let received = match (cqueue::buffer_select(flags), self.buf_ring.as_mut()) {
-            (Some(id), Some(buffers)) => {
-                Some(buffers.on_completion(id, result.max(0) as usize, cqueue::buffer_more(flags)))
-            }
-            _ => None,
-        };
+        let slice = self.buffer_of(result, flags);
         if token.kind == Kind::Send && cqueue::notif(flags) {
             // The kernel let go of a `'static` body: nothing waits for that.
             return;
         }
         let Some(conn) = self.conns.get_mut(token.conn) else {
-            if let (Some(received), Some(buffers)) = (received, self.buf_ring.as_mut()) {
-                buffers.release(received);
-            }
-            return;
+            // A completion for an earlier occupant of the slot: only its buffer matters.
+            return self.give_back(slice);
         };
-        conn.completed(token.kind, cqueue::more(flags));
-        let now = self.now;
-        match token.kind {
-            Kind::Recv => {
-                let data = match (received, self.buf_ring.as_ref()) {
-                    (Some(received), Some(buffers)) => Some(buffers.bytes(received)),
-                    _ => None,
-                };
-                let answered = conn.on_recv(result, data, now);
-                if let (Some(received), Some(buffers)) = (received, self.buf_ring.as_mut()) {
-                    buffers.release(received);
-                }
-                if result > 0 {
-                    self.batcher.on_data(token.conn.slot, answered);
-                }
-            }
-            Kind::Send if result == -libc::ENOMEM || result == -libc::EOPNOTSUPP => conn.send_refused(),
-            Kind::Send if result >= 0 => {
-                let answered = conn.on_sent(result as usize, now);
-                self.batcher.on_answered(answered);
-            }
-            Kind::Send | Kind::Shutdown if result < 0 => conn.fail(),
-            Kind::File => self.batcher.on_answered(conn.on_file(result, now)),
-            Kind::Cancel if result == -libc::EINVAL => ring::fatal(
-                "this kernel cannot cancel by descriptor (IORING_ASYNC_CANCEL_FD); use Linux 6.1 or later",
+        let buffers = self.buf_ring.as_ref();
+        let data = slice.zip(buffers).map(|(slice, buffers)| buffers.bytes(slice));
+        let completed = conn.on_completion(token.kind, result, cqueue::more(flags), data, self.now);
+        self.give_back(slice);
+        match completed {
+            Completed::Nothing => {}
+            Completed::Data { answered } => self.batched(|b| b.on_data(token.conn.slot, answered)),
+            Completed::Answered(answered) => self.batched(|b| b.on_answered(answered)),
+            Completed::CannotCancel => ring::fatal(
+                "this kernel cannot cancel by descriptor (IORING_ASYNC_CANCEL_FD); use Linux 5.19 or later (6.0 with --fixed-files)",
             ),
-            Kind::Close => {
-                assert_eq!(conn.in_flight(), 0, "a slot is freed only when nothing names it");
-                self.conns.remove(token.conn);
-                self.batcher.on_close(token.conn.slot);
-                self.steer_accept();
-                return;
-            }
-            _ => {}
+            Completed::Closed => return self.free(token.conn),
         }
         self.drive(token.conn);
+    }
+
+    /// The bytes a completion names in a provided buffer (rule 3): from now on they are
+    /// ours until [`Worker::give_back`] within this dispatch.
+    fn buffer_of(&mut self, result: i32, flags: u32) -> Option<BufSlice> {
+        let id = cqueue::buffer_select(flags)?;
+        let buffers = self.buf_ring.as_mut()?;
+        Some(buffers.on_completion(id, result.max(0) as usize, cqueue::buffer_more(flags)))
+    }
+
+    /// Hands a completion's provided buffer back once its bytes are used (recycled if
+    /// the kernel is done with it).
+    fn give_back(&mut self, slice: Option<BufSlice>) {
+        if let (Some(slice), Some(buffers)) = (slice, self.buf_ring.as_mut()) {
+            buffers.release(slice);
+        }
+    }
+
+    /// The connection's close completed: its slot is freed (rule 1) and the accept may
+    /// resume.
+    fn free(&mut self, id: ConnId) {
+        let conn = self
+            .conns
+            .get_mut(id)
+            .expect("a closed connection is still in its slot");
+        assert_eq!(conn.in_flight(), 0, "a slot is freed only when nothing names it");
+        self.conns.remove(id);
+        self.batched(|b| b.on_close(id.slot));
+        self.steer_accept();
+    }
+
+    /// Tells the batcher, if waits are batched (`--batch-wait-us`).
+    fn batched(&mut self, tell: impl FnOnce(&mut WaitBatcher)) {
+        if let Some(batcher) = self.batcher.as_mut() {
+            tell(batcher);
+        }
     }
 
     /// Submits whatever the connection's state now calls for.
@@ -291,17 +232,21 @@ impl Worker {
                 break;
             };
             conn.submitted(op, self.now);
-            let carried = ops::submit(&mut self.ring, conn, op, id.token(op.kind()), self.config.recv);
-            if let ops::Carried::Done(result) = carried {
+            if let Carried::Done(result) = ops::carry_out(&mut self.ring, conn, op, id.token(op.kind())) {
                 conn.completed(op.kind(), false);
                 if op.kind() == Kind::File {
-                    self.batcher.on_answered(conn.on_file(result, self.now));
+                    let answered = conn.on_file(result, self.now);
+                    if let Some(batcher) = self.batcher.as_mut() {
+                        batcher.on_answered(answered);
+                    }
                 } else if result < 0 {
                     conn.fail();
                 }
             }
-            if op == Op::Send {
-                self.batcher.on_send(id.slot, conn.quiet_after_send());
+            if op == Op::Send
+                && let Some(batcher) = self.batcher.as_mut()
+            {
+                batcher.on_send(id.slot, conn.quiet_after_send());
             }
         }
     }

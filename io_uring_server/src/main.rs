@@ -16,10 +16,7 @@ mod buf_ring;
 mod config;
 mod conn;
 mod event_loop;
-mod file;
-mod file_fd;
-mod file_ops;
-mod file_spare;
+mod files;
 mod gather;
 mod incremental;
 mod input;
@@ -27,7 +24,6 @@ mod op_state;
 mod ops;
 mod ring;
 mod ring_enter;
-mod sendfile;
 mod setup;
 mod slab;
 mod timer;
@@ -53,11 +49,11 @@ fn main() {
     // The root of `/files/{name}`, opened once; every worker's OPENATs resolve names in
     // it. Owned here, so it stays open until the workers are joined.
     let files_root = cli.common.files_dir.as_deref().map(|dir| {
-        file_fd::open_root(dir).unwrap_or_else(|e| {
+        files::fd::open_root(dir).unwrap_or_else(|e| {
             StartupError::from(format!("cannot open --files-dir {}: {e}", dir.display())).exit()
         })
     });
-    let root = files_root.as_ref().map(file_fd::FilesRoot::of);
+    let root = files_root.as_ref().map(files::fd::FilesRoot::of);
     let tls = cli.common.tls().unwrap_or_else(|e| StartupError::from(e).exit());
     let threads = cli.common.threads();
     let (listeners, local) =

@@ -4,7 +4,7 @@
 //! from these states, never counted by hand, so a connection's memory is released only
 //! when the kernel has finished with every operation that names it (`DESIGN.md`, rule 1).
 
-use crate::file::FileOp;
+use crate::files::transfer::FileOp;
 use crate::token::Kind;
 
 /// Where one operation kind of a connection stands. A zero-copy send completes twice:

@@ -9,9 +9,10 @@ use server_kit::startup::explain_io_uring as explain;
 
 use crate::config::Features;
 
-/// A ring plus the setup flags actually in effect, for the ready line.
-pub struct Ring {
-    pub ring: IoUring,
+/// A new ring plus the setup flags actually in effect, for the ready line; the worker
+/// wraps its `uring` in a [`crate::ring::Ring`].
+pub struct BuiltRing {
+    pub uring: IoUring,
     pub setup: &'static str,
     /// The kernel honours `min_wait_usec` (batched waits).
     pub min_wait: bool,
@@ -23,7 +24,7 @@ pub struct Ring {
 /// Builds a ring: `SINGLE_ISSUER | DEFER_TASKRUN` (6.1), else `COOP_TASKRUN |
 /// TASKRUN_FLAG` (5.19), else plain. With `--sqpoll`, an SQ polling thread instead (it
 /// cannot be combined with DEFER_TASKRUN). Must run on the thread that will submit.
-pub fn build_ring(entries: u32, features: Features) -> Result<Ring, String> {
+pub fn build_ring(entries: u32, features: Features) -> Result<BuiltRing, String> {
     let mut candidates = Vec::new();
     if features.sqpoll {
         candidates.push(Setup::SqPoll);
@@ -41,11 +42,11 @@ pub fn build_ring(entries: u32, features: Features) -> Result<Ring, String> {
     for setup in candidates {
         for &no_sqarray in layouts {
             match setup.build(entries, no_sqarray) {
-                Ok(ring) => {
-                    check_opcodes(&ring)?;
-                    let min_wait = ring.params().is_feature_min_timeout();
-                    return Ok(Ring {
-                        ring,
+                Ok(uring) => {
+                    check_opcodes(&uring)?;
+                    let min_wait = uring.params().is_feature_min_timeout();
+                    return Ok(BuiltRing {
+                        uring,
                         setup: setup.name(),
                         min_wait,
                         no_sqarray,
@@ -163,7 +164,7 @@ mod tests {
             no_plain_body_recv: false,
             no_defer_taskrun: false,
             sqpoll: false,
-            fixed_files: false,
+            direct_descriptors: false,
             batch_wait_us: 100,
             zero_copy_send: false,
             no_sendfile: false,

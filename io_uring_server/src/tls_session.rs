@@ -61,7 +61,7 @@ impl From<rustls::Error> for TlsFailed {
 
 /// What the records received so far meant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Received {
+pub enum TlsInput {
     /// More may come.
     Open,
     /// The peer said `close_notify`: nothing more will come.
@@ -116,7 +116,7 @@ impl TlsSession {
         &mut self,
         ciphertext: &[u8],
         deliver: &mut dyn FnMut(&[u8]),
-    ) -> Result<Received, TlsFailed> {
+    ) -> Result<TlsInput, TlsFailed> {
         self.incoming.extend_from_slice(ciphertext);
         let mut gathered = std::mem::take(&mut self.gathered);
         let mut first = true;
@@ -251,7 +251,7 @@ impl TlsSession {
         &mut self,
         deliver: &mut dyn FnMut(&[u8]),
         write: Option<&mut Writer<'_>>,
-    ) -> Result<Received, TlsFailed> {
+    ) -> Result<TlsInput, TlsFailed> {
         let mut taken = 0;
         let result = self.step(&mut taken, deliver, write);
         self.incoming.drain(..taken);
@@ -265,8 +265,8 @@ impl TlsSession {
         taken: &mut usize,
         deliver: &mut dyn FnMut(&[u8]),
         mut write: Option<&mut Writer<'_>>,
-    ) -> Result<Received, TlsFailed> {
-        let mut received = Received::Open;
+    ) -> Result<TlsInput, TlsFailed> {
+        let mut received = TlsInput::Open;
         loop {
             let UnbufferedStatus { mut discard, state } =
                 self.conn.process_tls_records(&mut self.incoming[*taken..]);
@@ -300,11 +300,11 @@ impl TlsSession {
                     true
                 }
                 ConnectionState::PeerClosed => {
-                    received = Received::PeerClosed;
+                    received = TlsInput::PeerClosed;
                     false
                 }
                 ConnectionState::Closed => {
-                    received = Received::PeerClosed;
+                    received = TlsInput::PeerClosed;
                     true
                 }
                 ConnectionState::BlockedHandshake => true,

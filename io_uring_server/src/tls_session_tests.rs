@@ -42,7 +42,7 @@ fn pair() -> (TlsSession, ClientConnection) {
 }
 
 /// The client's pending records into the session; the plaintext it delivered.
-fn to_session(session: &mut TlsSession, client: &mut ClientConnection) -> (Vec<u8>, Received) {
+fn to_session(session: &mut TlsSession, client: &mut ClientConnection) -> (Vec<u8>, TlsInput) {
     let records = said(client);
     let mut delivered = Vec::new();
     let received = session
@@ -96,7 +96,7 @@ fn data_goes_in_decrypted_and_out_sealed_and_close_notify_both_ways() {
     let (delivered, received) = to_session(&mut session, &mut client);
     assert_eq!(
         (delivered.as_slice(), received),
-        (&b"GET / HTTP/1.1\r\n\r\n"[..], Received::Open)
+        (&b"GET / HTTP/1.1\r\n\r\n"[..], TlsInput::Open)
     );
 
     let large = vec![7u8; 40_000];
@@ -111,7 +111,7 @@ fn data_goes_in_decrypted_and_out_sealed_and_close_notify_both_ways() {
 
     client.send_close_notify();
     let (_, received) = to_session(&mut session, &mut client);
-    assert_eq!(received, Received::PeerClosed);
+    assert_eq!(received, TlsInput::PeerClosed);
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn a_head_in_one_byte_records_is_handed_over_in_one_piece_or_two() {
     let received = session
         .receive(&records, &mut |plain| pieces.push(plain.to_vec()))
         .unwrap();
-    assert_eq!(received, Received::Open);
+    assert_eq!(received, TlsInput::Open);
     assert_eq!(pieces.concat(), head, "every byte, in order");
     // The first record alone, then the rest gathered: not a piece per record.
     assert!(

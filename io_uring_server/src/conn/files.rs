@@ -13,9 +13,9 @@
 use http_core::files::{FileAnswer, FileRequest, render_file_error, render_file_head};
 
 use super::{Conn, Phase};
-use crate::file::{FileTransfer, Progress};
-use crate::file_fd::FilesRoot;
-use crate::file_spare::FileScratch;
+use crate::files::fd::FilesRoot;
+use crate::files::spare::FileScratch;
+use crate::files::transfer::{FileTransfer, Progress};
 use crate::op_state::{Op, Stage};
 
 impl Conn {
@@ -27,7 +27,7 @@ impl Conn {
         self.sendfile = sendfile && !self.direct;
     }
 
-    /// The transfer whose operation was just submitted, for `file_ops` to name its memory.
+    /// The transfer whose operation was just submitted, for `files::entries` to name its memory.
     pub fn file_transfer(&mut self) -> &mut FileTransfer {
         self.file
             .as_mut()

@@ -50,9 +50,17 @@ impl Conn {
         }
         match self.receiving {
             Receiving::Plain { .. } => true,
-            Receiving::Ring { large_bodies_plain } => {
-                large_bodies_plain && (self.bulk || self.body_to_come())
-            }
+            Receiving::Ring {
+                large_bodies_plain, ..
+            } => large_bodies_plain && (self.bulk || self.body_to_come()),
+        }
+    }
+
+    /// The buffer group a multishot recv takes its buffers from.
+    pub fn buffer_group(&self) -> u16 {
+        match self.receiving {
+            Receiving::Ring { group, .. } => group,
+            Receiving::Plain { .. } => unreachable!("a plain-recv connection asks for RecvInto"),
         }
     }
 

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::gather::MAX_SLICES;
+use crate::op_state::{Op, Stage};
 use http_core::Limits;
 
 mod closing;
@@ -24,6 +25,7 @@ fn conn() -> Conn {
         7,
         false,
         Receiving::Ring {
+            group: 0,
             large_bodies_plain: true,
         },
         Codec::new(Limits::default()),

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use rustls::ServerConfig;
 
 use super::{Conn, Phase, Receiving};
-use crate::tls_session::{MAX_FRAGMENT, Received, TlsFailed, TlsSession};
+use crate::tls_session::{MAX_FRAGMENT, TlsFailed, TlsInput, TlsSession};
 
 /// Ciphertext sealed ahead of the socket: sealing stops while this much is sealed and not
 /// yet sent, and goes on as sends complete. Two full records, about one send's worth.
@@ -27,9 +27,12 @@ impl Conn {
     pub fn speak_tls(&mut self, config: Arc<ServerConfig>) -> Result<(), TlsFailed> {
         self.tls = Some(Box::new(TlsSession::new(config)?));
         self.encrypted = true;
-        self.receiving = Receiving::Ring {
-            large_bodies_plain: false,
-        };
+        match &mut self.receiving {
+            Receiving::Ring {
+                large_bodies_plain, ..
+            } => *large_bodies_plain = false,
+            Receiving::Plain { .. } => unreachable!("--no-multishot-recv refuses --tls-cert"),
+        }
         self.sendfile = false;
         self.zero_copy = false;
         Ok(())
@@ -55,8 +58,8 @@ impl Conn {
         self.tls = Some(tls);
         self.tls_outgoing_lent = 0;
         match received {
-            Ok(Received::Open) => self.end_if_shutting_down(),
-            Ok(Received::PeerClosed) => {
+            Ok(TlsInput::Open) => self.end_if_shutting_down(),
+            Ok(TlsInput::PeerClosed) => {
                 if let Some(tls) = &mut self.tls {
                     tls.forget_incoming();
                 }

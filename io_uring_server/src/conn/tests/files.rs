@@ -4,9 +4,9 @@
 use std::os::fd::IntoRawFd;
 
 use super::*;
-use crate::file::FileOp;
-use crate::file_fd::FilesRoot;
-use crate::file_spare::FileSpare;
+use crate::files::fd::FilesRoot;
+use crate::files::spare::FileSpare;
+use crate::files::transfer::FileOp;
 
 /// A root whose files are made blocking after STATX (an fcntl on the played descriptor).
 pub(super) const ROOT: FilesRoot = FilesRoot {

@@ -23,7 +23,7 @@ impl FileScratch {
     /// A zeroed scratch.
     pub fn new() -> Box<FileScratch> {
         Box::new(FileScratch {
-            statx: crate::file_fd::zeroed_statx(),
+            statx: crate::files::fd::zeroed_statx(),
             name: [0; MAX_FILE_NAME + 1],
         })
     }

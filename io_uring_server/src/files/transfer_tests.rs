@@ -4,8 +4,8 @@ use std::os::fd::IntoRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 
 use super::*;
-use crate::file_fd::FilesRoot;
-use http_core::files::FileName;
+use crate::files::fd::FilesRoot;
+use http_core::files::{FILE_CHUNK, FileName, SENDFILE_MIN};
 use http_core::response::Persistence;
 
 fn transfer(head_only: bool) -> FileTransfer {

@@ -3,18 +3,18 @@
 //! buffer. Like `ops.rs` (which hands file operations here), building an entry is safe
 //! and pushing it is `unsafe`: each push names the memory of a [`FileTransfer`], which
 //! the connection keeps, unchanged, until the operation's completion (`DESIGN.md`,
-//! rule 7). The descriptors around them are in `file_fd.rs`.
+//! rule 7). The descriptors around them are in `files/fd.rs`.
 
 use std::os::fd::AsRawFd;
 
 use io_uring::{opcode, types};
 
-use crate::file::{FileOp, FileTransfer};
+use crate::files::transfer::{FileOp, FileTransfer};
 use crate::ring::Ring;
 use crate::token::Token;
 
 /// How a requested file is opened: read-only, refusing a symlink, never blocking (a FIFO;
-/// cleared by [`crate::file_fd::make_blocking`] once STATX finds a regular file, unless it
+/// cleared by [`crate::files::fd::make_blocking`] once STATX finds a regular file, unless it
 /// is on the root's mount and that reads without blocking: `FilesRoot`), never
 /// becoming the controlling terminal (a device node, which STATX then rejects), not
 /// inherited.
