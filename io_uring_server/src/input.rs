@@ -14,7 +14,7 @@
 //! again.
 
 /// Input up to this long moves into a larger spare buffer rather than growing its own
-/// (see `move_to_spare_if_it_fits`). Default is 4 KiB.
+/// (see `make_room`). Default is 4 KiB.
 const MOVE_TO_SPARE_MAX: usize = 4 << 10;
 
 #[derive(Default)]
@@ -81,11 +81,8 @@ impl Input {
     /// Appends `data`.
     pub fn extend(&mut self, data: &[u8]) {
         assert!(!self.lent, "input changed while a recv writes it");
-        if self.used + data.len() > self.bytes.len() {
-            self.move_to_front();
-        }
+        self.make_room(data.len());
         let end = self.used + data.len();
-        self.move_to_spare_if_it_fits(end);
         if end > self.bytes.len() {
             self.bytes.truncate(self.used);
             self.bytes.extend_from_slice(data);
@@ -127,9 +124,8 @@ impl Input {
     /// [`Input::filled`].
     pub fn lend(&mut self, at_least: usize) {
         assert!(!self.lent, "input lent twice");
-        self.move_to_front();
+        self.make_room(at_least);
         let end = self.used + at_least;
-        self.move_to_spare_if_it_fits(end);
         if end > self.bytes.len() {
             self.bytes.resize(end, 0);
         }
@@ -171,13 +167,19 @@ impl Input {
         }
     }
 
-    /// Before growing to `end` bytes: if the spare is large enough and the input short
-    /// (at most [`MOVE_TO_SPARE_MAX`]), move the input there instead (a copy of the input
-    /// only; the spare's room is already initialised). A longer input grows in place, so
-    /// that a large body received in two recvs is not copied into the spare between them
-    /// on every request: its buffer grows once and is reused from then on.
-    fn move_to_spare_if_it_fits(&mut self, end: usize) {
+    /// Before `additional` bytes are written after the input: if they do not fit after
+    /// it, the input moves to the buffer's front; if they still do not fit, and the spare
+    /// is large enough and the input short (at most [`MOVE_TO_SPARE_MAX`]), the input
+    /// moves there instead (a copy of the input only; the spare's room is already
+    /// initialised). A longer input grows in place, so that a large body received in two
+    /// recvs is not copied into the spare between them on every request: its buffer grows
+    /// once and is reused from then on.
+    fn make_room(&mut self, additional: usize) {
+        if self.used + additional <= self.bytes.len() {
+            return;
+        }
         self.move_to_front();
+        let end = self.used + additional;
         let short = self.used <= MOVE_TO_SPARE_MAX;
         if end > self.bytes.len() && end <= self.spare.len() && short {
             self.spare[..self.used].copy_from_slice(&self.bytes[..self.used]);
@@ -220,6 +222,69 @@ mod tests {
             assert!(input.start <= input.len() || input.start == 0);
         }
         assert!(input.is_empty() && input.at_front());
+    }
+
+    /// A partly consumed input extended into room its buffer already has (a head split
+    /// behind a pipelined one): every byte in its place.
+    #[test]
+    fn input_partly_consumed_then_extended_within_its_buffer_keeps_every_byte() {
+        let mut input = Input::default();
+        input.extend(&[b'a'; 3990]);
+        input.extend(&[b'b'; 20]);
+        input.consume(4000);
+        input.extend(&[b'c'; 590]);
+        input.consume(100);
+        assert!(input.start > 0, "the premise: consumed, not yet moved");
+        input.extend(b"d");
+        let mut want = vec![b'c'; 500];
+        want.push(b'd');
+        assert_eq!(input.bytes(), &want[..]);
+    }
+
+    /// Every sequence of appends, consumes and recvs keeps the bytes a plain `Vec` would.
+    #[test]
+    fn it_holds_what_a_plain_vec_would_under_any_mix_of_calls() {
+        let mut seed = 0x2545_f491_u64;
+        let mut next = move |below: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % below as u64) as usize
+        };
+        let (mut input, mut model) = (Input::default(), Vec::new());
+        for step in 0..20_000u32 {
+            let byte = step as u8;
+            match next(4) {
+                0 => {
+                    let data = vec![byte; next(3000)];
+                    input.extend(&data);
+                    model.extend_from_slice(&data);
+                }
+                1 => {
+                    let n = next(model.len() + 1);
+                    input.consume(n);
+                    model.drain(..n);
+                }
+                2 => {
+                    let (room, n) = (1 + next(5000), next(5000));
+                    input.lend(room);
+                    let n = n.min(room);
+                    input.lent_room()[..n].fill(byte);
+                    input.filled(n);
+                    model.extend(std::iter::repeat_n(byte, n));
+                }
+                _ => {
+                    if input.at_front() && !model.is_empty() {
+                        let n = next(model.len() + 1);
+                        let buffer = input.hand_over(n);
+                        assert_eq!(&buffer[..n], &model[..n]);
+                        model.drain(..n);
+                        input.recycle(buffer);
+                    }
+                }
+            }
+            assert_eq!(input.bytes(), &model[..], "step {step}");
+        }
     }
 
     #[test]
