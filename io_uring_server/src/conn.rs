@@ -38,7 +38,7 @@ mod tls;
 
 /// A body still to come of at least this many bytes (or a partial request buffered this
 /// large, as a chunked body grows) is received straight into the input by plain recvs,
-/// instead of through the buffer ring and a copy; so is everything the connection sends
+/// instead of through the buffer ring and a copy; so is everything the connection receives
 /// until it next falls silent for a tick (its next large request then lands in the input
 /// whole, not in provided buffers that must be copied).
 pub const DIRECT_BODY_MIN: usize = 64 << 10;
@@ -107,7 +107,8 @@ pub struct Conn {
     ops: OpStates,
     codec: Codec,
     receiving: Receiving,
-    /// Recently sent a large body: receive into `input` until the next silent tick.
+    /// The peer recently sent a large body (or one is still to come): receive into
+    /// `input` until the next silent tick.
     bulk: bool,
     input: Input,
     /// Input length below which the codec cannot progress (what it said it needs).

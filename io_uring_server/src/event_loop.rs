@@ -1,8 +1,9 @@
 //! One thread's completion loop, the `impl` of [`Worker`] (`worker.rs`) that runs it:
-//! drain every completion, report it to the state that owns its operation (a connection's
-//! `Conn::on_completion`, the accept or timer state), ask the connection what it wants
-//! next (`drive`), carry those out (`ops::carry_out`), then make one `io_uring_enter`. It also admits accepted connections and
-//! runs the tick and the shutdown. The rules it keeps for memory the kernel may touch
+//! make one `io_uring_enter`, then drain every completion, report it to the state that
+//! owns its operation (a connection's `Conn::on_completion`, the accept or timer state),
+//! ask the connection what it wants next (`drive`) and carry that out
+//! (`ops::carry_out`). It also admits accepted connections and runs the tick and the
+//! shutdown. The rules it keeps for memory the kernel may touch
 //! (when a slot may be freed, when a provided buffer goes back): `DESIGN.md`.
 
 use std::os::fd::{AsRawFd, RawFd};

@@ -31,7 +31,8 @@ impl Stage {
     }
 }
 
-/// An operation a connection asks for next. Each maps to one submission.
+/// An operation a connection asks for next: most are one submission; a shutdown of a
+/// regular descriptor and a sendfile are syscalls made at once (`ops::carry_out`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     /// Arm a multishot receive into the provided-buffer ring.
@@ -42,7 +43,9 @@ pub enum Op {
     Send,
     /// Shut down the write side (FIN) after the last response.
     Shutdown,
-    /// Cancel the armed receive: output is backed up.
+    /// Cancel the armed receive: it is no longer wanted (`Conn::next_op`'s
+    /// `wanted_cancel` says why: output backed up, input held behind a file, the wrong
+    /// kind of recv, requests it would hold, or the peer's end of input).
     CancelRecv,
     /// Cancel every operation on the socket: the connection is ending.
     CancelAll,

@@ -132,7 +132,7 @@ fn push_send(ring: &mut Ring, conn: &mut Conn, token: Token) {
     // SAFETY: the kernel reads the bytes `Conn::unsent` names (of the connection's
     // `sending` output: its owned bytes, an input buffer it adopted, or a
     // `'static` body that never changes) and, for a gathered send, the boxed
-    // msghdr and iovecs naming them (built by `Conn::submitted`). `Conn` leaves all
+    // msghdr and iovecs naming them (built by `Conn::name_send`). `Conn` leaves all
     // of them untouched (neither changed, moved, cleared nor dropped) until this send's
     // completion (both places that change them assert that no send is in flight),
     // and the connection is not freed while the send is in flight (DESIGN.md,

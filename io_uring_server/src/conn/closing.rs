@@ -89,7 +89,8 @@ impl Conn {
     /// session, a `close_notify` at least) and ends; one still in its handshake owes no
     /// `close_notify`, only what it has queued (its handshake flight), so one with nothing
     /// queued closes at once.
-    /// Called only while a TLS session is in place, not lent to the codec.
+    /// Over TLS, called only while the session is in place (not out handing plaintext to
+    /// the codec).
     pub(super) fn end_if_shutting_down(&mut self) {
         debug_assert!(
             !self.encrypted || self.tls.is_some(),

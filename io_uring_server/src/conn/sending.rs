@@ -82,7 +82,7 @@ impl Conn {
 
     /// The header of the gathered send just submitted (or in flight), naming the slices
     /// of [`Conn::unsent`] when there are several (a head and its body); `None` for one
-    /// slice, which goes in a plain send. Built by [`Conn::submitted`], it stays valid and
+    /// slice, which goes in a plain send. Built by `Conn::name_send` (from [`Conn::submitted`]), it stays valid and
     /// unchanged, like the slices, until the send's completion.
     pub fn gathered(&self) -> Option<&libc::msghdr> {
         if self.in_send.slices < 2 {
