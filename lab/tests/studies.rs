@@ -101,7 +101,10 @@ fn every_study_runs_its_smallest_plan_and_writes_its_report_apart() {
     ]
     .concat();
     let files = run("files", &files, &out, "files");
-    assert!(files.contains("4 KiB hot, 16 connections"), "{files}");
+    assert!(
+        files.contains("4 KiB files, hot, closed loop, 16 connections"),
+        "{files}"
+    );
 
     let workloads = [
         &quick[..],
