@@ -1,6 +1,7 @@
 //! The short verdict `cargo bench` ends with: a few key workloads of the workloads study
-//! (kept-alive connections, a 64 KiB echo and churn at a fixed rate, 50% of the smallest
-//! contender capacity, calibrated as the full study does
+//! (kept-alive connections, a 64 KiB echo and churn at a fixed rate, 50% of the smaller
+//! capacity of io_uring_server and the tokio configuration with the most, calibrated as the
+//! full study does
 //! ([`harness::workload::calibrate::calibrate_plan`]); one connection; idle memory), each
 //! contender started afresh for every point, over a few rounds in a balanced order, decided
 //! by the same rule as the full verdict in BENCHMARKS.md. A few minutes; the full study
@@ -86,10 +87,11 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
 }
 
 /// Why this short verdict's cells can differ from the full one's.
-const SHORTER: &str = "Its fixed rates are set from this run's three servers, the full \
-     verdict's from every contender (the ready runtimes too, which often serve less), so the \
-     same row may run at another rate there, and over more rounds: where the two differ, the full \
-     verdict decides.";
+const SHORTER: &str = "Its tokio configurations are two, the codec engine and hyper on \
+     the current-thread scheduler: the cheapest is chosen from them, and the fixed rates are \
+     set from them and io_uring_server. The full verdict also has hyper on the multi-thread \
+     scheduler, so the same row may run at another rate there, against another configuration, \
+     and over more rounds: where the two differ, the full verdict decides.";
 
 /// The verdict section at the top of `results/latest.md`: the table, and under it how the
 /// offered rates were set ([`verdict::table`]).

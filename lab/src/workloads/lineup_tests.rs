@@ -97,7 +97,7 @@ fn over_tls_only_servers_with_a_rustls_adapter_run() {
 }
 
 #[test]
-fn hot_4k_files_are_judged_at_a_fixed_rate_with_the_sendfile_control_and_nginx_beside() {
+fn hot_4k_files_are_judged_at_a_fixed_rate_with_the_sendfile_control_and_nginx_every_round() {
     let by_name = harness::workload::catalogue::by_name;
     let offered = by_name("4 KiB files at 50% load").unwrap();
     assert!(
@@ -105,9 +105,16 @@ fn hot_4k_files_are_judged_at_a_fixed_rate_with_the_sendfile_control_and_nginx_b
         "the sendfile control"
     );
     assert!(
-        detail_only(&offered).iter().any(|c| ANCHORS.contains(c)),
-        "nginx beside"
+        every_round(&offered).iter().any(|c| ANCHORS.contains(c)),
+        "nginx judged beside"
     );
+    assert!(!detail_only(&offered).iter().any(|c| ANCHORS.contains(c)));
+    assert!(
+        !everyone().iter().any(|c| ANCHORS.contains(c)),
+        "anchors join only where installed (with_anchors)"
+    );
+    let keep_alive = by_name("keep-alive, small requests at 50% load").unwrap();
+    assert!(!every_round(&keep_alive).iter().any(|c| ANCHORS.contains(c)));
     assert!(
         judged_contenders(&by_name("4 KiB files").unwrap()).is_empty(),
         "a capacity"

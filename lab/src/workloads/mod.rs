@@ -18,6 +18,7 @@ pub use harness::workload::samples::{Sample, WorkloadsReport};
 use harness::workload::scope;
 pub use harness::workload::{BASELINES, SUBJECT, Shape, Unit, Workload};
 
+pub mod anchor;
 pub mod answer;
 pub mod answer_lines;
 pub mod answer_table;
@@ -178,12 +179,17 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
 }
 
 /// Who runs `workload` every round in the one run: the verdict's contenders
-/// ([`judged_contenders`]), the ready runtimes wherever the verdict judges, and the
-/// feature rows meant for it (with the default and the A/A control they are divided by).
+/// ([`judged_contenders`]), the ready runtimes wherever the verdict judges, the outside
+/// anchor on the judged file rows, and the feature rows meant for it (with the default and the A/A control they are divided by).
 pub fn every_round(workload: &Workload) -> Vec<Contender> {
     let mut contenders = judged_contenders(workload);
     if !contenders.is_empty() {
         contenders.extend(runtimes::READY);
+    }
+    // The outside anchor on judged file rows, so that io_uring_server ÷ nginx is judged
+    // ([`super::report`] puts it under the row's detail table), not one round's figure.
+    if !contenders.is_empty() && workload.serves_files() && anchors_cannot(workload).is_none() {
+        contenders.extend(ANCHORS);
     }
     let variants = features::variants_at(workload);
     if !variants.is_empty() {
@@ -207,12 +213,14 @@ fn dedup(contenders: Vec<Contender>) -> Vec<Contender> {
     harness::rounds::first_seen(contenders.into_iter())
 }
 
-/// Every contender some workload measures.
+/// Every contender some workload measures, less the outside anchors
+/// (`harness::servers::nginx::with_anchors` adds those that are installed).
 pub fn everyone() -> Vec<Contender> {
     dedup(
         WORKLOADS
             .iter()
             .flat_map(|w| [every_round(w), detail_contenders(w)].concat())
+            .filter(|c| !c.is_anchor())
             .collect(),
     )
 }

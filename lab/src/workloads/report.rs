@@ -242,6 +242,9 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         }
     }
     out.push('\n');
+    if let Some(judged) = super::anchor::sentence(report, workload) {
+        let _ = writeln!(out, "{judged}\n");
+    }
     if let Some(why) = WORKLOADS.iter().find(|w| w.name == workload).and_then(bound_by) {
         let _ = writeln!(out, "{why}\n");
     }
