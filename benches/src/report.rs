@@ -170,7 +170,11 @@ pub fn terminal_summary(report: &Report) -> String {
             "\nverdict: io_uring_server ÷ each baseline over {} rounds, each decided by the rule \
              (results/latest.md says how)\n\n{}",
             verdict.rounds,
-            harness::workload::verdict::table(verdict, &harness::workload::catalogue::WORKLOADS)
+            harness::workload::verdict::table(
+                verdict,
+                &harness::workload::catalogue::WORKLOADS,
+                harness::output::Doc::Results
+            )
         ));
     }
     out.push_str(&format!(

@@ -140,7 +140,7 @@ impl Workload {
         let unit = self.unit();
         match (self.shape, unit) {
             (Shape::Offered { .. }, _) => format!(
-                "{} at a fixed open-loop rate, the same for every server",
+                "{}, fixed open-loop rate",
                 unit.describe()
             ),
             (_, Unit::CpuPerRequest | Unit::CpuPerConnection) if self.saturates() => {

@@ -61,8 +61,9 @@ fn an_old_report_says_what_its_rate_was() {
     );
     let mut report = WorkloadsReport::over(Vec::new());
     assert_eq!(offered_rates(&report), "");
+    assert_eq!(rates_table(&report), "");
     report.calibrations.push(calibration);
-    assert!(offered_rates(&report).contains(&line));
+    assert!(offered_rates(&report).contains("the smallest capacity among the contenders"));
 }
 
 #[test]
@@ -103,6 +104,17 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
         text.contains("Rows at a fixed rate offered every server the same open-loop rate, 50% of the smaller capacity of io_uring_server and its tokio baseline"),
         "{text}"
     );
+    assert!(!text.contains("compio_server"), "the figures are the table's: {text}");
+    let table = rates_table(&report);
+    assert!(
+        table.contains(
+            "| keep-alive, small requests | 25,000 | 50% of the smaller capacity of \
+             io_uring_server and tokio_server (codec) | io_uring_server | 100,000 | 25% | 90,000 \
+             | 99% |"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("|  |  |  | compio_server | 25,000 | 100% | 30,000 | 90% |"), "{table}");
     let workload = crate::workload::catalogue::by_name("keep-alive, small requests at 50% load").unwrap();
     assert_eq!(
         report.rate_label(&workload),
