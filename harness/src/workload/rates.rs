@@ -6,6 +6,7 @@
 //! and its share of each compared server's capacity ([`WorkloadsReport::rate_label`],
 //! [`WorkloadsReport::load_shares`]).
 
+use super::client_probe::CLIENT_BUSY_MAX;
 use super::offered::{self, Calibration, VERDICT_PERCENT};
 use super::samples::WorkloadsReport;
 use super::{SUBJECT, Shape, Workload};
@@ -28,10 +29,11 @@ pub fn describe(calibration: &Calibration, percent: u32) -> String {
     };
     if calibration.by_pair() {
         return format!(
-            "{}: {} req/s{}, which is {}",
+            "{}: {} req/s{}{}, which is {}",
             calibration.workload,
             show_rate(rate),
             pair_rule(calibration, percent),
+            lowered(calibration),
             shares(calibration, rate).join(", ")
         );
     }
@@ -125,9 +127,13 @@ pub fn offered_rates(report: &WorkloadsReport) -> String {
              configuration with the most capacity at that workload in the calibration (the \
              cheapest one, which the verdict's column names, is known only after the rounds). \
              Where that was more than the client could drive with the two (the lower of their \
-             flat-out requests/s), the rate is {VERDICT_PERCENT}% of that instead. Every other \
+             flat-out requests/s), the rate is {VERDICT_PERCENT}% of that instead; and where the \
+             client was more than {:.0}% busy at that rate with {}, the rate is lowered in \
+             proportion, so the cells measure the servers. Every other \
              contender is offered the same rate; one with less capacity may fall behind it, and \
              its cells say so. {}",
+            SUBJECT.label,
+            CLIENT_BUSY_MAX * 100.0,
             SUBJECT.label,
             capacity()
         ),
@@ -199,7 +205,7 @@ fn how_set(calibration: &Calibration, percent: u32) -> String {
         ),
         false => format!("{percent}% of the smallest capacity"),
     };
-    match calibration.capped(percent) {
+    let base = match calibration.capped(percent) {
         true => {
             let (label, reached) = calibration.reach();
             format!(
@@ -208,7 +214,18 @@ fn how_set(calibration: &Calibration, percent: u32) -> String {
             )
         }
         false => base,
-    }
+    };
+    format!("{base}{}", lowered(calibration))
+}
+
+/// "; then lowered to 60,000 req/s, since the client was 94% busy at 75,878 req/s with
+/// io_uring_server (at most 75%)": where the client probe lowered the rate; empty where
+/// it did not.
+fn lowered(calibration: &Calibration) -> String {
+    calibration
+        .probe
+        .and_then(|p| p.said())
+        .map_or(String::new(), |said| format!("; then {said}"))
 }
 
 /// What a capacity is, in the paragraph under a verdict table.

@@ -128,3 +128,30 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
     assert_eq!(report.rate_label(&plain), "one connection");
     assert_eq!(report.load_shares(&plain, &["io_uring_server"]), None);
 }
+
+#[test]
+fn a_rate_the_client_probe_lowered_says_so() {
+    let calibration = Calibration::new(
+        "keep-alive, small requests",
+        vec![
+            flat("io_uring_server", 150_000.0, 5.0, 1.0),
+            flat("tokio_server (codec)", 140_000.0, 6.25, 1.0),
+        ],
+    )
+    .comparing(vec!["io_uring_server".into(), "tokio_server (codec)".into()]);
+    assert_eq!(calibration.rate(50), 70_000.0);
+    let calibration = calibration.probed(crate::workload::client_probe::ClientProbe {
+        offered: 70_000.0,
+        client_busy: 0.875,
+    });
+    assert_eq!(calibration.rate(50), 60_000.0);
+    assert_eq!(calibration.before_probe(50), 70_000.0);
+    let line = describe(&calibration, 50);
+    assert!(
+        line.contains(
+            "; then lowered to 60,000 req/s, since the client was 88% busy at 70,000 req/s with \
+             io_uring_server (at most 75%), which is 30% of io_uring_server's capacity"
+        ),
+        "{line}"
+    );
+}
