@@ -1,7 +1,7 @@
 //! The report's data and its markdown rendering: a pure function of measured values,
 //! checked against a golden file.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::estimates::Estimates;
 use harness::format::{duration, group_thousands};
@@ -9,7 +9,7 @@ use harness::machine::Machine;
 use harness::usage::Usage;
 use harness::workload::samples::WorkloadsReport;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub machine: Machine,
     pub run: RunInfo,
@@ -18,7 +18,7 @@ pub struct Report {
     pub scenarios: Vec<ScenarioReport>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunInfo {
     pub profile: String,
     pub warm_up_s: f64,
@@ -29,7 +29,7 @@ pub struct RunInfo {
     pub warning: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScenarioReport {
     pub name: String,
     pub description: String,
@@ -38,7 +38,7 @@ pub struct ScenarioReport {
     pub rows: Vec<Row>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
     pub contender: String,
     pub label: String,
@@ -170,7 +170,11 @@ pub fn terminal_summary(report: &Report) -> String {
             "\nverdict: io_uring_server ÷ each baseline over {} rounds, each decided by the rule \
              (results/latest.md says how)\n\n{}",
             verdict.rounds,
-            harness::workload::verdict::table(verdict, &harness::workload::catalogue::WORKLOADS)
+            harness::workload::verdict::table(
+                verdict,
+                &harness::workload::catalogue::WORKLOADS,
+                harness::output::Doc::Results
+            )
         ));
     }
     out.push_str(&format!(

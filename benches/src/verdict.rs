@@ -8,6 +8,7 @@
 //! (`scripts/workloads.sh`) runs every workload over more rounds, with an A/A control.
 
 use harness::machine::Machine;
+use harness::output::Doc;
 use harness::servers::Lineup;
 use harness::settings::Timing;
 use harness::workload::calibrate::calibrate_plan;
@@ -27,13 +28,13 @@ pub const KEY_WORKLOADS: [&str; 5] = [
     "5k idle connections",
 ];
 
-/// Rounds and seconds per point: 6 rounds of 1 s (about 3 minutes), or 10 of 2 s with
+/// Rounds and seconds per point: 5 rounds of 1 s (about 2 minutes), or 10 of 2 s with
 /// `BENCH_PROFILE=full`.
 pub fn rounds(timing: Timing) -> Rounds {
     let (rounds, seconds) = if timing == Timing::FULL {
         (10, 2.0)
     } else {
-        (6, 1.0)
+        (5, 1.0)
     };
     Rounds {
         rounds,
@@ -99,10 +100,11 @@ pub fn render(report: &WorkloadsReport) -> String {
     format!(
         "## Verdict: is io_uring_server worth it here?\n\n{} {} The full verdict, every \
          workload over more rounds with an A/A control: the top of BENCHMARKS.md \
-         (`scripts/workloads.sh`). {SHORTER}\n\n{}",
+         (`scripts/workloads.sh`). {SHORTER}\n\n{}\n{}",
         report.provenance("cargo bench"),
         verdict::what_a_cell_is(),
-        verdict::table(report, &WORKLOADS)
+        verdict::table(report, &WORKLOADS, Doc::Results),
+        verdict::rates_table(report)
     )
 }
 
@@ -114,7 +116,7 @@ pub fn headline(report: &WorkloadsReport) -> String {
          top of this file. {SHORTER}\n\n{}",
         verdict::short_provenance(report, "cargo bench"),
         verdict::what_a_cell_is_short(),
-        verdict::table(report, &WORKLOADS)
+        verdict::table(report, &WORKLOADS, Doc::Benchmarks)
     )
 }
 

@@ -89,9 +89,9 @@ pub type Series = (Contender, Vec<Option<f64>>, Vec<bool>);
 
 /// Chooses among `candidates` with their figures by round (`None`: no figure) and
 /// whether each ran in each round, over `row` (the rounds of the row): the lowest median
-/// over the rounds in which every candidate measured at all ran (the highest where
-/// `higher_is_better`); a candidate without a figure in one of those rounds (it fell
-/// behind the offered rate) is not chosen.
+/// over the rounds in which every candidate measured at all ran and one at least kept up
+/// (the highest where `higher_is_better`); a candidate without a figure in one of those
+/// rounds (it fell behind the offered rate where another kept up) is not chosen.
 pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> Best {
     let ran_in = |ran: &[bool], round: usize| ran.get(round).copied().unwrap_or(false);
     let present: Vec<_> = candidates
@@ -103,10 +103,15 @@ pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> B
         .map(|(c, _, ran)| (*c, row.iter().filter(|&&r| ran_in(ran, r)).count()))
         .filter(|(_, n)| *n < row.len())
         .collect();
+    // A round in which every candidate fell behind the offered rate (the machine, not a
+    // server, was slow then) tells nothing of which is cheapest: it is left out, where one
+    // that only some fell behind in rules those out.
+    let figure_in = |figures: &[Option<f64>], round: usize| figures.get(round).copied().flatten().is_some();
     let shared: Vec<usize> = row
         .iter()
         .copied()
         .filter(|&r| present.iter().all(|(_, _, ran)| ran_in(ran, r)))
+        .filter(|&r| present.iter().any(|(_, figures, _)| figure_in(figures, r)))
         .collect();
     let scored = present.iter().filter_map(|(c, figures, _)| {
         let values: Option<Vec<f64>> = shared

@@ -13,7 +13,8 @@ use crate::servers::{Contender, Lineup};
 /// `contenders` for [`CALIBRATION`]: each one's capacity is its server CPUs × 10^6 ÷ its
 /// server CPU µs per request there (what its cores can serve). The rates are set by
 /// io_uring_server and the tokio configuration with the most capacity among them
-/// ([`super::best::rate_pair`]).
+/// ([`super::best::rate_pair`]), then lowered where the client was too busy at that rate
+/// with io_uring_server ([`super::client_probe`]).
 pub fn calibrate(
     lineup: &Lineup,
     workload: &Workload,
@@ -36,7 +37,12 @@ pub fn calibrate(
     if !calibration.slowest.is_finite() || calibration.slowest <= 0.0 {
         return Err(format!("{}: calibration served nothing", workload.name));
     }
-    Ok(calibration)
+    if !contenders.contains(&super::SUBJECT) {
+        return Ok(calibration);
+    }
+    let rate = calibration.rate(offered::VERDICT_PERCENT);
+    let probe = super::client_probe::probe(lineup, workload, rate)?;
+    Ok(calibration.probed(probe))
 }
 
 /// The rate of every offered workload in `plan`: each base workload run flat out by the

@@ -42,7 +42,18 @@ pub fn cell(ratios: &[f64], busy: f64) -> String {
     }
 }
 
-/// What a client-bound cell means, for the line under a table.
+/// What a client-bound cell means, for the line under a table: in full in a results
+/// file, in BENCHMARKS.md a link to its glossary, where it is defined once.
+pub fn explain_in(doc: crate::output::Doc) -> String {
+    match doc {
+        crate::output::Doc::Results => explain(),
+        crate::output::Doc::Benchmarks => {
+            "A *client-bound* cell ([glossary](#glossary)) is not judged.".to_string()
+        }
+    }
+}
+
+/// What a client-bound cell means, in full.
 pub fn explain() -> String {
     format!(
         "A cell in which the client was at least {:.0}% busy in any round, with either server, \

@@ -18,6 +18,7 @@ pub mod calibrate;
 pub mod catalogue;
 pub mod cells;
 pub mod client_bound;
+pub mod client_probe;
 pub mod idle_fit;
 pub mod measure;
 pub mod offered;
@@ -140,7 +141,7 @@ impl Workload {
         let unit = self.unit();
         match (self.shape, unit) {
             (Shape::Offered { .. }, _) => format!(
-                "{} at a fixed open-loop rate, the same for every server",
+                "{}, fixed open-loop rate",
                 unit.describe()
             ),
             (_, Unit::CpuPerRequest | Unit::CpuPerConnection) if self.saturates() => {

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Workload;
 use super::catalogue::by_name;
+use super::client_probe::ClientProbe;
 use crate::load::Point;
 
 /// The share of the offered rate a point must serve to count.
@@ -120,6 +121,10 @@ pub struct Calibration {
     /// were shares of every contender's smallest capacity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub compared: Vec<String>,
+    /// The client at the rate the capacities set, where it was probed
+    /// ([`super::client_probe`]); `None` in reports from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ClientProbe>,
 }
 
 impl Calibration {
@@ -137,6 +142,7 @@ impl Calibration {
             slowest,
             flat_out,
             compared: Vec::new(),
+            probe: None,
         }
     }
 
@@ -216,10 +222,31 @@ impl Calibration {
     /// client's reach with them, whichever is smaller, so at most `percent`% of either's
     /// capacity (a contender with less may fall behind it).
     pub fn rate(&self, percent: u32) -> f64 {
+        self.lowered(self.before_probe(percent))
+    }
+
+    /// [`Self::rate`] before the client probe lowered it.
+    pub fn before_probe(&self, percent: u32) -> f64 {
         if self.capped(percent) {
             (self.client_reach() * f64::from(percent) / 100.0).round()
         } else {
             self.uncapped(percent)
+        }
+    }
+
+    /// `rate`, or the client probe's cap where that is lower.
+    fn lowered(&self, rate: f64) -> f64 {
+        match self.probe.and_then(|p| p.cap()) {
+            Some(cap) if cap < rate => cap,
+            _ => rate,
+        }
+    }
+
+    /// The same calibration with the client probed at its rate.
+    pub fn probed(self, probe: ClientProbe) -> Calibration {
+        Calibration {
+            probe: Some(probe),
+            ..self
         }
     }
 

@@ -1,10 +1,12 @@
 //! How the offered workloads' rates were set, in words: per calibration, the rate at the
 //! verdict's load as a share of every contender's capacity, with what each served flat out
-//! and how busy the client was then ([`describe`]); the paragraph under a verdict table
-//! that says so for a report ([`offered_rates`]); and a fixed-rate row's label, its rate
+//! and how busy the client was then ([`describe`], the calibration's progress line); the
+//! paragraph under a verdict table that states the rule ([`offered_rates`]); every
+//! contender's figures as a table ([`rates_table`]); and a fixed-rate row's label, its rate
 //! and its share of each compared server's capacity ([`WorkloadsReport::rate_label`],
 //! [`WorkloadsReport::load_shares`]).
 
+use super::client_probe::CLIENT_BUSY_MAX;
 use super::offered::{self, Calibration, VERDICT_PERCENT};
 use super::samples::WorkloadsReport;
 use super::{SUBJECT, Shape, Workload};
@@ -27,10 +29,11 @@ pub fn describe(calibration: &Calibration, percent: u32) -> String {
     };
     if calibration.by_pair() {
         return format!(
-            "{}: {} req/s{}, which is {}",
+            "{}: {} req/s{}{}, which is {}",
             calibration.workload,
             show_rate(rate),
             pair_rule(calibration, percent),
+            lowered(calibration),
             shares(calibration, rate).join(", ")
         );
     }
@@ -110,16 +113,13 @@ fn shares(calibration: &Calibration, rate: f64) -> Vec<String> {
         .collect()
 }
 
-/// How the offered workloads' rates were set, where the report has any.
+/// How the offered workloads' rates were set, where the report has any: the rule, once
+/// (each row's label names its rate and its share of the compared servers' capacities;
+/// every contender's figures are in [`rates_table`]).
 pub fn offered_rates(report: &WorkloadsReport) -> String {
     if report.calibrations.is_empty() {
         return String::new();
     }
-    let rates: Vec<String> = report
-        .calibrations
-        .iter()
-        .map(|c| describe(c, VERDICT_PERCENT))
-        .collect();
     let rule = match report.calibrations.iter().any(Calibration::by_pair) {
         true => format!(
             "Rows at a fixed rate offered every server the same open-loop rate, \
@@ -127,35 +127,105 @@ pub fn offered_rates(report: &WorkloadsReport) -> String {
              configuration with the most capacity at that workload in the calibration (the \
              cheapest one, which the verdict's column names, is known only after the rounds). \
              Where that was more than the client could drive with the two (the lower of their \
-             flat-out requests/s), the rate is {VERDICT_PERCENT}% of that instead, and the line \
-             says so. Every other contender is offered the same rate; one with less capacity \
-             may fall behind it, and its cells say so. {}",
+             flat-out requests/s), the rate is {VERDICT_PERCENT}% of that instead; and where the \
+             client was more than {:.0}% busy at that rate with {}, the rate is lowered in \
+             proportion, so the cells measure the servers. Every other \
+             contender is offered the same rate; one with less capacity may fall behind it, and \
+             its cells say so. {}",
+            SUBJECT.label,
+            CLIENT_BUSY_MAX * 100.0,
             SUBJECT.label,
             capacity()
         ),
         false => format!(
             "Rows \"at {VERDICT_PERCENT}% load\" offered every server the same open-loop rate, \
-             {VERDICT_PERCENT}% of the smallest capacity among the contenders. {} Every \
-             contender measured at that load counts, those shown in the details only too, so the \
-             rate is at most {VERDICT_PERCENT}% of any server's capacity; where that was more than \
-             the client could drive (the slowest requests/s it reached flat out), the rate is \
-             {VERDICT_PERCENT}% of the client's reach instead, and the line says so.",
+             {VERDICT_PERCENT}% of the smallest capacity among the contenders (or of the \
+             client's reach, the slowest requests/s it reached flat out, where that was less). {}",
             capacity()
         ),
     };
     format!(
-        "\n{rule} {}. A round in which a server served less than \
-         {:.0}% of the offered rate (the answers that arrived within its scheduled window, over \
-         that window, plus the round trips still in flight when it closed: the rate times the \
-         mean round trip, at most one per connection; plus one request per window, since a \
-         window holds a whole number of the schedule's slots) counts for nothing: a backlog is not a \
-         cost per request. Rows \"saturated \
-         closed loop\" drive every server as fast as the client can: their CPU per request is \
-         the server's busy share divided by a rate the client sets, a capacity figure rather \
-         than a cost.\n",
-        rates.join("; "),
+        "\n{rule} Each row's label names its rate and its share of each compared server's \
+         capacity; every contender's capacity and flat-out figures are in the results file's \
+         table *Offered rates and capacities*. A round in which a server served less than {:.0}% of the \
+         offered rate (counting the requests still in flight as each window closed) counts for \
+         nothing: a backlog is not a cost per request. Rows \"saturated closed loop\" drive \
+         every server as fast as the client can: a capacity figure rather than a cost.\n",
         offered::KEEP_UP * 100.0,
     )
+}
+
+/// Every calibration as a table, a row per contender: the rate offered, how it was set
+/// (on the workload's first row), the contender's capacity and the rate's share of it,
+/// and what it served flat out with how busy the client was.
+pub fn rates_table(report: &WorkloadsReport) -> String {
+    if report.calibrations.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "## Offered rates and capacities\n\nA contender's capacity is 10^6 ÷ its server CPU µs \
+         per request flat out in the calibration (times its server CPUs where it had more than \
+         one). \"How it was set\" names the pair whose capacities set the rate, and the \
+         client's reach where that capped it.\n\n| workload | offered req/s | how it was set \
+         | server | capacity req/s | offered ÷ capacity | flat out req/s | client busy flat out \
+         |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for calibration in &report.calibrations {
+        let rate = calibration.rate(VERDICT_PERCENT);
+        let how = how_set(calibration, VERDICT_PERCENT);
+        for (index, flat) in calibration.flat_out.iter().enumerate() {
+            let (workload, offered, how) = match index {
+                0 => (calibration.workload.as_str(), show_rate(rate), how.as_str()),
+                _ => ("", String::new(), ""),
+            };
+            let (capacity, share) = match flat.capacity() {
+                Some(capacity) => (show_rate(capacity), format!("{:.0}%", rate / capacity * 100.0)),
+                None => ("unknown".into(), "n/a".into()),
+            };
+            out.push_str(&format!(
+                "| {workload} | {offered} | {how} | {} | {capacity} | {share} | {} | {:.0}% |\n",
+                flat.label,
+                show_rate(flat.requests_per_sec),
+                flat.client_busy * 100.0
+            ));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// "50% of the smaller capacity of io_uring_server and tokio_server (codec); capped at
+/// 50% of the client's reach (io_uring_server's 2,643 req/s flat out)": a calibration's
+/// rule in a cell.
+fn how_set(calibration: &Calibration, percent: u32) -> String {
+    let base = match calibration.by_pair() {
+        true => format!(
+            "{percent}% of the smaller capacity of {}",
+            calibration.compared.join(" and ")
+        ),
+        false => format!("{percent}% of the smallest capacity"),
+    };
+    let base = match calibration.capped(percent) {
+        true => {
+            let (label, reached) = calibration.reach();
+            format!(
+                "{base}; capped at {percent}% of the client's reach ({label}'s {} req/s flat out)",
+                show_rate(reached)
+            )
+        }
+        false => base,
+    };
+    format!("{base}{}", lowered(calibration))
+}
+
+/// "; then lowered to 60,000 req/s, since the client was 94% busy at 75,878 req/s with
+/// io_uring_server (at most 75%)": where the client probe lowered the rate; empty where
+/// it did not.
+fn lowered(calibration: &Calibration) -> String {
+    calibration
+        .probe
+        .and_then(|p| p.said())
+        .map_or(String::new(), |said| format!("; then {said}"))
 }
 
 /// What a capacity is, in the paragraph under a verdict table.

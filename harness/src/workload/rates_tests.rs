@@ -61,8 +61,9 @@ fn an_old_report_says_what_its_rate_was() {
     );
     let mut report = WorkloadsReport::over(Vec::new());
     assert_eq!(offered_rates(&report), "");
+    assert_eq!(rates_table(&report), "");
     report.calibrations.push(calibration);
-    assert!(offered_rates(&report).contains(&line));
+    assert!(offered_rates(&report).contains("the smallest capacity among the contenders"));
 }
 
 #[test]
@@ -103,6 +104,17 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
         text.contains("Rows at a fixed rate offered every server the same open-loop rate, 50% of the smaller capacity of io_uring_server and its tokio baseline"),
         "{text}"
     );
+    assert!(!text.contains("compio_server"), "the figures are the table's: {text}");
+    let table = rates_table(&report);
+    assert!(
+        table.contains(
+            "| keep-alive, small requests | 25,000 | 50% of the smaller capacity of \
+             io_uring_server and tokio_server (codec) | io_uring_server | 100,000 | 25% | 90,000 \
+             | 99% |"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("|  |  |  | compio_server | 25,000 | 100% | 30,000 | 90% |"), "{table}");
     let workload = crate::workload::catalogue::by_name("keep-alive, small requests at 50% load").unwrap();
     assert_eq!(
         report.rate_label(&workload),
@@ -115,4 +127,31 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
     let plain = crate::workload::catalogue::by_name("one connection").unwrap();
     assert_eq!(report.rate_label(&plain), "one connection");
     assert_eq!(report.load_shares(&plain, &["io_uring_server"]), None);
+}
+
+#[test]
+fn a_rate_the_client_probe_lowered_says_so() {
+    let calibration = Calibration::new(
+        "keep-alive, small requests",
+        vec![
+            flat("io_uring_server", 150_000.0, 5.0, 1.0),
+            flat("tokio_server (codec)", 140_000.0, 6.25, 1.0),
+        ],
+    )
+    .comparing(vec!["io_uring_server".into(), "tokio_server (codec)".into()]);
+    assert_eq!(calibration.rate(50), 70_000.0);
+    let calibration = calibration.probed(crate::workload::client_probe::ClientProbe {
+        offered: 70_000.0,
+        client_busy: 0.875,
+    });
+    assert_eq!(calibration.rate(50), 60_000.0);
+    assert_eq!(calibration.before_probe(50), 70_000.0);
+    let line = describe(&calibration, 50);
+    assert!(
+        line.contains(
+            "; then lowered to 60,000 req/s, since the client was 88% busy at 70,000 req/s with \
+             io_uring_server (at most 75%), which is 30% of io_uring_server's capacity"
+        ),
+        "{line}"
+    );
 }

@@ -15,9 +15,10 @@ use super::cells::{Tally, fell_behind};
 use super::samples::WorkloadsReport;
 use super::{BASELINES, SUBJECT, Unit, Workload, client_bound, scope};
 use crate::judge;
+use crate::output::Doc;
 use crate::servers::{AA_CONTROL, TOKIO_CODEC_SHARED};
 
-pub use super::rates::offered_rates;
+pub use super::rates::{offered_rates, rates_table};
 
 /// The one-line provenance of a BENCHMARKS.md section made from `report`
 /// ([`crate::rounds::short_line`]); `results/*.md` keep [`WorkloadsReport::provenance`].
@@ -95,7 +96,7 @@ pub fn compared(best: &Best) -> Vec<&'static str> {
 
 /// The table over those of `workloads` that `report` measured, in their order, and the
 /// line under it.
-pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
+pub fn table(report: &WorkloadsReport, workloads: &[Workload], doc: Doc) -> String {
     let control = report.samples.iter().any(|s| s.contender == AA_CONTROL.id);
     let header = headers();
     let (aa_head, aa_rule) = if control {
@@ -184,7 +185,7 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
             out,
             " Left out: {} client-bound cells. {}",
             tally.client_bound,
-            client_bound::explain()
+            client_bound::explain_in(doc)
         );
     }
     let _ = write!(

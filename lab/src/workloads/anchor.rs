@@ -9,8 +9,9 @@ use harness::workload::cells::fell_behind;
 
 use crate::workloads::{SUBJECT, WorkloadsReport};
 
-/// "io_uring_server ÷ nginx (the outside anchor), server CPU per request in the same
-/// rounds: 1.02 (0.95-1.10, 6 rounds) **ties**.": `None` where nginx did not run
+/// "io_uring_server ÷ nginx (outside anchor), run every round of this row, server CPU µs
+/// per request in the same rounds: 1.02 (0.95-1.10, 6 rounds) **ties**.": `None` where
+/// nginx did not run
 /// `workload` in more than one round.
 pub fn sentence(report: &WorkloadsReport, workload: &str) -> Option<String> {
     let rounds = report.of(workload, NGINX.id).count();
@@ -22,8 +23,7 @@ pub fn sentence(report: &WorkloadsReport, workload: &str) -> Option<String> {
     let behind = fell_behind(report, workload, (SUBJECT.id, NGINX.id))
         .map_or(String::new(), |why| format!(" ({why})"));
     Some(format!(
-        "{} ÷ {} (the outside anchor, run every round of this row), {} in the same rounds: \
-         {}{behind}.",
+        "{} ÷ {}, run every round of this row, {} in the same rounds: {}{behind}.",
         SUBJECT.label,
         NGINX.label,
         known.unit().describe(),

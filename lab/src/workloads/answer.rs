@@ -19,14 +19,14 @@ use harness::judge::{Estimate, Word};
 use harness::output::{replace_between, write};
 use harness::rounds::first_seen;
 use harness::servers::Contender;
-use harness::usage::CLIENT_SATURATED;
 use harness::workload::offered::base;
 
 pub const BEGIN: &str = "<!-- BEGIN ANSWER: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END ANSWER -->";
 
-/// The documents that open with the answer.
-const DOCUMENTS: [&str; 2] = ["README.md", "BENCHMARKS.md"];
+/// The documents that open with the answer (README.md opens with its first screen,
+/// [`super::first_screen`]).
+const DOCUMENTS: [&str; 1] = ["BENCHMARKS.md"];
 
 /// Rewrites the answer block of every document in [`DOCUMENTS`].
 pub fn write_blocks(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
@@ -62,24 +62,19 @@ pub fn render(report: &WorkloadsReport) -> String {
         in_words(report, &rows),
     );
     out.push_str(&table(report, &rows));
-    out.push_str(&format!(
+    out.push_str(
         "\n![verdict](results/verdict.svg)\n\nEach cell: what io_uring_server saves (−) or costs \
-         (+) of the tokio configuration's figure (its median times the row's ratio, the \
-         geometric mean of the per-round ratios, so not always the difference of the two \
-         medians), in %, and the rule's word: *wins* or *loses* when the \
-         95% interval over the rounds excludes 1 (\"by ≥10%\" when it also clears the ±10% \
-         band), *ties* when the 90% interval lies within ±10%. The cheapest tokio \
-         configuration is chosen per row, as the cell names it; the codec engine runs the same \
-         HTTP code as io_uring_server, so against it what differs is the I/O model, and \
-         where io_uring_server wins there the next column splits the saving into what a \
-         technique a tokio server can use too saves and what the I/O model saves beyond it. \
-         The CPU rows ran at a fixed open-loop rate, the same for every server; the verdict \
-         names each row's rate and its share of each server's capacity. Pipelining and \
-         requests/s with a few busy connections are not rows, for the reasons above; a cell in \
-         which the client was at least {:.0}% busy (*client-bound*) is not judged. Every cell with its interval and rounds: [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it); \
-         the terms: [glossary](BENCHMARKS.md#glossary).\n",
-        CLIENT_SATURATED * 100.0
-    ));
+         (+) of that tokio configuration's figure, in the row's unit and in %, with the word of \
+         [the rule](BENCHMARKS.md#method) (*wins*, *ties*, *loses*, *inconclusive*). The codec \
+         engine runs the same HTTP code as io_uring_server, so against it what differs is the \
+         I/O model; where io_uring_server wins there, the next column splits the saving between \
+         a technique a tokio server can use too and the I/O model. The CPU rows ran at a fixed \
+         open-loop rate, the same for every server; the verdict names each row's rate and its \
+         share of each server's capacity. A *client-bound* cell is not judged. Every cell with \
+         its interval and rounds: \
+         [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it); the \
+         terms: [glossary](BENCHMARKS.md#glossary).\n",
+    );
     out
 }
 
@@ -92,33 +87,37 @@ fn controls(report: &WorkloadsReport, rows: &[Row]) -> Vec<(String, Option<Estim
 }
 
 /// The tokio configuration a row is read against, with io_uring_server's ratios to it.
-type Against = Option<(Contender, Vec<f64>)>;
+pub(crate) type Against = Option<(Contender, Vec<f64>)>;
 
 /// How one cell of a row reads for the answer's lists.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Reading {
+pub(crate) enum Reading {
     Rule(Word),
     ClientBound,
     FellBehind,
     NotMeasured,
 }
 
+/// How `row` reads against the tokio configuration `against` names, with io_uring_server's
+/// ratios to it.
+pub(crate) fn reading(report: &WorkloadsReport, row: &Row, against: Against) -> Reading {
+    let Some((baseline, ratios)) = against else {
+        return Reading::NotMeasured;
+    };
+    if row.client_bound(report, (SUBJECT.id, baseline.id)).is_some() {
+        return Reading::ClientBound;
+    }
+    match Estimate::of(&ratios) {
+        Some(estimate) => Reading::Rule(estimate.word),
+        None if row.fell_behind(report, &baseline).is_some() => Reading::FellBehind,
+        None => Reading::NotMeasured,
+    }
+}
+
 /// The clauses of the rows against the tokio configuration `against` gives per row (and
 /// io_uring_server's ratios to it): "costs less on *a*, *b*", "is undecided on *c*", ...
 fn clauses(report: &WorkloadsReport, rows: &[Row], against: &dyn Fn(&Row) -> Against) -> Vec<String> {
-    let reading = |row: &Row| {
-        let Some((baseline, ratios)) = against(row) else {
-            return Reading::NotMeasured;
-        };
-        if row.client_bound(report, (SUBJECT.id, baseline.id)).is_some() {
-            return Reading::ClientBound;
-        }
-        match Estimate::of(&ratios) {
-            Some(estimate) => Reading::Rule(estimate.word),
-            None if row.fell_behind(report, &baseline).is_some() => Reading::FellBehind,
-            None => Reading::NotMeasured,
-        }
-    };
+    let reading = |row: &Row| reading(report, row, against(row));
     [
         (Reading::Rule(Word::Wins), "costs less on"),
         (Reading::Rule(Word::Ties), "costs the same within ±10% on"),
@@ -207,7 +206,7 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
 
 /// Where a row stands in the answer: the costs a service pays on every request first
 /// (kept-alive requests, bodies, churn), then one connection, responses, pipelining, memory.
-fn rank(row: &Row) -> usize {
+pub(crate) fn rank(row: &Row) -> usize {
     let shape = match row.shape() {
         Some(Shape::Offered { of, .. }) => base(of).shape,
         Some(shape) => shape,

@@ -10,7 +10,7 @@ use harness::judge::{Estimate, Word};
 use harness::workload::catalogue::by_name;
 use harness::workload::scope;
 
-/// "Of its N wins ..., a ready io_uring runtime ... keeps none: it also wins monoio a of N,
+/// "Of its N wins ..., a ready io_uring runtime ... wins only some: monoio a of N,
 /// compio b of N, tokio_uring c of the m it ran" (a runtime without TLS runs none of the
 /// TLS rows).
 pub fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
@@ -39,13 +39,18 @@ pub fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
         })
         .collect();
     let none = kept.iter().all(|(_, count)| *count == 0);
+    let all = kept.iter().all(|(_, count)| *count == wins.len());
     let kept: Vec<String> = kept.into_iter().map(|(said, _)| said).collect();
     (!wins.is_empty() && !kept.is_empty()).then(|| {
         format!(
             "Of its {} over the codec engine, a ready io_uring runtime running the same codec \
-             in io_uring_server's place keeps {} (rows it also wins: {}).",
+             in io_uring_server's place wins {}: {}.",
             plural(wins.len(), "win"),
-            if none { "none" } else { "part of them" },
+            match (none, all) {
+                (true, _) => "none",
+                (_, true) => "all of them",
+                _ => "only some",
+            },
             kept.join(", ")
         )
     })

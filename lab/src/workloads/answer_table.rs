@@ -54,7 +54,7 @@ pub fn table(report: &WorkloadsReport, rows: &[Row]) -> String {
 
 /// "hyper, multi-thread: −2.0 of 10.0 µs (−20%, *wins* by ≥10%)": against the row's
 /// cheapest tokio configuration, named.
-fn best(report: &WorkloadsReport, row: &Row) -> String {
+pub(crate) fn best(report: &WorkloadsReport, row: &Row) -> String {
     let Some(chosen) = row.best.contender else {
         return "not measured every round".into();
     };

@@ -24,6 +24,7 @@ pub mod answer_lines;
 pub mod answer_table;
 pub mod control;
 pub mod features;
+pub mod first_screen;
 pub mod forest;
 pub mod judged;
 pub mod offered;

@@ -42,6 +42,7 @@ pub fn write_rendered(workspace: &Path, report: &WorkloadsReport) -> Result<(), 
     std::fs::write(results.join("workloads.md"), render(report)).map_err(|e| e.to_string())?;
     forest::draw(&results.join(forest::FILE), report)?;
     answer::write_blocks(workspace, report)?;
+    super::first_screen::write_block(workspace, report)?;
     rewrite_benchmarks_section(workspace, (BEGIN, END), &verdict(report, Doc::Benchmarks))
 }
 
@@ -109,6 +110,7 @@ pub fn render(report: &WorkloadsReport) -> String {
     for workload in report.workloads().iter().filter(|w| sectioned(report, w)) {
         detail(&mut out, report, workload);
     }
+    out.push_str(&verdict::rates_table(report));
     out
 }
 
@@ -148,7 +150,7 @@ pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
          process ÷ the first), judged by the same rule: it must read *ties*. Details: \
          [{prefix}workloads.md]({prefix}workloads.md).\n",
     );
-    out.push_str(&verdict::table(report, &WORKLOADS));
+    out.push_str(&verdict::table(report, &WORKLOADS, doc));
     let _ = writeln!(
         out,
         "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \

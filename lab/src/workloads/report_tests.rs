@@ -54,7 +54,7 @@ fn the_verdict_judges_every_baseline_from_the_rounds() {
     // 8/10, 9/11, 10/12 are 0.80, 0.82, 0.83: the interval lies below 0.90.
     assert!(
         text.contains(
-            "| 64 KiB echo at 50% load | server CPU µs per request at a fixed open-loop rate, the same for every server | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
+            "| 64 KiB echo at 50% load | server CPU µs per request, fixed open-loop rate | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
              against tokio_server (codec) | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
              | 0.45 (0.34-0.59, 3 rounds) **wins** by ≥10% | 1.00 (0.95-1.05, 3 rounds) **ties** |"
         ),

@@ -71,7 +71,7 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
     );
     let against_tokio = rows(report, &RUNTIMES, BASELINE);
     table(&mut out, &RUNTIMES, &against_tokio, true);
-    out.push_str(&summary(&against_tokio));
+    out.push_str(&summary(&against_tokio, doc));
     if doc == Doc::Benchmarks {
         let _ = writeln!(
             out,
@@ -223,7 +223,7 @@ fn table(out: &mut String, subjects: &[Contender], rows: &[Row], aa: bool) {
 
 /// Under the first table: per runtime, how many rows it wins, ties and loses against the
 /// baseline (client-bound cells left out), and how often the A/A control tied.
-fn summary(rows: &[Row]) -> String {
+fn summary(rows: &[Row], doc: Doc) -> String {
     let mut out = String::from("\n");
     for (index, runtime) in RUNTIMES.iter().enumerate() {
         let words: Vec<Option<Word>> = rows.iter().map(|r| r.word(index)).collect();
@@ -255,7 +255,7 @@ fn summary(rows: &[Row]) -> String {
         .collect();
     let _ = writeln!(out, "\n{}", judge::control_tally(&aa));
     if rows.iter().any(|r| r.bound.iter().any(Option::is_some)) {
-        let _ = writeln!(out, "\n{}", client_bound::explain());
+        let _ = writeln!(out, "\n{}", client_bound::explain_in(doc));
     }
     out
 }

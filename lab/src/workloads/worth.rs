@@ -39,7 +39,12 @@ pub fn amount(report: &WorkloadsReport, row: &Row, baseline: &Contender, ratios:
 
 /// "−20%", "+5%", "−0.4%", "0%": the ratio's distance from 1.
 pub fn signed_percent(estimate: &Estimate) -> String {
-    let change = (estimate.ratio - 1.0) * 100.0;
+    signed_change(estimate.ratio)
+}
+
+/// "−20%" for a ratio of 0.8: [`signed_percent`] of any ratio.
+pub fn signed_change(ratio: f64) -> String {
+    let change = (ratio - 1.0) * 100.0;
     let sign = if change <= 0.0 { "−" } else { "+" };
     match change.abs() {
         below if below < 0.05 => "0%".into(),
@@ -55,7 +60,7 @@ pub fn word(estimate: &Estimate) -> String {
 }
 
 /// µs with one decimal, two below 1.
-fn micros(value: f64) -> String {
+pub(crate) fn micros(value: f64) -> String {
     if value < 1.0 {
         format!("{value:.2}")
     } else {
