@@ -140,9 +140,10 @@ fn markdown_matches_the_golden_file() {
     let golden = std::fs::read_to_string(golden_path).expect("golden file (UPDATE_GOLDEN=1 writes it)");
     assert_eq!(rendered, golden);
     assert!(
-        rendered.contains("64 KiB echo: 13,500 req/s, 50% of the client's reach")
-            && rendered.contains("34% of io_uring_server's capacity"),
-        "the rate line under the verdict"
+        rendered.contains("| 64 KiB echo | 13,500 | ")
+            && rendered.contains("capped at 50% of the client's reach")
+            && rendered.contains("| 34% |"),
+        "the rates table under the verdict"
     );
 }
 

@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn every_key_workload_is_one_of_the_study() {
         assert_eq!(key_workloads().len(), KEY_WORKLOADS.len());
-        assert_eq!(rounds(Timing::QUICK).rounds, 6);
+        assert_eq!(rounds(Timing::QUICK).rounds, 5);
     }
 
     #[test]

@@ -44,6 +44,10 @@ fn every_library_and_binary_of_the_workspace_opts_out_of_cargo_bench() {
             }
         }
     }
-    assert!(checked > 10, "found only {checked} targets under {}", root.display());
+    assert!(
+        checked > 10,
+        "found only {checked} targets under {}",
+        root.display()
+    );
     assert!(missing.is_empty(), "add `bench = false` to: {missing:?}");
 }

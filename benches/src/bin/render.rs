@@ -17,6 +17,9 @@ fn run() -> Result<(), String> {
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let report: Report = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     write_all(&workspace, &report)?;
-    println!("render: results/latest.md and BENCHMARKS.md's cargo bench section written from {}", path.display());
+    println!(
+        "render: results/latest.md and BENCHMARKS.md's cargo bench section written from {}",
+        path.display()
+    );
     Ok(())
 }

@@ -58,8 +58,8 @@ pub struct Best {
     pub measured: usize,
     /// Candidates measured in only some of the row's rounds, with how many.
     pub partial: Vec<(Contender, usize)>,
-    /// The row's rounds (those io_uring_server was measured in), and how many of them
-    /// measured every candidate: the rounds the choice was made from.
+    /// The row's rounds (those in which io_uring_server has a figure), and how many of
+    /// them measured every candidate: the rounds the choice was made from.
     pub rounds: usize,
     pub chosen_from: usize,
 }
@@ -165,8 +165,12 @@ impl WorkloadsReport {
             .into_iter()
             .map(|c| (c, self.figures_in(workload, unit, c.id), ran(c.id)))
             .collect();
-        let subject = ran(SUBJECT.id);
-        let row: Vec<usize> = (0..self.rounds).filter(|&r| subject[r]).collect();
+        // The row's rounds: those in which io_uring_server has a figure (at a fixed rate,
+        // kept up), the only ones its ratio to any candidate can come from.
+        let subject = self.figures_in(workload, unit, SUBJECT.id);
+        let row: Vec<usize> = (0..self.rounds)
+            .filter(|&r| subject.get(r).copied().flatten().is_some())
+            .collect();
         let mut best = choose(&series, &row, unit == Unit::RequestsPerSec);
         if let Some(c) = best.contender {
             best.ratios = self.ratios_in(workload, unit, (SUBJECT.id, c.id));

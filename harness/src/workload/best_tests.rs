@@ -74,11 +74,23 @@ fn a_candidate_that_fell_behind_in_a_shared_round_is_not_chosen() {
 fn a_round_in_which_every_candidate_fell_behind_is_left_out_of_the_choice() {
     let every = vec![true; 4];
     let candidates = vec![
-        (TOKIO_CODEC, vec![Some(10.0), Some(10.0), None, Some(10.0)], every.clone()),
-        (TOKIO_HYPER, vec![Some(12.0), None, None, Some(12.0)], every.clone()),
+        (
+            TOKIO_CODEC,
+            vec![Some(10.0), Some(10.0), None, Some(10.0)],
+            every.clone(),
+        ),
+        (
+            TOKIO_HYPER,
+            vec![Some(12.0), None, None, Some(12.0)],
+            every.clone(),
+        ),
     ];
     let best = choose(&candidates, &[0, 1, 2, 3], false);
-    assert_eq!(best.contender, Some(TOKIO_CODEC), "hyper fell behind in round 1 alone");
+    assert_eq!(
+        best.contender,
+        Some(TOKIO_CODEC),
+        "hyper fell behind in round 1 alone"
+    );
     assert_eq!((best.rounds, best.chosen_from), (4, 3), "round 2 tells nothing");
 }
 

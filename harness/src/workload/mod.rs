@@ -140,10 +140,7 @@ impl Workload {
     pub fn measure(&self) -> String {
         let unit = self.unit();
         match (self.shape, unit) {
-            (Shape::Offered { .. }, _) => format!(
-                "{}, fixed open-loop rate",
-                unit.describe()
-            ),
+            (Shape::Offered { .. }, _) => format!("{}, fixed open-loop rate", unit.describe()),
             (_, Unit::CpuPerRequest | Unit::CpuPerConnection) if self.saturates() => {
                 format!("{}, saturated closed loop", unit.describe())
             }

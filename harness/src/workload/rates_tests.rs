@@ -104,7 +104,10 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
         text.contains("Rows at a fixed rate offered every server the same open-loop rate, 50% of the smaller capacity of io_uring_server and its tokio baseline"),
         "{text}"
     );
-    assert!(!text.contains("compio_server"), "the figures are the table's: {text}");
+    assert!(
+        !text.contains("compio_server"),
+        "the figures are the table's: {text}"
+    );
     let table = rates_table(&report);
     assert!(
         table.contains(
@@ -114,7 +117,10 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
         ),
         "{table}"
     );
-    assert!(table.contains("|  |  |  | compio_server | 25,000 | 100% | 30,000 | 90% |"), "{table}");
+    assert!(
+        table.contains("|  |  |  | compio_server | 25,000 | 100% | 30,000 | 90% |"),
+        "{table}"
+    );
     let workload = crate::workload::catalogue::by_name("keep-alive, small requests at 50% load").unwrap();
     assert_eq!(
         report.rate_label(&workload),
@@ -136,6 +142,7 @@ fn a_rate_the_client_probe_lowered_says_so() {
         vec![
             flat("io_uring_server", 150_000.0, 5.0, 1.0),
             flat("tokio_server (codec)", 140_000.0, 6.25, 1.0),
+            flat("compio_server", 30_000.0, 40.0, 0.9),
         ],
     )
     .comparing(vec!["io_uring_server".into(), "tokio_server (codec)".into()]);

@@ -36,7 +36,7 @@ fn echo() -> Vec<Workload> {
 
 #[test]
 fn a_client_bound_cell_is_left_out_of_the_tally() {
-    let table = table(&report(0.95), &echo());
+    let table = table(&report(0.95), &echo(), Doc::Results);
     assert!(table.contains("*client-bound* (client 95% busy)"), "{table}");
     assert!(
         table.contains("**wins**"),
@@ -65,7 +65,7 @@ fn a_fixed_rate_cell_too_short_to_judge_says_a_server_fell_behind() {
         }
     }
     let workloads = [super::super::catalogue::by_name(row).unwrap()];
-    let table = table(&WorkloadsReport::over(samples), &workloads);
+    let table = table(&WorkloadsReport::over(samples), &workloads, Doc::Results);
     assert!(
         table.contains("n/a (1 round): a server fell behind the offered rate in 2 of 3 rounds"),
         "{table}"
@@ -74,7 +74,7 @@ fn a_fixed_rate_cell_too_short_to_judge_says_a_server_fell_behind() {
 
 #[test]
 fn a_client_with_cpu_to_spare_leaves_every_cell_to_the_rule() {
-    let table = table(&report(0.85), &echo());
+    let table = table(&report(0.85), &echo(), Doc::Results);
     assert!(!table.contains("client-bound"), "{table}");
     assert!(table.contains("The rule decided 2 of 3 cells"), "{table}");
     assert!(table.contains("**inconclusive**"), "{table}");
@@ -127,7 +127,7 @@ fn the_first_column_names_the_cheapest_tokio_configuration_and_the_row_its_rate(
         ]),
     );
     let workloads = [super::super::catalogue::by_name(row).unwrap()];
-    let table = table(&report, &workloads);
+    let table = table(&report, &workloads, Doc::Results);
     assert!(
         table.contains(
             "| ÷ the cheapest tokio configuration | ÷ tokio_server (codec): the I/O model alone \
@@ -139,8 +139,7 @@ fn the_first_column_names_the_cheapest_tokio_configuration_and_the_row_its_rate(
         table.contains(
             "| keep-alive, small requests at 30,000 req/s (15% of io_uring_server's capacity, \
              22% of tokio_server (hyper, multi-thread)'s, 24% of tokio_server (codec)'s, 30% of \
-             tokio_server (hyper)'s) | server CPU µs per request at a fixed open-loop rate, the \
-             same for every server | 0.89 (0.84-0.95, 2 rounds) **wins** against tokio_server \
+             tokio_server (hyper)'s) | server CPU µs per request, fixed open-loop rate | 0.89 (0.84-0.95, 2 rounds) **wins** against tokio_server \
              (hyper, multi-thread); tokio_server (hyper, multi-thread) not measured every \
              round in this run, the cheapest chosen from the 2 of 4 rounds that measured it |"
         ),
