@@ -4,9 +4,10 @@
 //! per request, what it served and how busy the client was are kept; [`calibrate_plan`]
 //! does so for every offered workload of a plan and sets their rates.
 
-use super::offered::{CALIBRATION, Calibration, FlatOut};
+use super::client_probe::ClientProbe;
+use super::offered::{CALIBRATION, Calibration, FlatOut, VERDICT_PERCENT};
 use super::run::Entry;
-use super::{Shape, Workload, offered};
+use super::{SUBJECT, Shape, Workload, offered};
 use crate::servers::{Contender, Lineup};
 
 /// Runs `workload` (a closed loop or churn) flat out on a fresh server of each of
@@ -41,8 +42,26 @@ pub fn calibrate(
         return Ok(calibration);
     }
     let rate = calibration.rate(offered::VERDICT_PERCENT);
-    let probe = super::client_probe::probe(lineup, workload, rate)?;
+    let probe = probe(lineup, workload, rate)?;
     Ok(calibration.probed(probe))
+}
+
+/// Runs `base` (a saturated workload) at `rate` on a fresh io_uring_server for the
+/// calibration's length and reads how busy the client was ([`super::client_probe`]).
+pub fn probe(lineup: &Lineup, base: &Workload, rate: f64) -> Result<ClientProbe, String> {
+    let offered = Workload {
+        name: base.name,
+        shape: Shape::Offered {
+            of: base.name,
+            percent: VERDICT_PERCENT,
+        },
+    };
+    let server = lineup.start_fresh_serving(SUBJECT, base.tls().is_some())?;
+    let point = super::measure::point(&server, &offered, CALIBRATION, Some(rate), &lineup.pinning)?;
+    Ok(ClientProbe {
+        offered: rate,
+        client_busy: point.client_busy,
+    })
 }
 
 /// The rate of every offered workload in `plan`: each base workload run flat out by the

@@ -2,15 +2,13 @@
 //! spends more per request in the open loop (a timer per send, a schedule per
 //! connection), so a rate half of what it reached flat out can still keep it 90% busy,
 //! and every cell of that row then reads *client-bound*. After the calibration sets a
-//! rate, io_uring_server runs it once ([`probe`]); where the client was busier than
+//! rate, io_uring_server runs it once ([`super::calibrate::probe`]); where the client was busier than
 //! [`CLIENT_BUSY_MAX`], the rate is lowered in proportion ([`ClientProbe::cap`]), and the
 //! row's label and the rates table say so.
 
 use serde::{Deserialize, Serialize};
 
-use super::offered::{CALIBRATION, VERDICT_PERCENT};
-use super::{SUBJECT, Shape, Workload};
-use crate::servers::Lineup;
+use super::SUBJECT;
 
 /// The busiest the client may be at the rate first set: under the 90% that makes a cell
 /// client-bound ([`crate::usage::CLIENT_SATURATED`]), with room for the rounds' spread.
@@ -46,24 +44,6 @@ impl ClientProbe {
             CLIENT_BUSY_MAX * 100.0
         ))
     }
-}
-
-/// Runs `base` (a saturated workload) at `rate` on a fresh io_uring_server for the
-/// calibration's length and reads how busy the client was.
-pub fn probe(lineup: &Lineup, base: &Workload, rate: f64) -> Result<ClientProbe, String> {
-    let offered = Workload {
-        name: base.name,
-        shape: Shape::Offered {
-            of: base.name,
-            percent: VERDICT_PERCENT,
-        },
-    };
-    let server = lineup.start_fresh_serving(SUBJECT, base.tls().is_some())?;
-    let point = super::measure::point(&server, &offered, CALIBRATION, Some(rate), &lineup.pinning)?;
-    Ok(ClientProbe {
-        offered: rate,
-        client_busy: point.client_busy,
-    })
 }
 
 #[cfg(test)]
