@@ -141,7 +141,7 @@ fn markdown_matches_the_golden_file() {
     assert_eq!(rendered, golden);
     assert!(
         rendered.contains("| 64 KiB echo | 13,500 | ")
-            && rendered.contains("capped at 50% of the client's reach")
+            && rendered.contains("capped at 50% of the lowest flat-out requests/s among them")
             && rendered.contains("| 34% |"),
         "the rates table under the verdict"
     );

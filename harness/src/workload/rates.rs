@@ -127,14 +127,11 @@ pub fn offered_rates(report: &WorkloadsReport) -> String {
              configuration with the most capacity at that workload in the calibration (the \
              cheapest one, which the verdict's column names, is known only after the rounds). \
              Where that was more than the client could drive with the two (the lower of their \
-             flat-out requests/s), the rate is {VERDICT_PERCENT}% of that instead; and where the \
-             client was more than {:.0}% busy at that rate with {}, the rate is lowered in \
-             proportion, so the cells measure the servers. Every other \
+             flat-out requests/s), the rate is {VERDICT_PERCENT}% of that instead{}. Every other \
              contender is offered the same rate; one with less capacity may fall behind it, and \
              its cells say so. {}",
             SUBJECT.label,
-            CLIENT_BUSY_MAX * 100.0,
-            SUBJECT.label,
+            probed(report),
             capacity()
         ),
         false => format!(
@@ -166,7 +163,7 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
         "## Offered rates and capacities\n\nA contender's capacity is 10^6 ÷ its server CPU µs \
          per request flat out in the calibration (times its server CPUs where it had more than \
          one). \"How it was set\" names the pair whose capacities set the rate, and the \
-         client's reach where that capped it.\n\n| workload | offered req/s | how it was set \
+         lower flat-out requests/s where that capped it.\n\n| workload | offered req/s | how it was set \
          | server | capacity req/s | offered ÷ capacity | flat out req/s | client busy flat out \
          |\n|---|---|---|---|---|---|---|---|\n",
     );
@@ -209,7 +206,8 @@ fn how_set(calibration: &Calibration, percent: u32) -> String {
         true => {
             let (label, reached) = calibration.reach();
             format!(
-                "{base}; capped at {percent}% of the client's reach ({label}'s {} req/s flat out)",
+                "{base}; capped at {percent}% of the lowest flat-out requests/s among them \
+                 ({label}'s {} req/s)",
                 show_rate(reached)
             )
         }
@@ -226,6 +224,21 @@ fn lowered(calibration: &Calibration) -> String {
         .probe
         .and_then(|p| p.said())
         .map_or(String::new(), |said| format!("; then {said}"))
+}
+
+/// "; and where the client was more than 75% busy at that rate with io_uring_server, the
+/// rate is lowered in proportion": said only of a report whose calibrations probed the
+/// client ([`super::client_probe`]).
+fn probed(report: &WorkloadsReport) -> String {
+    match report.calibrations.iter().any(|c| c.probe.is_some()) {
+        true => format!(
+            "; and where the client was more than {:.0}% busy at that rate with {}, the rate \
+             is lowered in proportion, so the cells measure the servers",
+            CLIENT_BUSY_MAX * 100.0,
+            SUBJECT.label
+        ),
+        false => String::new(),
+    }
 }
 
 /// What a capacity is, in the paragraph under a verdict table.

@@ -108,6 +108,15 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
         !text.contains("compio_server"),
         "the figures are the table's: {text}"
     );
+    assert!(!text.contains("lowered in proportion"), "no probe ran: {text}");
+    report.calibrations[0] =
+        report.calibrations[0]
+            .clone()
+            .probed(crate::workload::client_probe::ClientProbe {
+                offered: 25_000.0,
+                client_busy: 0.5,
+            });
+    assert!(offered_rates(&report).contains("lowered in proportion"));
     let table = rates_table(&report);
     assert!(
         table.contains(

@@ -225,4 +225,4 @@ pub(crate) fn rank(row: &Row) -> usize {
 
 #[cfg(test)]
 #[path = "answer_tests.rs"]
-mod tests;
+pub(crate) mod tests;

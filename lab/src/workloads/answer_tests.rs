@@ -10,7 +10,7 @@ const KEEP_ALIVE: &str = "keep-alive, small requests at 50% load";
 
 /// io_uring_server 8 µs, the codec engine 10, hyper 20, the A/A control 8, every round;
 /// with `runtimes`, monoio 9.5 and compio 12 too.
-fn report(runtimes: bool) -> WorkloadsReport {
+pub(crate) fn report(runtimes: bool) -> WorkloadsReport {
     let mut samples = Vec::new();
     for round in 0..4 {
         let mut figures = vec![

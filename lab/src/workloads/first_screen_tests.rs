@@ -3,34 +3,12 @@
 //! names its measure.
 
 use super::*;
-use crate::workloads::Sample;
-use harness::servers::{AA_CONTROL, COMPIO, MONOIO, TOKIO_CODEC, TOKIO_HYPER};
-
-const KEEP_ALIVE: &str = "keep-alive, small requests at 50% load";
 
 /// io_uring_server 8 µs, the codec engine 10, hyper 20, the A/A control 8, monoio 9.5,
-/// compio 12, every round (the p99 row ties: every figure's p99 is the same).
+/// compio 12, every round (the p99 row ties: every figure's p99 is the same): the
+/// answer block's report.
 fn report() -> WorkloadsReport {
-    let mut samples = Vec::new();
-    for round in 0..4 {
-        for (contender, value) in [
-            (SUBJECT.id, 8.0),
-            (TOKIO_CODEC.id, 10.0),
-            (TOKIO_HYPER.id, 20.0),
-            (AA_CONTROL.id, 8.0),
-            (MONOIO.id, 9.5),
-            (COMPIO.id, 12.0),
-        ] {
-            samples.push(Sample {
-                label: contender.into(),
-                ..Sample::example(KEEP_ALIVE, contender, round, value)
-            });
-        }
-    }
-    let mut report = WorkloadsReport::over(samples);
-    report.machine.git_commit = "abc1234".into();
-    report.machine.date = "2026-01-02 03:04 UTC".into();
-    report
+    crate::workloads::answer::tests::report(true)
 }
 
 #[test]
