@@ -12,9 +12,8 @@ use crate::workloads::answer::{Reading, rank, reading};
 use crate::workloads::answer_table::best;
 use crate::workloads::judged::{self, Row};
 use crate::workloads::runtimes::{BASELINE, READY};
-use crate::workloads::worth::{amount, micros, signed_change, signed_percent};
+use crate::workloads::worth::{amount, change_of, signed_change, signed_percent};
 use crate::workloads::{SUBJECT, Unit, WorkloadsReport};
-use harness::format::group_thousands;
 use harness::judge::{Estimate, Word};
 use harness::output::{replace_between, write};
 use harness::rounds::median;
@@ -71,13 +70,7 @@ pub fn render(report: &WorkloadsReport) -> String {
 /// What io_uring_server saves or costs of `baseline`'s figure on `row`, with the unit:
 /// "3.5 of 14.5 µs of server CPU per request (−24%)".
 fn saving(report: &WorkloadsReport, row: &Row, baseline: &str, ratios: &[f64]) -> Option<String> {
-    let estimate = Estimate::of(ratios)?;
-    let figure = median(&row.figures(report, baseline))?;
-    let change = (figure * (estimate.ratio - 1.0)).abs();
-    let (change, figure) = match row.unit {
-        Unit::BytesPerIdleConnection => (group_thousands(change), group_thousands(figure)),
-        _ => (micros(change), micros(figure)),
-    };
+    let (estimate, change, figure) = change_of(report, row, baseline, ratios)?;
     Some(format!(
         "{change} of {figure} {} ({})",
         unit_phrase(row.unit),

@@ -18,13 +18,11 @@ pub const HANDLERS_US: [f64; 2] = [10.0, 100.0];
 /// A cell the client bound says *client-bound* in place of the rule's word.
 pub fn amount(report: &WorkloadsReport, row: &Row, baseline: &Contender, ratios: &[f64]) -> Option<String> {
     let bound = row.client_bound(report, (SUBJECT.id, baseline.id)).is_some();
-    let estimate = Estimate::of(ratios)?;
-    let figure = median(&row.figures(report, baseline.id))?;
-    let change = figure * (estimate.ratio - 1.0);
-    let sign = if change <= 0.0 { "−" } else { "+" };
-    let (change, figure, unit) = match row.unit {
-        Unit::BytesPerIdleConnection => (group_thousands(change.abs()), group_thousands(figure), "bytes"),
-        _ => (micros(change.abs()), micros(figure), "µs"),
+    let (estimate, change, figure) = change_of(report, row, baseline.id, ratios)?;
+    let sign = if estimate.ratio <= 1.0 { "−" } else { "+" };
+    let unit = match row.unit {
+        Unit::BytesPerIdleConnection => "bytes",
+        _ => "µs",
     };
     Some(format!(
         "{sign}{change} of {figure} {unit} ({}, {})",
@@ -35,6 +33,25 @@ pub fn amount(report: &WorkloadsReport, row: &Row, baseline: &Contender, ratios:
             word(&estimate)
         }
     ))
+}
+
+/// The estimate of `ratios`, what io_uring_server saves or costs of `baseline`'s median
+/// figure on `row` (unsigned) and that figure, both written in the row's unit: `None`
+/// without an estimate or a figure.
+pub(crate) fn change_of(
+    report: &WorkloadsReport,
+    row: &Row,
+    baseline: &str,
+    ratios: &[f64],
+) -> Option<(Estimate, String, String)> {
+    let estimate = Estimate::of(ratios)?;
+    let figure = median(&row.figures(report, baseline))?;
+    let change = (figure * (estimate.ratio - 1.0)).abs();
+    let write = match row.unit {
+        Unit::BytesPerIdleConnection => group_thousands,
+        _ => micros,
+    };
+    Some((estimate, write(change), write(figure)))
 }
 
 /// "−20%", "+5%", "−0.4%", "0%": the ratio's distance from 1.
