@@ -37,12 +37,12 @@ struct Cli {
     #[arg(long, default_value_t = 6)]
     rounds: usize,
     /// Seconds per point (cut into `--slices`).
-    #[arg(long, default_value_t = 1.5)]
+    #[arg(long, default_value_t = 1.25)]
     seconds: f64,
     /// Sequential stopping: after `--rounds`, a workload with a verdict cell still
     /// inconclusive (the A/A control's included) runs more rounds, up to this many in
     /// all. At most `--rounds` turns it off.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 7)]
     max_rounds: usize,
     /// The first rounds, in which the contenders shown only in the details
     /// (nginx, and everyone at the capacities, pipelining and 4 and 16 connections) run
