@@ -1,7 +1,8 @@
 //! `results/profiles.md` and `results/profiles.json` (the "Why the numbers differ" section
 //! of BENCHMARKS.md is [`summary`]'s): per workload, a table of server CPU per request by
 //! category for every contender, a sentence generated from it saying where io_uring_server saves or loses
-//! against tokio codec, and one saying how much any event loop could save (`reach`).
+//! against tokio codec, one saying how much any event loop could save (`reach`), and over
+//! TLS what share of each contender's CPU is crypto.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -98,6 +99,13 @@ pub fn tables(report: &ProfilesReport, prefix: &str, heading: &str) -> String {
         }
         if let Some(reach) = reach::sentence(&workload, &profiles) {
             let _ = writeln!(out, "{reach}\n");
+        }
+        if let Some(crypto) = workload
+            .tls()
+            .then(|| reach::crypto_sentence(&profiles, workload.unit()))
+            .flatten()
+        {
+            let _ = writeln!(out, "{crypto}\n");
         }
     }
     out
