@@ -45,8 +45,8 @@ pub fn render(report: &ProfilesReport) -> String {
          row (pipelining, the large responses) is a closed loop, so each serves what it \
          can and only the per-request figures compare. Under each table the profile's \
          totals stand beside the row's medians from `results/workloads.json`. The file \
-         workloads have no verdict row: {:.0}% of what the slowest contender served flat \
-         out. Where a contender served less \
+         workloads are profiled at a rate of their own, not their verdict row's: {:.0}% of \
+         what the slowest contender served flat out. Where a contender served less \
          than {:.0}% of the offered rate, every contender was profiled again at {:.0}% of it \
          (at most {} times), so that a profile describes a server keeping up, not a backlog; \
          the \"served\" row shows any that still fell behind. A category's figure is its \
