@@ -128,11 +128,12 @@ pub fn cell(ratios: &[f64]) -> String {
     }
 }
 
-/// A cell of a summary table: "0.81 **wins**", the ratio and the word without the interval
-/// and the rounds (the full [`cell`] is in the results file beside it), or why there is none.
+/// A cell of a summary table: "0.81 **wins** by ≥10%", the ratio and the word without the
+/// interval and the rounds (the full [`cell`] is in the results file beside it), or why
+/// there is none.
 pub fn brief_cell(ratios: &[f64]) -> String {
     match Estimate::of(ratios) {
-        Some(estimate) => format!("{:.2} **{}**", estimate.ratio, estimate.word.as_str()),
+        Some(estimate) => format!("{:.2} {}", estimate.ratio, estimate.verdict()),
         None => no_estimate(ratios.len()),
     }
 }

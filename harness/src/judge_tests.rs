@@ -27,7 +27,7 @@ fn a_recorded_twenty_percent_difference_wins_by_at_least_ten() {
     assert_eq!(estimate.verdict(), "**wins** by ≥10%");
     assert_eq!(
         brief_cell(&[0.747, 0.755, 0.823, 0.769, 0.765]),
-        "0.77 **wins**",
+        "0.77 **wins** by ≥10%",
         "a summary's cell: the ratio and the word, no interval"
     );
     assert_eq!(brief_cell(&[0.8]), no_estimate(1));
