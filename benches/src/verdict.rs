@@ -108,15 +108,22 @@ pub fn render(report: &WorkloadsReport) -> String {
     )
 }
 
-/// The verdict in BENCHMARKS.md: the table under a one-line provenance, the method and
-/// the criterion tables left to `results/latest.md`.
+/// The verdict in BENCHMARKS.md: the table in brief under a one-line provenance and one
+/// sentence on how it differs from the full verdict above it, whose section says what a
+/// cell is; the intervals, the method, the offered rates and the criterion tables left to
+/// `results/latest.md`.
 pub fn headline(report: &WorkloadsReport) -> String {
     format!(
-        "{}\n\n{} The full verdict, every workload over more rounds with an A/A control: the \
-         top of this file. {SHORTER}\n\n{}",
-        verdict::short_provenance(report, "cargo bench"),
-        verdict::what_a_cell_is_short(),
-        verdict::table(report, &WORKLOADS, Doc::Benchmarks)
+        "{provenance}\n\nThe key workloads of \
+         [the verdict](#the-verdict-for-which-workload-is-io_uring-worth-it), each cell \
+         {subject} ÷ the baseline as there (lower is better) and the rule's word, its interval \
+         and rounds in [results/latest.md](results/latest.md); over fewer rounds and against \
+         two tokio configurations, the codec engine and hyper on the current-thread scheduler, \
+         which with {subject} set the fixed rates: where a cell differs from the full verdict's, \
+         the full verdict decides.\n\n{table}",
+        provenance = verdict::short_provenance(report, "cargo bench"),
+        subject = SUBJECT.label,
+        table = verdict::brief_table(report, &WORKLOADS)
     )
 }
 

@@ -128,6 +128,16 @@ pub fn cell(ratios: &[f64]) -> String {
     }
 }
 
+/// A cell of a summary table: "0.81 **wins** by ≥10%", the ratio and the word without the
+/// interval and the rounds (the full [`cell`] is in the results file beside it), or why
+/// there is none.
+pub fn brief_cell(ratios: &[f64]) -> String {
+    match Estimate::of(ratios) {
+        Some(estimate) => format!("{:.2} {}", estimate.ratio, estimate.verdict()),
+        None => no_estimate(ratios.len()),
+    }
+}
+
 /// "n/a (1 round)", "n/a (0 rounds)": a cell with too few rounds for an interval.
 pub fn no_estimate(rounds: usize) -> String {
     match rounds {

@@ -25,6 +25,12 @@ fn a_recorded_twenty_percent_difference_wins_by_at_least_ten() {
     assert_eq!((estimate.word, estimate.beyond_floor), (Word::Wins, true));
     assert_eq!(estimate.to_string(), "0.77 (0.74-0.81, 5 rounds)");
     assert_eq!(estimate.verdict(), "**wins** by ≥10%");
+    assert_eq!(
+        brief_cell(&[0.747, 0.755, 0.823, 0.769, 0.765]),
+        "0.77 **wins** by ≥10%",
+        "a summary's cell: the ratio and the word, no interval"
+    );
+    assert_eq!(brief_cell(&[0.8]), no_estimate(1));
     // The old min/max rule called the same run's 16 KiB responses inconclusive for one
     // round at 0.986; the interval still straddles 1.
     assert_eq!(

@@ -18,14 +18,14 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::os::fd::AsRawFd;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::Instant;
 
 use crate::errors::{ErrorKind, Failure};
 
 /// Who closes each connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Churn {
     /// The request says `Connection: close`; the client reads to EOF, then closes.

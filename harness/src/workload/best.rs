@@ -62,6 +62,9 @@ pub struct Best {
     /// them measured every candidate: the rounds the choice was made from.
     pub rounds: usize,
     pub chosen_from: usize,
+    /// Every candidate fell behind the offered rate in one round or more, so the choice was
+    /// made from the rounds in which all of them kept up.
+    pub all_fell_behind: bool,
 }
 
 impl Best {
@@ -69,6 +72,13 @@ impl Best {
     /// cheapest chosen from the 2 of 8 rounds that measured it": what the choice could not
     /// see; empty where every candidate ran every round.
     pub fn caveat(&self) -> String {
+        if self.all_fell_behind {
+            return format!(
+                "; every candidate fell behind the offered rate in some round, the cheapest \
+                 chosen from the {} of {} rounds in which all of them kept up",
+                self.chosen_from, self.rounds
+            );
+        }
         if self.partial.is_empty() {
             return String::new();
         }
@@ -91,7 +101,10 @@ pub type Series = (Contender, Vec<Option<f64>>, Vec<bool>);
 /// whether each ran in each round, over `row` (the rounds of the row): the lowest median
 /// over the rounds in which every candidate measured at all ran and one at least kept up
 /// (the highest where `higher_is_better`); a candidate without a figure in one of those
-/// rounds (it fell behind the offered rate where another kept up) is not chosen.
+/// rounds (it fell behind the offered rate where another kept up) is not chosen. Where
+/// that rules out every candidate (each fell behind once, in different rounds: the
+/// machine's hiccups, not one server's cost), the choice is made from the rounds in which
+/// every one kept up, and [`Best::caveat`] says so.
 pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> Best {
     let ran_in = |ran: &[bool], round: usize| ran.get(round).copied().unwrap_or(false);
     let present: Vec<_> = candidates
@@ -113,26 +126,36 @@ pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> B
         .filter(|&r| present.iter().all(|(_, _, ran)| ran_in(ran, r)))
         .filter(|&r| present.iter().any(|(_, figures, _)| figure_in(figures, r)))
         .collect();
-    let scored = present.iter().filter_map(|(c, figures, _)| {
-        let values: Option<Vec<f64>> = shared
-            .iter()
-            .map(|&r| figures.get(r).copied().flatten())
-            .collect();
-        Some((*c, median(&values?)?))
-    });
-    // On a tie, the first in the candidates' order.
-    let better = |a: f64, b: f64| if higher_is_better { a > b } else { a < b };
-    let best = scored.fold(None, |best: Option<(Contender, f64)>, next| match best {
-        Some(kept) if !better(next.1, kept.1) => Some(kept),
-        _ => Some(next),
-    });
+    let cheapest = |rounds: &[usize]| {
+        let scored = present.iter().filter_map(|(c, figures, _)| {
+            let values: Option<Vec<f64>> = rounds.iter().map(|&r| figures.get(r).copied().flatten()).collect();
+            Some((*c, median(&values?)?))
+        });
+        // On a tie, the first in the candidates' order.
+        let better = |a: f64, b: f64| if higher_is_better { a > b } else { a < b };
+        scored
+            .fold(None, |best: Option<(Contender, f64)>, next| match best {
+                Some(kept) if !better(next.1, kept.1) => Some(kept),
+                _ => Some(next),
+            })
+            .map(|(c, _)| c)
+    };
+    let mut from = shared.clone();
+    let mut contender = cheapest(&from);
+    let mut all_fell_behind = false;
+    if contender.is_none() {
+        from.retain(|&r| present.iter().all(|(_, figures, _)| figure_in(figures, r)));
+        contender = cheapest(&from);
+        all_fell_behind = contender.is_some();
+    }
     Best {
-        contender: best.map(|(c, _)| c),
+        contender,
         ratios: Vec::new(),
         measured: present.len(),
         partial,
         rounds: row.len(),
-        chosen_from: shared.len(),
+        chosen_from: from.len(),
+        all_fell_behind,
     }
 }
 

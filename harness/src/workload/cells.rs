@@ -43,7 +43,9 @@ pub fn fell_behind(report: &WorkloadsReport, workload: &str, (a, b): (&str, &str
 }
 
 /// How many cells and A/A cells a table holds, how many the rule decided, and how many
-/// were client-bound (left out of both).
+/// were client-bound (left out of both): the contenders' own cells in `client_bound`, the
+/// A/A control's apart in `aa_client_bound`, so the count says what the table left out
+/// of its verdict.
 #[derive(Default)]
 pub struct Tally {
     pub cells: usize,
@@ -51,6 +53,10 @@ pub struct Tally {
     pub aa_cells: usize,
     pub aa_ties: usize,
     pub client_bound: usize,
+    pub aa_client_bound: usize,
+    /// Cells in brief: the ratio and the word, without the interval and the rounds
+    /// ([`judge::brief_cell`]).
+    pub brief: bool,
 }
 
 impl Tally {
@@ -59,15 +65,32 @@ impl Tally {
     pub fn cell(&mut self, ratios: &[f64], bound: Option<f64>, behind: Option<String>) -> String {
         if let Some(busy) = bound {
             self.client_bound += 1;
-            return client_bound::cell(ratios, busy);
+            return self.bound_cell(ratios, busy);
         }
         self.cells += 1;
         if matches!(Word::judge(ratios), Word::Wins | Word::Loses | Word::Ties) {
             self.decided += 1;
         }
+        let cell = self.rule_cell(ratios);
         match behind {
-            Some(note) if Estimate::of(ratios).is_none() => format!("{}: {note}", judge::cell(ratios)),
-            _ => judge::cell(ratios),
+            Some(note) if Estimate::of(ratios).is_none() => format!("{cell}: {note}"),
+            _ => cell,
+        }
+    }
+
+    /// A cell as the rule reads it, in full or in [`Self::brief`].
+    fn rule_cell(&self, ratios: &[f64]) -> String {
+        match self.brief {
+            true => judge::brief_cell(ratios),
+            false => judge::cell(ratios),
+        }
+    }
+
+    /// A client-bound cell, in full or in [`Self::brief`].
+    fn bound_cell(&self, ratios: &[f64], busy: f64) -> String {
+        match self.brief {
+            true => client_bound::brief_cell(ratios),
+            false => client_bound::cell(ratios, busy),
         }
     }
 
@@ -95,13 +118,13 @@ impl Tally {
             return "not measured".into();
         }
         if let Some(busy) = bound {
-            self.client_bound += 1;
-            return client_bound::cell(ratios, busy);
+            self.aa_client_bound += 1;
+            return self.bound_cell(ratios, busy);
         }
         self.aa_cells += 1;
         if Word::judge(ratios) == Word::Ties {
             self.aa_ties += 1;
         }
-        judge::cell(ratios)
+        self.rule_cell(ratios)
     }
 }

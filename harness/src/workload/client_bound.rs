@@ -42,6 +42,15 @@ pub fn cell(ratios: &[f64], busy: f64) -> String {
     }
 }
 
+/// A client-bound cell of a summary table ([`judge::brief_cell`]): the ratio and
+/// *client-bound*, without the interval and the client's busy share.
+pub fn brief_cell(ratios: &[f64]) -> String {
+    match judge::Estimate::of(ratios) {
+        Some(estimate) => format!("{:.2} *client-bound*", estimate.ratio),
+        None => format!("{} *client-bound*", judge::no_estimate(ratios.len())),
+    }
+}
+
 /// What a client-bound cell means, for the line under a table: in full in a results
 /// file, in BENCHMARKS.md a link to its glossary, where it is defined once.
 pub fn explain_in(doc: crate::output::Doc) -> String {
@@ -123,5 +132,6 @@ mod tests {
         assert!(!bound.contains("**"), "no word of the rule: {bound}");
         let one_round = cell(&[1.0], 0.9);
         assert_eq!(one_round, "n/a (1 round) *client-bound* (client 90% busy)");
+        assert_eq!(brief_cell(&[1.0, 1.02, 0.99]), "1.00 *client-bound*");
     }
 }

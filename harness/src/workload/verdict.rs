@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 
 use super::best::{Best, HOW_CHOSEN, TOKIO_CONFIGURATIONS};
 use super::cells::{Tally, fell_behind};
+use super::offered::{KEEP_UP, VERDICT_PERCENT};
 use super::samples::WorkloadsReport;
 use super::{BASELINES, SUBJECT, Unit, Workload, client_bound, scope};
 use crate::judge;
@@ -97,6 +98,16 @@ pub fn compared(best: &Best) -> Vec<&'static str> {
 /// The table over those of `workloads` that `report` measured, in their order, and the
 /// line under it.
 pub fn table(report: &WorkloadsReport, workloads: &[Workload], doc: Doc) -> String {
+    table_in(report, workloads, doc, false)
+}
+
+/// [`table`] for BENCHMARKS.md with each cell in brief, its ratio and word: a summary of a
+/// run whose results file has the full table.
+pub fn brief_table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
+    table_in(report, workloads, Doc::Benchmarks, true)
+}
+
+fn table_in(report: &WorkloadsReport, workloads: &[Workload], doc: Doc, brief: bool) -> String {
     let control = report.samples.iter().any(|s| s.contender == AA_CONTROL.id);
     let header = headers();
     let (aa_head, aa_rule) = if control {
@@ -109,7 +120,10 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload], doc: Doc) -> Stri
         header.join(" | "),
         "---|".repeat(header.len())
     );
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        brief,
+        ..Tally::default()
+    };
     let measured = report.workloads();
     for workload in workloads.iter().filter(|w| measured.iter().any(|m| m == w.name)) {
         for (unit, (baselines, aa)) in report.verdict_rows(workload) {
@@ -181,25 +195,51 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload], doc: Doc) -> Stri
     }
     out.push('.');
     if tally.client_bound > 0 {
-        let _ = write!(
-            out,
-            " Left out: {} client-bound cells. {}",
-            tally.client_bound,
-            client_bound::explain_in(doc)
-        );
+        let _ = write!(out, " Left out: {} client-bound cells.", tally.client_bound);
     }
+    if tally.client_bound + tally.aa_client_bound > 0 {
+        let _ = write!(out, " {}", client_bound::explain_in(doc));
+    }
+    let how_chosen = match doc {
+        Doc::Results => HOW_CHOSEN,
+        Doc::Benchmarks => "as the [glossary](#glossary) defines the cheapest tokio configuration",
+    };
     let _ = write!(
         out,
-        " How the first column is chosen: {HOW_CHOSEN}{}.",
+        " How the first column is chosen: {how_chosen}{}.",
         absent(report)
     );
+    // In BENCHMARKS.md the answer above the verdict says which measures are not rows.
+    if report.judged.is_some() && doc == Doc::Results {
+        let _ = write!(out, " {}", scope::left_out());
+    }
     if report.judged.is_some() {
-        let _ = write!(out, " {}{}", scope::left_out(), not_measured_sentence(report));
+        out.push_str(&not_measured_sentence(report));
     }
     out.push('\n');
     out.push_str(&idle_control(report));
-    out.push_str(&offered_rates(report));
+    out.push_str(&offered_rates_in(report, doc));
     out
+}
+
+/// The paragraph on how the fixed rates were set: in full in a results file
+/// ([`offered_rates`]); in BENCHMARKS.md the share in one sentence and a link to the
+/// method, where the rule is stated once.
+fn offered_rates_in(report: &WorkloadsReport, doc: Doc) -> String {
+    if doc == Doc::Results || report.calibrations.is_empty() {
+        return offered_rates(report);
+    }
+    let of = match report.calibrations.iter().any(|c| c.by_pair()) {
+        true => format!("the smaller capacity of {} and its tokio baseline", SUBJECT.label),
+        false => "the smallest capacity among the contenders".to_string(),
+    };
+    format!(
+        "\nEach fixed-rate row offered every server the same open-loop rate, {VERDICT_PERCENT}% \
+         of {of}, and a round a server served less than {:.0}% of it in counts for nothing \
+         ([Method](#method)); every contender's capacity and flat-out figures are in the \
+         results file's table *Offered rates and capacities*.\n",
+        KEEP_UP * 100.0
+    )
 }
 
 /// The verdict rows `report` lacks: workloads the verdict judges now that its run did not

@@ -153,6 +153,41 @@ fn the_first_column_names_the_cheapest_tokio_configuration_and_the_row_its_rate(
         table.contains("(not in this run: tokio_server (codec, sendfile))"),
         "{table}"
     );
+    assert!(
+        table.contains("a backlog is not a cost"),
+        "the rates' rule in full: {table}"
+    );
+    let short = super::table(&report, &workloads, Doc::Benchmarks);
+    assert!(
+        short.contains("How the first column is chosen: as the [glossary](#glossary) defines")
+            && !short.contains("whichever of"),
+        "BENCHMARKS.md links the definition: {short}"
+    );
+    assert!(
+        short.contains(
+            "50% of the smaller capacity of io_uring_server and its tokio baseline, and a round \
+             a server served less than 99% of it in counts for nothing ([Method](#method))"
+        ),
+        "and links the rates' rule: {short}"
+    );
+    assert!(!short.contains("a backlog is not a cost"), "{short}");
+}
+
+#[test]
+fn a_client_bound_control_is_not_counted_among_the_contenders_cells() {
+    let mut samples = report(0.5).samples;
+    for round in 0..3 {
+        let mut sample = Sample::example(ECHO, AA_CONTROL.id, round, 8.0);
+        sample.client_busy = Some(if round == 1 { 0.95 } else { 0.5 });
+        samples.push(sample);
+    }
+    let table = table(&WorkloadsReport::over(samples), &echo(), Doc::Results);
+    assert!(table.contains("*client-bound* (client 95% busy)"), "{table}");
+    assert!(
+        !table.contains("Left out:"),
+        "the tally counts the contenders' own cells: {table}"
+    );
+    assert!(table.contains("reads *client-bound*"), "explained: {table}");
 }
 
 #[test]

@@ -40,6 +40,10 @@ struct Cli {
     /// "connections/s").
     #[arg(long)]
     only: Option<String>,
+    /// Measure nothing: render every view again from the committed results/churn.json
+    /// (after a change to how it reads, not to what was measured).
+    #[arg(long)]
+    render: bool,
     #[command(flatten)]
     placement: Placement,
 }
@@ -49,6 +53,14 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if cli.render {
+        let workspace = harness::servers::workspace_root();
+        let path = workspace.join("results/churn.json");
+        let report: ChurnReport = harness::output::read_json(&path)?;
+        lab::churn::report::write_all(&workspace, &report)?;
+        println!("churn rendered again from {}", path.display());
+        return Ok(());
+    }
     let plan: Vec<ChurnPoint> = plan()
         .into_iter()
         .filter(|p| {

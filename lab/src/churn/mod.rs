@@ -10,7 +10,7 @@
 use std::net::IpAddr;
 
 use loadgen::churn::Churn;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use harness::format::group_thousands;
 use harness::machine::Machine;
@@ -40,7 +40,7 @@ pub const OPEN_LOOP_CLIENTS: usize = 128;
 pub const RATE_HELD: f64 = 0.95;
 
 /// How a point starts its connections.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Drive {
     /// `clients` at once, each opening its next connection when the last one is done.
@@ -51,7 +51,7 @@ pub enum Drive {
 }
 
 /// One point of the study: who closes, and how connections are started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChurnPoint {
     pub closes: Churn,
     pub drive: Drive,
@@ -110,7 +110,7 @@ pub const BASELINES: [Contender; 3] = [TOKIO_CODEC, TOKIO_HYPER, AA_CONTROL];
 
 /// One contender's figures at one point in one round. Every connection counted was
 /// answered in full and checked: a failed one fails the study.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Sample {
     #[serde(flatten)]
     pub point: ChurnPoint,
@@ -133,7 +133,7 @@ pub struct Sample {
     pub bottleneck: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ChurnReport {
     pub machine: Machine,
     pub pinning: String,

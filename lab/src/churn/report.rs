@@ -66,7 +66,8 @@ pub fn summary(report: &ChurnReport, doc: Doc) -> String {
         let _ = writeln!(
             out,
             "{}\n\nEach cell is {}'s server CPU per connection ÷ the baseline's, lower is \
-             better, per round. Details: [{prefix}churn.md]({prefix}churn.md).\n",
+             better: the geometric mean of the per-round ratios and the rule's word. Intervals, \
+             rounds and details: [{prefix}churn.md]({prefix}churn.md).\n",
             rounds::short_provenance(
                 "scripts/churn.sh",
                 &report.machine,
@@ -74,7 +75,7 @@ pub fn summary(report: &ChurnReport, doc: Doc) -> String {
             ),
             SUBJECT.label,
         );
-        return out + &ratio_table(report);
+        return out + &ratio_table(report, true);
     }
     let provenance = rounds::provenance(
         "scripts/churn.sh",
@@ -106,11 +107,12 @@ pub fn summary(report: &ChurnReport, doc: Doc) -> String {
         SUBJECT.label,
         judge::METHOD,
     );
-    out + &ratio_table(report)
+    out + &ratio_table(report, false)
 }
 
-/// io_uring_server ÷ each baseline at every point, and how often the A/A control tied.
-fn ratio_table(report: &ChurnReport) -> String {
+/// io_uring_server ÷ each baseline at every point, and how often the A/A control tied;
+/// in `brief`, each cell its ratio and word ([`judge::brief_cell`]).
+fn ratio_table(report: &ChurnReport, brief: bool) -> String {
     let mut out = String::new();
     let header: Vec<String> = BASELINES.iter().map(|b| format!("÷ {}", b.label)).collect();
     let _ = writeln!(out, "| pattern | load | {} |", header.join(" | "));
@@ -120,6 +122,7 @@ fn ratio_table(report: &ChurnReport) -> String {
             .iter()
             .map(|b| match verdict_claim(&point) {
                 Some(claim) if b.id != AA_CONTROL.id => claim,
+                _ if brief => judge::brief_cell(&report.ratios(&point, b.id)),
                 _ => judge::cell(&report.ratios(&point, b.id)),
             })
             .collect();

@@ -92,6 +92,12 @@ fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
     assert!(short.contains("[results/churn.md](results/churn.md)"), "{short}");
     let rows = |t: &str| t.lines().filter(|l| l.starts_with("| ")).count();
     assert_eq!(rows(&short), rows(&text), "the same ratio table: {short}");
+    assert!(
+        short.contains(
+            "| server closes | closed, 8 clients | 0.80 **wins** | 1.00 **ties** | 1.00 **ties** |"
+        ),
+        "in brief, the intervals in results/churn.md: {short}"
+    );
     assert!(!text.contains("nginx"), "an anchor is in no ratio: {text}");
     assert!(
         text.contains("read *ties* in 2 of 2 cells and *wins* or *loses* in 0"),

@@ -81,11 +81,11 @@ pub fn write_rendered(workspace: &Path, report: &FilesReport) -> Result<(), Stri
     rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(report, &markdown))
 }
 
-/// BENCHMARKS.md's part of the report: a one-line provenance, the least CPU and the
-/// targets (not the method, the verdict cells, tokio's io_uring fs path, the distance to
-/// nginx nor the details: `results/files.md` has them).
+/// BENCHMARKS.md's part of the report: a one-line provenance and the least CPU (not the
+/// method, the targets, the verdict cells, tokio's io_uring fs path, the distance to nginx
+/// nor the details: `results/files.md` has them).
 pub fn summary(report: &FilesReport, markdown: &str) -> String {
-    let kept = ["Which server", "Targets"];
+    let kept = ["Which server"];
     let parts: Vec<&str> = markdown
         .split("\n## ")
         .filter(|part| kept.iter().any(|k| part.starts_with(k)))
@@ -96,9 +96,11 @@ pub fn summary(report: &FilesReport, markdown: &str) -> String {
         (report.rounds, report.seconds_per_point),
     );
     format!(
-        "{provenance}\n\n### {}\nEverything else, with the verdict cells, tokio's io_uring fs \
-         path and the distance to nginx: [results/files.md](results/files.md).\n",
-        parts.join("\n### ")
+        "{provenance}\n\n### {}\nEverything else, with the targets for {}, the verdict cells, \
+         tokio's io_uring fs path and the distance to nginx: \
+         [results/files.md](results/files.md).\n",
+        parts.join("\n### "),
+        SUBJECT.label
     )
 }
 

@@ -187,10 +187,9 @@ fn benchmarks_gets_the_answers_not_the_details() {
         "{first}"
     );
     assert!(!part.contains("Williams") && text.contains("Williams"), "{part}");
-    for heading in ["### Which server", "### Targets"] {
-        assert!(part.contains(heading), "{heading}: {part}");
-    }
+    assert!(part.contains("### Which server"), "{part}");
     for heading in [
+        "Targets for",
         "How far",
         "How close",
         "against tokio's engines and its own read path",

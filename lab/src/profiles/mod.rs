@@ -43,7 +43,7 @@ pub enum Shape {
     Row { explains: &'static str },
     /// `GET /files/{name}`, a random file of the corpus set labelled `set`, its pages
     /// cached (the file study's hot case), open loop at [`RATE_SHARE`] of the slowest
-    /// contender's peak: no verdict row.
+    /// contender's peak, a rate of its own rather than a verdict row's.
     File { set: &'static str, connections: usize },
 }
 
@@ -151,7 +151,7 @@ pub const WORKLOADS: [Workload; 10] = [
     },
 ];
 
-/// A file workload's offered rate (they have no verdict row), as a share of the slowest
+/// A file workload's offered rate (a rate of its own, not a verdict row's), as a share of the slowest
 /// contender's closed-loop peak; a verdict row's profile takes that row's rate instead.
 pub const RATE_SHARE: f64 = 0.65;
 

@@ -96,7 +96,7 @@ pub fn crypto_sentence(profiles: &[&Profile], unit: &str) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "crypto's share of the server's CPU (the frames of rustls, aws-lc and the TLS \
+        "Crypto's share of the server's CPU (the frames of rustls, aws-lc and the TLS \
          adapters themselves; the copies and allocations they ask for count under copies \
          and allocation): {}.",
         parts.join(", ")

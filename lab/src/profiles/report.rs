@@ -1,7 +1,8 @@
 //! `results/profiles.md` and `results/profiles.json` (the "Why the numbers differ" section
 //! of BENCHMARKS.md is [`summary`]'s): per workload, a table of server CPU per request by
 //! category for every contender, a sentence generated from it saying where io_uring_server saves or loses
-//! against tokio codec, and one saying how much any event loop could save (`reach`).
+//! against tokio codec, one saying how much any event loop could save (`reach`), and over
+//! TLS what share of each contender's CPU is crypto.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -44,8 +45,8 @@ pub fn render(report: &ProfilesReport) -> String {
          row (pipelining, the large responses) is a closed loop, so each serves what it \
          can and only the per-request figures compare. Under each table the profile's \
          totals stand beside the row's medians from `results/workloads.json`. The file \
-         workloads have no verdict row: {:.0}% of what the slowest contender served flat \
-         out. Where a contender served less \
+         workloads are profiled at a rate of their own, not their verdict row's: {:.0}% of \
+         what the slowest contender served flat out. Where a contender served less \
          than {:.0}% of the offered rate, every contender was profiled again at {:.0}% of it \
          (at most {} times), so that a profile describes a server keeping up, not a backlog; \
          the \"served\" row shows any that still fell behind. A category's figure is its \
@@ -98,6 +99,13 @@ pub fn tables(report: &ProfilesReport, prefix: &str, heading: &str) -> String {
         }
         if let Some(reach) = reach::sentence(&workload, &profiles) {
             let _ = writeln!(out, "{reach}\n");
+        }
+        if let Some(crypto) = workload
+            .tls()
+            .then(|| reach::crypto_sentence(&profiles, workload.unit()))
+            .flatten()
+        {
+            let _ = writeln!(out, "{crypto}\n");
         }
     }
     out

@@ -65,6 +65,10 @@ fn the_table_has_a_row_per_category_a_total_and_links() {
         "{text}"
     );
     assert!(text.contains("[svg](results/profiles/keepalive_x.svg)"), "{text}");
+    assert!(
+        text.contains("io_uring_server spends 2.00 µs less"),
+        "the sentence under the table, BENCHMARKS.md's no more: {text}"
+    );
     // The test profiles' timer delivered 90% of its periods: perf's count ÷ 0.9.
     let restored = text
         .lines()

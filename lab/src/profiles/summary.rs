@@ -1,17 +1,15 @@
 //! The PROFILES section of BENCHMARKS.md: one table of every contender's server CPU per
-//! request (or connection) at every workload profiled, and under it, per workload, where
-//! io_uring_server saves or loses against tokio codec ([`difference::sentence`]) and what
-//! the verdict's rounds say at that load ([`against_verdict::verdict_cell`]), all under a
-//! one-line provenance. The tables by category, the checks on perf's count and the flame
-//! graphs stay in `results/profiles.md`.
+//! request (or connection) at every workload profiled, under a one-line provenance. Where
+//! io_uring_server saves or loses against tokio codec, what the verdict's rounds say at
+//! that load, crypto's share over TLS, the tables by category, the checks on perf's count
+//! and the flame graphs stay in `results/profiles.md` ([`super::report`]).
 
 use std::fmt::Write as _;
 
-use crate::profiles::{Profile, ProfilesReport, WORKLOADS, reach};
-use crate::profiles::{against_verdict, difference};
+use crate::profiles::{Profile, ProfilesReport, WORKLOADS};
 use harness::rounds::{first_seen, short_line};
 
-/// The section: provenance, the summary table, the sentences and the link to the rest.
+/// The section: provenance, the summary table and the link to the rest.
 pub fn section(report: &ProfilesReport) -> String {
     let mut out = short_line(
         "scripts/profiles.sh",
@@ -36,7 +34,6 @@ pub fn section(report: &ProfilesReport) -> String {
         labels.join(" | "),
         "---|".repeat(labels.len())
     );
-    let mut sentences = Vec::new();
     for workload in WORKLOADS {
         let profiles: Vec<&Profile> = report.of(workload.name).collect();
         if profiles.is_empty() {
@@ -55,25 +52,13 @@ pub fn section(report: &ProfilesReport) -> String {
             })
             .collect();
         let _ = writeln!(out, "| {} | {} |", workload.label(), cells.join(" | "));
-        if let Some(sentence) = difference::sentence(&workload, &profiles) {
-            let verdict = against_verdict::verdict_cell(&workload, report.verdict.as_ref())
-                .map(|cell| format!(" The verdict's rounds at this load: {cell}."))
-                .unwrap_or_default();
-            sentences.push(format!("- {}: {sentence}{verdict}", workload.label()));
-        }
-        if let Some(sentence) = workload
-            .tls()
-            .then(|| reach::crypto_sentence(&profiles, workload.unit()))
-            .flatten()
-        {
-            sentences.push(format!("- {}: {sentence}", workload.label()));
-        }
     }
     let _ = writeln!(
         out,
-        "\n{}\n\nPer workload, the CPU by category, how far the event loop reaches and the \
-         flame graphs: [results/profiles.md](results/profiles.md).",
-        sentences.join("\n")
+        "\nPer workload, where io_uring_server saves or loses against tokio codec and what the \
+         verdict's rounds say at that load, the CPU by category, crypto's share over TLS, how \
+         far the event loop reaches and the flame graphs: \
+         [results/profiles.md](results/profiles.md)."
     );
     out
 }
@@ -84,7 +69,7 @@ mod tests {
     use crate::profiles::test_profiles::pair;
 
     #[test]
-    fn one_row_per_workload_profiled_and_no_table_by_category() {
+    fn one_row_per_workload_profiled_and_no_table_by_category_or_sentence() {
         let (codec, uring) = pair();
         let mut machine = harness::machine::Machine::detect();
         machine.git_commit = "abc1234".into();
@@ -111,11 +96,8 @@ mod tests {
         assert!(text.contains(&row), "{text}");
         assert_eq!(text.matches("\n| ").count(), 2, "header and one row: {text}");
         assert!(
-            text.contains(&format!(
-                "- {}: io_uring_server spends 2.00 µs less",
-                WORKLOADS[0].name
-            )),
-            "{text}"
+            !text.contains("io_uring_server spends") && !text.contains("\n- "),
+            "the sentences per workload are results/profiles.md's: {text}"
         );
         assert!(
             text.contains("[results/profiles.md](results/profiles.md)"),

@@ -65,13 +65,11 @@ pub fn render(report: &WorkloadsReport) -> String {
     out.push_str(
         "\n![verdict](results/verdict.svg)\n\nEach cell: what io_uring_server saves (−) or costs \
          (+) of that tokio configuration's figure, in the row's unit and in %, with the word of \
-         [the rule](BENCHMARKS.md#method) (*wins*, *ties*, *loses*, *inconclusive*). The codec \
-         engine runs the same HTTP code as io_uring_server, so against it what differs is the \
-         I/O model; where io_uring_server wins there, the next column splits the saving between \
-         a technique a tokio server can use too and the I/O model. The CPU rows ran at a fixed \
-         open-loop rate, the same for every server; the verdict names each row's rate and its \
-         share of each server's capacity. A *client-bound* cell is not judged. Every cell with \
-         its interval and rounds: \
+         [the rule](BENCHMARKS.md#method). The codec engine runs the same HTTP code as \
+         io_uring_server, so against it what differs is the I/O model; where io_uring_server \
+         wins there, the next column splits the saving between a technique a tokio server can \
+         use too and the I/O model. A *client-bound* cell is not judged. Every cell with its \
+         interval, rounds and rate: \
          [the verdict](BENCHMARKS.md#the-verdict-for-which-workload-is-io_uring-worth-it); the \
          terms: [glossary](BENCHMARKS.md#glossary).\n",
     );

@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 
 use crate::workloads::{Shape, WORKLOADS, Workload, WorkloadsReport};
-use harness::judge;
+use harness::judge::{self, Word};
 use harness::output::Doc;
 use harness::servers::{AA_CONTROL, Contender, IO_URING, io_uring_with};
 
@@ -138,11 +138,16 @@ pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
 
 const AA_MECHANISM: &str = "nothing: the A/A control, whose word says how far to trust the others";
 
+/// The table's head but the column of what each feature changes (`results/features.md`'s).
+const HEAD: &str = "| workload | measure | io_uring_server | ÷ default flags |";
+
 pub const BEGIN: &str = "<!-- BEGIN FEATURES: scripts/workloads.sh rewrites this section -->";
 pub const END: &str = "<!-- END FEATURES -->";
 
 /// The table: per workload and feature row, the row ÷ the default, round by round; for
-/// BENCHMARKS.md under a one-line provenance, for `results/features.md` with the method.
+/// `results/features.md` every row with the method and what each feature changes, for
+/// BENCHMARKS.md under a one-line provenance the rows that do not tie, the others named
+/// in a sentence, the A/A control counted, and a link to the rest.
 pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
     let (provenance, method) = match doc {
         Doc::Benchmarks => (
@@ -154,17 +159,18 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
             format!("the verdict's rule: {}", judge::METHOD),
         ),
     };
+    let brief = doc == Doc::Benchmarks;
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{provenance}\n\nEach cell is the feature row's figure ÷ io_uring_server with default \
          flags (lower is better), judged by {method}\n",
     );
-    let _ = writeln!(
-        out,
-        "| workload | measure | io_uring_server | ÷ default flags | what it changes |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---|");
+    let _ = match brief {
+        true => writeln!(out, "{HEAD}\n|---|---|---|---|"),
+        false => writeln!(out, "{HEAD} what it changes |\n|---|---|---|---|---|"),
+    };
+    let (mut ties, mut controls) = (Vec::new(), Vec::new());
     let measured = report.workloads();
     for (workload, contenders) in lineup() {
         let default = report.values(workload.name, IO_URING.id);
@@ -177,72 +183,53 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
                 (true, true) => "not measured in this run".to_string(),
                 (true, false) => continue,
             };
-            let mechanism = VARIANTS
-                .iter()
-                .find(|v| v.contender == *contender)
-                .map_or(AA_MECHANISM, |v| v.mechanism);
+            let label = report.rate_label(&workload);
+            if brief && *contender == AA_CONTROL {
+                controls.push(ratios);
+                continue;
+            }
+            if brief && Word::judge(&ratios) == Word::Ties {
+                ties.push(format!("{} at *{label}*", contender.label));
+                continue;
+            }
+            let mechanism = match brief {
+                true => String::new(),
+                false => format!(
+                    " {} |",
+                    VARIANTS
+                        .iter()
+                        .find(|v| v.contender == *contender)
+                        .map_or(AA_MECHANISM, |v| v.mechanism)
+                ),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {cell} | {mechanism} |",
-                report.rate_label(&workload),
+                "| {label} | {} | {} | {cell} |{mechanism}",
                 workload.measure(),
                 contender.label,
             );
         }
     }
+    if brief {
+        if !ties.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nRows that read *ties* ({}): {}.",
+                ties.len(),
+                ties.join(", ")
+            );
+        }
+        if controls.iter().any(|c| !c.is_empty()) {
+            let _ = writeln!(out, "\n{}", judge::control_tally(&controls));
+        }
+        let _ = writeln!(
+            out,
+            "\nEvery row, with what each feature changes: [results/features.md](results/features.md)."
+        );
+    }
     out
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_feature_row_has_a_workload_and_the_default_leads() {
-        let lineup = lineup();
-        for variant in VARIANTS {
-            assert!(
-                lineup
-                    .iter()
-                    .any(|(w, c)| w.name.starts_with(variant.at) && c.contains(&variant.contender)),
-                "{} has no workload",
-                variant.contender.label
-            );
-        }
-        assert!(
-            lineup
-                .iter()
-                .all(|(_, c)| c[0] == IO_URING && c.last() == Some(&AA_CONTROL) && c.len() > 2)
-        );
-        assert!(
-            lineup.iter().all(|(w, _)| w.tls().is_none()),
-            "no feature row is meant for a TLS load"
-        );
-        let distinct = harness::rounds::first_seen(VARIANTS.iter().map(|v| v.contender));
-        assert_eq!(
-            distinct.len(),
-            11,
-            "zero-copy send is one contender at two workloads, each enter variant at two"
-        );
-    }
-
-    #[test]
-    fn benchmarks_gets_a_one_line_provenance_and_results_the_method() {
-        let report = WorkloadsReport::over(Vec::new());
-        let short = render(&report, Doc::Benchmarks);
-        assert!(
-            short.starts_with("Generated by `scripts/workloads.sh` on "),
-            "{short}"
-        );
-        assert!(short.contains("; method: [Method](#method).\n"), "{short}");
-        assert!(
-            !short.contains(judge::METHOD) && !short.contains("Williams"),
-            "{short}"
-        );
-        let full = render(&report, Doc::Results);
-        assert!(
-            full.contains(judge::METHOD) && full.contains("Williams"),
-            "{full}"
-        );
-    }
-}
+#[path = "features_tests.rs"]
+mod tests;

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::workloads::{
-    SUBJECT, Shape, Unit, WORKLOADS, WorkloadsReport, anchors_cannot, answer, bound_by, features, forest,
-    offered, plot, runtimes, tail, yours,
+    SUBJECT, Sample, Shape, Unit, WORKLOADS, WorkloadsReport, anchors_cannot, answer, bound_by, features,
+    forest, offered, plot, runtimes, tail, yours,
 };
 pub use harness::output::Doc;
 use harness::output::rewrite_benchmarks_section;
@@ -196,14 +196,16 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
     for (id, label) in report.contenders(workload) {
-        let samples: Vec<_> = report.of(workload, &id).collect();
+        let samples: Vec<&Sample> = report.of(workload, &id).collect();
+        // The per-request medians leave out the rounds it fell behind in, as the tail table does.
+        let kept: Vec<&Sample> = samples.iter().copied().filter(|s| !fell_behind(s)).collect();
         let values: Vec<f64> = samples.iter().filter_map(|s| s.value).collect();
         let by_round: Vec<String> = samples
             .iter()
-            .map(|s| match (s.value, s.offered_per_sec, s.server_cpu_us) {
-                (Some(v), _, _) => unit.show(v),
-                (None, Some(_), Some(_)) => "fell behind".into(),
-                _ => "n/a".into(),
+            .map(|s| match s.value {
+                Some(v) => unit.show(v),
+                None if fell_behind(s) => "fell behind".into(),
+                None => "n/a".into(),
             })
             .collect();
         let rss: Vec<f64> = samples.iter().filter_map(|s| s.rss_bytes_per_idle).collect();
@@ -213,9 +215,9 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
             }
             _ => String::new(),
         };
-        let machine: Vec<f64> = samples.iter().filter_map(|s| s.machine_cpu_us).collect();
+        let machine: Vec<f64> = kept.iter().filter_map(|s| s.machine_cpu_us).collect();
         let rps: Vec<f64> = samples.iter().map(|s| s.requests_per_sec).collect();
-        let p99: Vec<f64> = samples.iter().map(|s| s.p99_us as f64).collect();
+        let p99: Vec<f64> = kept.iter().map(|s| s.p99_us as f64).collect();
         let syscalls = samples.iter().find_map(|s| s.syscalls_per_request);
         let _ = writeln!(
             out,
@@ -263,6 +265,12 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     {
         let _ = writeln!(out, "{table}");
     }
+}
+
+/// Whether `sample` is a fixed-rate round its server fell behind in: no figure, though its
+/// CPU was read. Such a round counts for nothing: its figures per request are a backlog's.
+fn fell_behind(sample: &Sample) -> bool {
+    sample.value.is_none() && sample.offered_per_sec.is_some() && sample.server_cpu_us.is_some()
 }
 
 /// " (23% of io_uring_server's capacity, 28% of tokio_server (codec)'s, ...)": the

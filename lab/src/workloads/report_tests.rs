@@ -194,3 +194,35 @@ fn the_upload_row_is_judged_at_its_fixed_rate_and_its_details_say_why_nginx_is_a
         "{text}"
     );
 }
+
+/// A round a server fell behind the offered rate in counts for nothing in the details'
+/// per-request medians (its p99, its whole-machine CPU), as in the tail table.
+#[test]
+fn the_details_medians_leave_out_the_rounds_a_server_fell_behind_in() {
+    let mut samples = Vec::new();
+    for round in 0..3 {
+        for contender in ["io_uring", "tokio_codec", "tokio_hyper"] {
+            let behind = contender == "io_uring" && round == 2;
+            samples.push(Sample {
+                offered_per_sec: Some(1000.0),
+                p99_us: [40, 60, 9000][round],
+                value: (!behind).then_some(8.0),
+                ..sample(ECHO, contender, round, 8.0)
+            });
+        }
+    }
+    let report = WorkloadsReport {
+        judged: Some(vec![ECHO.into()]),
+        samples,
+        ..report()
+    };
+    let text = render(&report);
+    assert!(
+        text.contains("| io_uring | 8.0 8.0 fell behind | 8.0 | 24.0 | 1,000 | 40 | 0.50 | client |"),
+        "the p99's median over the two rounds it kept up in: {text}"
+    );
+    assert!(
+        text.contains("| tokio_codec | 8.0 8.0 8.0 | 8.0 | 24.0 | 1,000 | 60 |"),
+        "{text}"
+    );
+}

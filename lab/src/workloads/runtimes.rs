@@ -45,41 +45,40 @@ pub const READY: [Contender; 3] = [TOKIO_URING, MONOIO, COMPIO];
 
 /// Two tables: each io_uring engine ÷ the baseline (with the A/A control ÷
 /// io_uring_server), then each ready runtime ÷ the hand-rolled loop; each cell judged
-/// round by round, a sentence under each.
-/// BENCHMARKS.md gets the first table and the lines under it, under a one-line
-/// provenance, and a link to `results/runtimes.md` for the rest.
+/// round by round, a sentence under each. BENCHMARKS.md gets the first table in brief
+/// (each cell its ratio and word, [`judge::brief_cell`]) and the lines under it, under a
+/// one-line provenance, and a link to `results/runtimes.md` for the rest.
 pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
-    let (provenance, method) = match doc {
-        Doc::Benchmarks => (
-            verdict::short_provenance(report, "scripts/workloads.sh"),
-            String::new(),
-        ),
-        Doc::Results => (
-            report.provenance("scripts/workloads.sh"),
-            format!(" {}", judge::METHOD),
-        ),
-    };
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{provenance}\n\nEvery server parses and answers with http_core's codec; what differs \
-         is who drives the sockets. Each cell is the runtime's figure ÷ {}'s in the same round, \
-         lower is better (for requests/s the baseline's ÷ the runtime's, so below 1 favours the \
-         runtime there too). The last column is the A/A control (a second io_uring_server \
-         process ÷ the first): it must read *ties*.{method}\n",
-        BASELINE.label,
-    );
     let against_tokio = rows(report, &RUNTIMES, BASELINE);
-    table(&mut out, &RUNTIMES, &against_tokio, true);
-    out.push_str(&summary(&against_tokio, doc));
+    let mut out = String::new();
     if doc == Doc::Benchmarks {
         let _ = writeln!(
             out,
-            "\nEach ready runtime ÷ the hand-rolled loop, and the offered rates: \
-             [results/runtimes.md](results/runtimes.md)."
+            "{}\n\nEach cell is the runtime's figure ÷ {}'s in the same round, lower is better: \
+             the geometric mean over the rounds and the rule's word; the last column is the A/A \
+             control, which must read *ties*. Every cell's interval and rounds, each ready \
+             runtime ÷ the hand-rolled loop, and the offered rates: \
+             [results/runtimes.md](results/runtimes.md).\n",
+            verdict::short_provenance(report, "scripts/workloads.sh"),
+            BASELINE.label,
         );
+        table(&mut out, &RUNTIMES, &against_tokio, true, true);
+        out.push_str(&summary(&against_tokio, doc));
         return out;
     }
+    let _ = writeln!(
+        out,
+        "{}\n\nEvery server parses and answers with http_core's codec; what differs \
+         is who drives the sockets. Each cell is the runtime's figure ÷ {}'s in the same round, \
+         lower is better (for requests/s the baseline's ÷ the runtime's, so below 1 favours the \
+         runtime there too). The last column is the A/A control (a second io_uring_server \
+         process ÷ the first): it must read *ties*. {}\n",
+        report.provenance("scripts/workloads.sh"),
+        BASELINE.label,
+        judge::METHOD,
+    );
+    table(&mut out, &RUNTIMES, &against_tokio, true, false);
+    out.push_str(&summary(&against_tokio, doc));
     let _ = writeln!(
         out,
         "\nWhere hand-rolling pays: each ready runtime ÷ {} in the same rounds (above 1: the \
@@ -87,7 +86,7 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
         IO_URING.label
     );
     let against_loop = rows(report, &READY, IO_URING);
-    table(&mut out, &READY, &against_loop, false);
+    table(&mut out, &READY, &against_loop, false, false);
     out.push_str(&keeps(&against_tokio));
     out.push_str(&verdict::offered_rates(report));
     out
@@ -98,6 +97,7 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
 struct Row {
     workload: String,
     measure: String,
+    unit: Unit,
     cells: Vec<Vec<f64>>,
     bound: Vec<Option<f64>>,
     /// Per subject: the workload is over TLS and it has none (tokio_uring_server).
@@ -117,11 +117,14 @@ impl Row {
 /// The cell of a runtime without TLS on a TLS row.
 const NO_TLS: &str = "no TLS (no rustls adapter for it is published)";
 
-/// A cell as the rule reads it, or *client-bound* with the client's busy share.
-fn cell(ratios: &[f64], bound: Option<f64>) -> String {
-    match bound {
-        Some(busy) => client_bound::cell(ratios, busy),
-        None => judge::cell(ratios),
+/// A cell as the rule reads it, or *client-bound* with the client's busy share; in
+/// `brief`, the ratio and the word alone.
+fn cell(ratios: &[f64], bound: Option<f64>, brief: bool) -> String {
+    match (bound, brief) {
+        (Some(busy), false) => client_bound::cell(ratios, busy),
+        (Some(_), true) => client_bound::brief_cell(ratios),
+        (None, false) => judge::cell(ratios),
+        (None, true) => judge::brief_cell(ratios),
     }
 }
 
@@ -147,6 +150,7 @@ fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -
             rows.push(Row {
                 workload: report.rate_label(&workload),
                 measure,
+                unit,
                 cells: subjects.iter().map(|s| of((s.id, baseline.id))).collect(),
                 bound: subjects.iter().map(|s| bound((s.id, baseline.id))).collect(),
                 no_tls: subjects
@@ -172,6 +176,7 @@ fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -
                 report.idle_memory_counts(),
                 counts.join(", ")
             ),
+            unit: Unit::BytesPerIdleConnection,
             cells: subjects
                 .iter()
                 .map(|s| rounds::ratios(&slopes(s), &slopes(&baseline)))
@@ -185,8 +190,9 @@ fn rows(report: &WorkloadsReport, subjects: &[Contender], baseline: Contender) -
     rows
 }
 
-/// Writes `rows` as a table with a column per subject (and the A/A control's, if `aa`).
-fn table(out: &mut String, subjects: &[Contender], rows: &[Row], aa: bool) {
+/// Writes `rows` as a table with a column per subject (and the A/A control's, if `aa`);
+/// in `brief`, each measure its unit and each cell its ratio and word.
+fn table(out: &mut String, subjects: &[Contender], rows: &[Row], aa: bool, brief: bool) {
     let labels: Vec<&str> = subjects.iter().map(|r| r.label).collect();
     let (aa_head, aa_rule) = if aa { (" A/A control |", "---|") } else { ("", "") };
     let _ = writeln!(
@@ -201,21 +207,26 @@ fn table(out: &mut String, subjects: &[Contender], rows: &[Row], aa: bool) {
             .iter()
             .zip(&row.bound)
             .zip(&row.no_tls)
-            .map(|((ratios, bound), no_tls)| match no_tls {
-                true => NO_TLS.to_string(),
-                false => cell(ratios, *bound),
+            .map(|((ratios, bound), no_tls)| match (*no_tls, brief) {
+                (true, false) => NO_TLS.to_string(),
+                (true, true) => "no TLS".to_string(),
+                (false, _) => cell(ratios, *bound, brief),
             })
             .collect();
         let aa_cell = if aa {
-            format!(" {} |", cell(&row.aa, row.aa_bound))
+            format!(" {} |", cell(&row.aa, row.aa_bound, brief))
         } else {
             String::new()
         };
+        let measure = if brief {
+            row.unit.describe()
+        } else {
+            row.measure.as_str()
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} |{aa_cell}",
+            "| {} | {measure} | {} |{aa_cell}",
             row.workload,
-            row.measure,
             cells.join(" | ")
         );
     }
