@@ -14,14 +14,14 @@
 //! /payload` echoed) and answer them as `http_core` does; the client checks every byte, so
 //! a different answer fails the run.
 
-use std::net::{SocketAddr, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::affinity::CpuSet;
-use crate::servers::nginx::{exited_within, free_port};
+use crate::servers::nginx::{exited_within, free_port_on};
 use crate::servers::{Contender, Launch, pinned_command};
 
 /// How long the server may take to accept connections.
@@ -83,9 +83,24 @@ impl Outside {
     pub fn start(
         command: &str,
         cpus: Option<&CpuSet>,
+        settings: (Option<&Path>, usize),
+    ) -> Result<Outside, String> {
+        let loopback = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+        Outside::start_at(loopback, command, cpus, settings)
+    }
+
+    /// As [`Outside::start`], with `{port}` the port of `addr` (0: one free on its IP),
+    /// and ready once it accepts connections at `addr`: the command must listen there.
+    pub fn start_at(
+        addr: SocketAddr,
+        command: &str,
+        cpus: Option<&CpuSet>,
         (files_dir, threads): (Option<&Path>, usize),
     ) -> Result<Outside, String> {
-        let addr = free_port()?;
+        let addr = match addr.port() {
+            0 => free_port_on(addr.ip())?,
+            _ => addr,
+        };
         let files_dir = match files_dir {
             Some(dir) => dir.to_path_buf(),
             None => no_files()?,
