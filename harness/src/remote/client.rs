@@ -1,7 +1,8 @@
 //! The study's end of the agent: one connection (the agent's session), one request at a
-//! time with the token, each reply read back as the kind asked for. Every error names the
-//! agent and says what went wrong or what the agent refused; closing the connection (or
-//! this process dying) stops every server the session started.
+//! time with the token, each reply read back as the kind asked for. The first is `hello`,
+//! so a wrong token or a busy agent is an error of [`AgentClient::connect`]. Every error
+//! names the agent and says what went wrong or what the agent refused; closing the
+//! connection (or this process dying) stops every server the session started.
 
 use std::io::{BufReader, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
@@ -11,7 +12,8 @@ use serde::de::DeserializeOwned;
 
 use super::line::read_line;
 use super::protocol::{
-    Counting, MAX_REPLY_LINE, ProcessUsage, Reply, Request, Started, Stopped, SyscallCount, request_line,
+    BUSY, Counting, Hello, MAX_REPLY_LINE, ProcessUsage, Reply, Request, Started, Stopped, SyscallCount,
+    request_line,
 };
 use super::token::Token;
 
@@ -22,28 +24,54 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// most. Default is 60 s.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How many times a connection the agent refused as busy is tried again, [`BUSY_RETRY`]
+/// apart: the study's previous session may still be stopping its servers. Default is 10.
+pub const BUSY_RETRIES: u32 = 10;
+
+/// How long to wait before trying a busy agent again. Default is 200 ms.
+pub const BUSY_RETRY: Duration = Duration::from_millis(200);
+
 /// A session with the agent.
 pub struct AgentClient {
     addr: SocketAddr,
     token: Token,
+    hello: Hello,
     reader: BufReader<TcpStream>,
     writer: TcpStream,
 }
 
 impl AgentClient {
-    /// Connects to the agent at `addr`, which will be asked with `token`.
-    pub fn connect(addr: SocketAddr, token: Token) -> Result<AgentClient, String> {
-        let failed = |e: std::io::Error| format!("agent at {addr}: {e}");
-        let writer = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT).map_err(failed)?;
-        writer.set_read_timeout(Some(REPLY_TIMEOUT)).map_err(failed)?;
-        writer.set_nodelay(true).map_err(failed)?;
-        let reader = BufReader::new(writer.try_clone().map_err(failed)?);
-        Ok(AgentClient {
-            addr,
-            token,
-            reader,
-            writer,
-        })
+    /// Connects to the agent at `addr` and says hello with `token`: an error when the
+    /// agent refuses it (a wrong token, say), or is still busy with another session after
+    /// [`BUSY_RETRIES`] tries.
+    pub fn connect(addr: SocketAddr, mut token: Token) -> Result<AgentClient, String> {
+        let mut retries = 0;
+        loop {
+            let failed = |e: std::io::Error| format!("agent at {addr}: {e}");
+            let writer = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT).map_err(failed)?;
+            writer.set_read_timeout(Some(REPLY_TIMEOUT)).map_err(failed)?;
+            writer.set_nodelay(true).map_err(failed)?;
+            let reader = BufReader::new(writer.try_clone().map_err(failed)?);
+            let mut client = AgentClient {
+                addr,
+                token,
+                hello: Hello::default(),
+                reader,
+                writer,
+            };
+            match client.ask::<Hello>(Request::Hello) {
+                Ok(hello) => {
+                    client.hello = hello;
+                    return Ok(client);
+                }
+                Err(busy) if busy.contains(BUSY) && retries < BUSY_RETRIES => {
+                    retries += 1;
+                    token = client.token;
+                    std::thread::sleep(BUSY_RETRY);
+                }
+                Err(refused) => return Err(refused),
+            }
+        }
     }
 
     /// The agent's address.
@@ -51,12 +79,17 @@ impl AgentClient {
         self.addr
     }
 
-    /// Starts the server the agent offers as `contender` on `port` (0: a free one) with
+    /// The agent's answer to hello: the CPUs it pins servers to, its version.
+    pub fn hello(&self) -> &Hello {
+        &self.hello
+    }
+
+    /// Starts the server the agent offers as `contender`, on a port the agent picks, with
     /// `threads` threads (`None`: one per CPU the agent pins servers to).
-    pub fn start(&mut self, contender: &str, port: u16, threads: Option<usize>) -> Result<Started, String> {
+    pub fn start(&mut self, contender: &str, threads: Option<usize>) -> Result<Started, String> {
         self.ask(Request::Start {
             contender: contender.to_string(),
-            port,
+            port: 0,
             threads,
         })
     }

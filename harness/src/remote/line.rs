@@ -10,7 +10,9 @@ use serde::Serialize;
 #[derive(Debug)]
 pub enum LineError {
     /// No newline within the bound: what was read is dropped, the rest left unread.
-    TooLong { limit: usize },
+    TooLong {
+        limit: usize,
+    },
     Io(io::Error),
 }
 

@@ -2,8 +2,11 @@
 //! request answered by one reply, in order. Every request carries `"token"` (the text of
 //! the agent's token file) and `"request"`, its kind:
 //!
-//! - `start`, with `contender` (a name the agent offers), `port` (absent or 0: a free
-//!   one) and `threads` (absent: one per CPU the agent pins servers to): [`Started`];
+//! - `hello`: [`Hello`], the agent's CPUs and version; a client sends it first, so a wrong
+//!   token or a busy agent shows when it connects;
+//! - `start`, with `contender` (a name the agent offers), `port` (absent or 0: the agent
+//!   picks a free port itself and refuses any other) and `threads` (absent: one per CPU
+//!   the agent pins servers to): [`Started`];
 //! - `usage`, with `pid` and `reset_peak` (absent: false): [`ProcessUsage`];
 //! - `count_syscalls`, with `pid`: [`Counting`]; then `syscalls`, with `pid`:
 //!   [`SyscallCount`];
@@ -25,6 +28,9 @@ use crate::io_workers::IoWorkers;
 /// and ends the session. Default is 64 KiB.
 pub const MAX_REQUEST_LINE: usize = 64 * 1024;
 
+/// The refusal of a session while another is open; a client may try again shortly.
+pub const BUSY: &str = "refused: busy: another study's session is open (one at a time)";
+
 /// The longest reply line a client reads (a usage reply lists every thread of the
 /// server). Default is 1 MiB.
 pub const MAX_REPLY_LINE: usize = 1024 * 1024;
@@ -33,11 +39,15 @@ pub const MAX_REPLY_LINE: usize = 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "request", rename_all = "snake_case")]
 pub enum Request {
+    /// Say who answers: the CPUs servers are pinned to and the agent's version.
+    Hello,
     /// Start the server the agent offers under this name, pinned to the agent's CPUs,
     /// listening on the agent's IP.
     Start {
         contender: String,
-        /// 0: a free port.
+        /// 0 (or absent): the agent picks a free port itself. Any other is refused: a
+        /// port the peer chose might be one another process listens on, which would
+        /// pass for the server's readiness.
         #[serde(default)]
         port: u16,
         /// `None`: one per CPU the agent pins servers to.
@@ -93,6 +103,15 @@ impl<T> From<Result<T, String>> for Reply<T> {
     }
 }
 
+/// Who answered a `hello`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    /// The CPUs the agent pins servers to (`--cpus`).
+    pub cpus: Vec<usize>,
+    /// The agent's version, e.g. `0.1.0`.
+    pub version: String,
+}
+
 /// A server started: its pid on the agent's host and the address it listens on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Started {
@@ -145,6 +164,7 @@ pub struct Stopped {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Answer {
+    Hello(Hello),
     Started(Started),
     Usage(ProcessUsage),
     Counting(Counting),
@@ -183,6 +203,8 @@ mod tests {
                 reset_peak: false,
             }
         );
+        let hello = r#"{"request":"hello","token":"secret"}"#;
+        assert_eq!(serde_json::from_str::<Request>(hello).unwrap(), Request::Hello);
         let exec = r#"{"request":"exec","command":"id"}"#;
         assert!(serde_json::from_str::<Request>(exec).is_err());
     }

@@ -27,7 +27,7 @@ impl RemoteServer {
         contender: &str,
         threads: Option<usize>,
     ) -> Result<RemoteServer, String> {
-        let started = lock(agent).start(contender, 0, threads)?;
+        let started = lock(agent).start(contender, threads)?;
         Ok(RemoteServer {
             agent: agent.clone(),
             started,

@@ -8,7 +8,8 @@
 //!
 //! No server outlives the bench: each is killed when its guard drops (also while a panic
 //! unwinds), and each child asks the kernel for SIGTERM should the bench die abruptly
-//! (Ctrl-C, SIGKILL): `PR_SET_PDEATHSIG`.
+//! (Ctrl-C, SIGKILL): `PR_SET_PDEATHSIG`. That SIGTERM reaches the child alone (for a
+//! server in a process group of its own, the group's leader), not what it started.
 
 use std::collections::HashMap;
 use std::os::unix::process::CommandExt;
@@ -19,6 +20,7 @@ use crate::affinity::CpuSet;
 use crate::settings::Pinning;
 
 mod catalogue;
+mod group;
 pub mod nginx;
 pub mod outside;
 mod server;

@@ -1,7 +1,7 @@
 //! One server under test: started from its binary (one of ours), as nginx or by a command
 //! of the user's, or named by a URL when the user started it; stopped when dropped.
 //! A study on one host starts it on a free loopback port ([`Server::start`]). The agent on
-//! a server host starts it on the address the study's host reaches
+//! a server host starts it on a free port of the IP the study's host reaches
 //! ([`Server::start_at`]); one of our binaries then runs as a listed command does
 //! (`outside.rs`): its command line through `sh -c 'exec ...'`, in a process group of its
 //! own, ready once it accepts connections there.
@@ -92,11 +92,11 @@ impl Server {
         Ok(Server::serving(contender, (addr, https), process))
     }
 
-    /// As [`Server::start`], listening on `addr` (port 0: a free one there) and always
-    /// started here, whatever its `url_env` says: for the agent on a server host. nginx is
-    /// refused (`nginx/nginx.conf` listens on loopback).
+    /// As [`Server::start`], listening on `ip` at a port free there (chosen here, never by
+    /// whoever asked) and always started here, whatever its `url_env` says: for the agent
+    /// on a server host. nginx is refused (`nginx/nginx.conf` listens on loopback).
     pub fn start_at(
-        addr: SocketAddr,
+        ip: IpAddr,
         contender: Contender,
         binaries: &HashMap<String, PathBuf>,
         cpus: Option<&CpuSet>,
@@ -109,7 +109,7 @@ impl Server {
                 let mut words = vec![binary_of(&contender, binaries)?.clone().into_os_string()];
                 words.extend(server_args(&contender, settings)?);
                 words.push("--addr".into());
-                words.push(port_left_open(addr.ip()).into());
+                words.push(port_left_open(ip).into());
                 shell_line(&words)
             }
             Launch::Nginx => {
@@ -118,9 +118,19 @@ impl Server {
             }
             Launch::Command(command) => command.to_string(),
         };
-        let server = Outside::start_at(addr, &command, cpus, (files_dir, threads))?;
+        let server = Outside::start_at(ip, &command, cpus, (files_dir, threads))?;
         let serving = (server.addr(), https);
         Ok(Server::serving(contender, serving, Process::Outside(server)))
+    }
+
+    /// Asks a server started by a command (as [`Server::start_at`] always starts one) to
+    /// stop, SIGTERM to its process group, without waiting: dropping it then waits only
+    /// what is left of its grace period, so servers told one after another stop together.
+    /// Any other stops when dropped.
+    pub fn terminate(&mut self) {
+        if let Some(Process::Outside(server)) = &mut self.process {
+            server.terminate();
+        }
     }
 
     /// `contender`, served by `process` on `addr` (over HTTPS when `https`).
@@ -205,17 +215,23 @@ mod tests {
         assert_eq!(v6, "[::1]:{port}");
         let settings = (2, Some(Path::new("/srv")), false);
         let args = server_args(&IO_URING, settings).unwrap();
-        assert_eq!(args, ["--threads", "2", "--files-dir", "/srv"].map(OsString::from));
+        assert_eq!(
+            args,
+            ["--threads", "2", "--files-dir", "/srv"].map(OsString::from)
+        );
     }
 
     #[test]
     fn elsewhere_nginx_and_a_missing_binary_are_refused() {
-        let addr: SocketAddr = "10.77.0.1:0".parse().unwrap();
+        let ip: IpAddr = "10.77.0.1".parse().unwrap();
         let binaries = HashMap::new();
-        let nginx = Server::start_at(addr, NGINX, &binaries, None, (1, None, false));
+        let nginx = Server::start_at(ip, NGINX, &binaries, None, (1, None, false));
         assert!(nginx.err().unwrap().contains("loopback only"));
-        let unbuilt = Server::start_at(addr, IO_URING, &binaries, None, (1, None, false));
+        let unbuilt = Server::start_at(ip, IO_URING, &binaries, None, (1, None, false));
         let unbuilt = unbuilt.err().unwrap();
-        assert!(unbuilt.contains("no binary io_uring_server was built"), "{unbuilt}");
+        assert!(
+            unbuilt.contains("no binary io_uring_server was built"),
+            "{unbuilt}"
+        );
     }
 }

@@ -1,60 +1,52 @@
-//! The agent's door: connections taken on its one address from its one client IP, one
-//! session at a time, each on a thread of its own ([`super::session`]); any other is
-//! answered with one refusal line and closed. The [`Shutter`] (SIGTERM or SIGINT) refuses
-//! new sessions, ends the open one and waits until it has stopped its servers.
+//! The agent's door: connections taken on its one address. One from any IP but the
+//! client's is answered with one refusal line and closed at once. One from the client
+//! waits on a thread of its own for its first request ([`session::admit`]): at most
+//! [`MAX_WAITING`] wait at once, and any more are refused. Only a first request that came
+//! whole in time with the token takes the session's place ([`Place::take`]), and only
+//! while no other session holds it; that thread then serves the session. Every refusal is
+//! logged, one a second at most ([`RefusalLog`]).
 
-use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use harness::remote::line::write_line;
-use harness::remote::protocol::Reply;
-
-use super::Agent;
+use super::place::Place;
+use super::refusals::RefusalLog;
 use super::session;
+use super::{Agent, note};
 
-/// How long a refusal may take to be written before the connection is closed anyway.
-const REFUSAL_WRITE_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// The refusal of a second session while one is open.
-const BUSY: &str = "refused: busy: another study's session is open (one at a time)";
+/// The most connections waiting for their first request at once; one more is refused.
+/// Default is 4.
+pub const MAX_WAITING: usize = 4;
 
 /// How long to wait after a failed accept (out of descriptors, say) before the next.
 const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 
+/// The refusal of a connection while [`MAX_WAITING`] others wait for their first request.
+const TOO_MANY_WAITING: &str = "refused: too many connections are waiting to send their first request";
+
 /// Accepts sessions for the agent.
 pub struct Door {
     agent: Arc<Agent>,
-    sessions: Arc<Sessions>,
+    place: Arc<Place>,
+    waiting: Arc<AtomicUsize>,
+    refusals: Arc<RefusalLog>,
 }
-
-/// The open session, if any, and a signal for when it has ended.
-#[derive(Default)]
-struct Sessions {
-    slot: Mutex<Slot>,
-    ended: Condvar,
-}
-
-#[derive(Default)]
-struct Slot {
-    /// The open session's connection (a second handle to it, to end it from outside).
-    open: Option<TcpStream>,
-    stopping: bool,
-}
-
-/// Ends the agent's sessions: [`Shutter::close`].
-pub struct Shutter(Arc<Sessions>);
 
 impl Door {
     pub fn new(agent: Arc<Agent>) -> Door {
         Door {
             agent,
-            sessions: Arc::default(),
+            place: Arc::default(),
+            waiting: Arc::default(),
+            refusals: Arc::default(),
         }
     }
 
-    pub fn shutter(&self) -> Shutter {
-        Shutter(self.sessions.clone())
+    /// The session's place, to close it when the agent stops ([`Place::close`]).
+    pub fn place(&self) -> Arc<Place> {
+        self.place.clone()
     }
 
     /// Takes connections on `listener` for as long as the agent runs.
@@ -63,86 +55,102 @@ impl Door {
             match incoming {
                 Ok(stream) => self.welcome(stream),
                 Err(e) => {
-                    eprintln!("agent: accept: {e}");
+                    self.refusals.log(&format!("accept: {e}"));
                     std::thread::sleep(ACCEPT_RETRY);
                 }
             }
         }
     }
 
-    /// Starts a session on `stream` when it comes from the client and none is open;
-    /// otherwise refuses it.
+    /// Refuses `stream` unless it comes from the client and fewer than [`MAX_WAITING`]
+    /// others wait for their first request; otherwise hands it to a thread of its own.
     fn welcome(&self, stream: TcpStream) {
         let Ok(peer) = stream.peer_addr() else {
             return;
         };
         if peer.ip().to_canonical() != self.agent.client {
             let refusal = format!("refused: no connection is taken from {}", peer.ip());
-            refuse(stream, &refusal);
+            return self.refusals.refuse(stream, &refusal);
+        }
+        let Some(waiting) = Waiting::enter(&self.waiting) else {
+            return self.refusals.refuse(stream, TOO_MANY_WAITING);
+        };
+        // A second handle, to refuse the connection should its thread not start.
+        let Ok(spare) = stream.try_clone() else {
             return;
+        };
+        let (agent, place, refusals) = (self.agent.clone(), self.place.clone(), self.refusals.clone());
+        let spawned = std::thread::Builder::new()
+            .name("session".into())
+            .spawn(move || admit_and_serve(stream, peer, waiting, &agent, &place, &refusals));
+        // On an error the thread's closure was dropped: its place among the waiting is
+        // freed, and the session's place was never taken.
+        match spawned {
+            Ok(_) => drop(spare),
+            Err(e) => self
+                .refusals
+                .refuse(spare, &format!("refused: cannot start a thread: {e}")),
         }
-        if let Err(refusal) = self.open(&stream) {
-            refuse(stream, &refusal);
-            return;
-        }
-        eprintln!("agent: session from {peer}");
-        let (agent, sessions) = (self.agent.clone(), self.sessions.clone());
-        std::thread::spawn(move || {
-            let _vacate = Vacate(sessions);
-            let ended = session::serve(stream, &agent);
-            eprintln!("agent: session from {peer} ended: {ended}");
-        });
-    }
-
-    /// Takes the one session's place for `stream`, unless another session holds it or the
-    /// agent is stopping.
-    fn open(&self, stream: &TcpStream) -> Result<(), String> {
-        let mut slot = lock(&self.sessions);
-        if slot.stopping {
-            return Err("refused: the agent is stopping".into());
-        }
-        if slot.open.is_some() {
-            return Err(BUSY.into());
-        }
-        let handle = stream.try_clone().map_err(|e| format!("refused: {e}"))?;
-        slot.open = Some(handle);
-        Ok(())
     }
 }
 
-/// Frees the session's place when its thread ends (by a panic too), and says so to a
-/// waiting [`Shutter`].
-struct Vacate(Arc<Sessions>);
+/// On the connection's own thread: reads its first request, and if that carries the
+/// token, takes the session's place and serves the session; otherwise refuses it.
+fn admit_and_serve(
+    stream: TcpStream,
+    peer: SocketAddr,
+    waiting: Waiting,
+    agent: &Agent,
+    place: &Arc<Place>,
+    refusals: &RefusalLog,
+) {
+    let admitted = session::admit(stream, agent);
+    drop(waiting);
+    let admitted = match admitted {
+        Ok(admitted) => admitted,
+        Err((stream, refusal)) => return refusals.refuse(stream, &refusal),
+    };
+    let _held = match place.take(admitted.stream()) {
+        Ok(held) => held,
+        Err(refusal) => return refusals.refuse(admitted.into_stream(), &refusal),
+    };
+    note(format_args!("session from {peer}"));
+    let ended = session::serve(admitted, agent);
+    note(format_args!("session from {peer} ended: {ended}"));
+}
 
-impl Drop for Vacate {
+/// A connection's place among those waiting for their first request, freed when dropped.
+struct Waiting(Arc<AtomicUsize>);
+
+impl Waiting {
+    /// A place among the waiting, unless [`MAX_WAITING`] are taken.
+    fn enter(count: &Arc<AtomicUsize>) -> Option<Waiting> {
+        let below_max = |n: usize| (n < MAX_WAITING).then_some(n + 1);
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, below_max)
+            .ok()?;
+        Some(Waiting(count.clone()))
+    }
+}
+
+impl Drop for Waiting {
     fn drop(&mut self) {
-        lock(&self.0).open = None;
-        self.0.ended.notify_all();
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
-impl Shutter {
-    /// Refuses sessions from now on, ends the open one (its next read sees the end of the
-    /// connection, so it stops its servers) and waits until it has.
-    pub fn close(&self) {
-        let mut slot = lock(&self.0);
-        slot.stopping = true;
-        if let Some(stream) = &slot.open {
-            let _ = stream.shutdown(Shutdown::Both);
-        }
-        while slot.open.is_some() {
-            slot = self.0.ended.wait(slot).unwrap_or_else(PoisonError::into_inner);
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_most_max_waiting_wait_and_a_place_is_freed_when_dropped() {
+        let count = Arc::new(AtomicUsize::new(0));
+        let places: Vec<Waiting> = (0..MAX_WAITING).filter_map(|_| Waiting::enter(&count)).collect();
+        assert_eq!(places.len(), MAX_WAITING);
+        assert!(Waiting::enter(&count).is_none());
+        drop(places);
+        assert_eq!(count.load(Ordering::Acquire), 0);
+        assert!(Waiting::enter(&count).is_some());
     }
-}
-
-fn lock(sessions: &Sessions) -> MutexGuard<'_, Slot> {
-    sessions.slot.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Answers `stream` with `refusal`, logs it, and closes the connection.
-fn refuse(mut stream: TcpStream, refusal: &str) {
-    eprintln!("agent: {refusal}");
-    let _ = stream.set_write_timeout(Some(REFUSAL_WRITE_TIMEOUT));
-    let _ = write_line(&mut stream, &Reply::<()>::Error(refusal.to_string()));
 }
