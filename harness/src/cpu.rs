@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use crate::machine_cpu::{Busy, TICK};
 
 /// CPU time of this process so far, threads that have already exited included
@@ -43,8 +45,10 @@ pub(crate) fn schedstat_ns(stat: &str, path: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{path}: unreadable: {stat:?}"))
 }
 
-/// What process `pid` had consumed at one moment: per live thread, and in total.
-#[derive(Debug, Clone, PartialEq)]
+/// What process `pid` had consumed at one moment: per live thread, and in total. It
+/// crosses hosts as JSON (an agent's usage reply, `crate::remote`), so a study reads a
+/// remote server's CPU with the same [`Snapshot::since`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// Thread id -> nanoseconds on a CPU.
     threads: HashMap<u32, u64>,

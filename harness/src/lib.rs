@@ -5,7 +5,8 @@
 //! noise beside a point ([`noise`]: [`steal`] and the [`hiccup`] meter), the [`machine`]
 //! record, the file studies' [`corpus`] and what a server read from disk and how many
 //! threads it ran ([`process_watch`]), the one rule that judges rounds ([`judge`]) and how rounds are ordered ([`rounds`]) and cut into slices ([`slices`]), and how results are
-//! written ([`output`], [`chart`], [`format`]).
+//! written ([`output`], [`chart`], [`format`]). Servers on another host, started by the
+//! agent there: [`remote`].
 
 pub mod affinity;
 pub mod chart;
@@ -26,6 +27,7 @@ pub mod output;
 pub mod perf;
 pub mod process_watch;
 pub mod progress;
+pub mod remote;
 pub mod rounds;
 pub mod servers;
 pub mod settings;

@@ -345,7 +345,7 @@ pub fn syscalls_per_request(server: &Server, load: Load) -> Option<f64> {
 
 /// Resets the peak resident memory (VmHWM) of `pid` to its current size, so each point
 /// reports its own peak rather than the largest of every point before it.
-fn reset_peak_rss(pid: u32) -> Result<(), String> {
+pub fn reset_peak_rss(pid: u32) -> Result<(), String> {
     let path = format!("/proc/{pid}/clear_refs");
     std::fs::write(&path, "5").map_err(|e| format!("{path}: {e}"))
 }

@@ -1,8 +1,11 @@
 //! The studies, one folder each: `workloads` (the verdict, its runtime table and its
 //! feature rows, in one run), `sweep` (the load curve: 1 to 1024 connections, pipelining,
 //! open-loop latency), `churn`, `bodies`, `files` (serving files) and `profiles`. Each is run by its binary in `src/bin/` through `scripts/<study>.sh`, and
-//! stands on the `harness` crate for everything it shares with the others.
+//! stands on the `harness` crate for everything it shares with the others. Beside them,
+//! the `agent` (its own binary): on a server host, it starts and measures the servers of
+//! a study run from another host.
 
+pub mod agent;
 pub mod bodies;
 pub mod churn;
 pub mod files;

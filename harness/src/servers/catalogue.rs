@@ -287,15 +287,15 @@ impl Contender {
     }
 }
 
-/// The contender or floor with this id, among the [`CONTENDERS`], the [`SCHEDULER`]
-/// control and the [`FLOORS`].
+/// The contender or floor with this id, among the [`findable_by_id`].
 pub fn by_id(id: &str) -> Option<Contender> {
-    CONTENDERS
-        .iter()
-        .chain(&SCHEDULER)
-        .chain(&FLOORS)
-        .copied()
-        .find(|c| c.id == id)
+    findable_by_id().find(|c| c.id == id)
+}
+
+/// The servers [`by_id`] finds: the [`CONTENDERS`], the [`SCHEDULER`] control and the
+/// [`FLOORS`], in that order.
+pub fn findable_by_id() -> impl Iterator<Item = Contender> {
+    CONTENDERS.iter().chain(&SCHEDULER).chain(&FLOORS).copied()
 }
 
 /// Every server a plot draws as a line of its own, in the order that gives each its

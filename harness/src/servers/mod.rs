@@ -3,114 +3,30 @@
 //! via an environment variable), and stopping them.
 //! Beside them stands nginx, an outside anchor (`nginx.rs`): started the same way when it
 //! is installed, measured where it can serve the workload, never part of a verdict; and
-//! any server of the user's, named by the command that starts it (`outside.rs`).
+//! any server of the user's, named by the command that starts it (`outside.rs`). One
+//! server, started and stopped: `server.rs`.
 //!
 //! No server outlives the bench: each is killed when its guard drops (also while a panic
 //! unwinds), and each child asks the kernel for SIGTERM should the bench die abruptly
-//! (Ctrl-C, SIGKILL): `PR_SET_PDEATHSIG`.
+//! (Ctrl-C, SIGKILL): `PR_SET_PDEATHSIG`. That SIGTERM reaches the child alone (for a
+//! server in a process group of its own, the group's leader), not what it started.
 
 use std::collections::HashMap;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use server_kit::ServerProcess;
-
 use crate::affinity::CpuSet;
 use crate::settings::Pinning;
-use nginx::Nginx;
-use outside::Outside;
 
 mod catalogue;
+mod group;
 pub mod nginx;
 pub mod outside;
+mod server;
 pub mod tls;
 pub use catalogue::*;
-
-/// A server being benchmarked: started by us (with a pid to measure) or external.
-pub struct Server {
-    pub contender: Contender,
-    pub base_url: String,
-    process: Option<Process>,
-}
-
-/// A server we started, stopped when dropped.
-enum Process {
-    Cargo(ServerProcess),
-    Nginx(Nginx),
-    Outside(Outside),
-}
-
-impl Server {
-    /// The pid of the process that serves (for nginx, its worker) when we started it;
-    /// `None` for an external server.
-    pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().map(|process| match process {
-            Process::Cargo(server) => server.pid(),
-            Process::Nginx(nginx) => nginx.worker_pid(),
-            Process::Outside(server) => server.pid(),
-        })
-    }
-
-    /// Starts `contender` from its binary, pinned to `cpus` with `threads` server threads,
-    /// serving `GET /files/{name}` from `files_dir` when given and HTTPS (with the
-    /// harness's [`tls::identity`]) when `https`, unless the user pointed the bench at their
-    /// own server.
-    pub fn start(
-        contender: Contender,
-        binaries: &HashMap<String, PathBuf>,
-        cpus: Option<&CpuSet>,
-        (threads, files_dir, https): (usize, Option<&Path>, bool),
-    ) -> Result<Server, String> {
-        if https && !contender.speaks_tls() {
-            return Err(format!("{} does not serve HTTPS here", contender.label));
-        }
-        if let Some(url) = contender.url_env.and_then(|name| std::env::var(name).ok()) {
-            let base_url = url.trim_end_matches('/').to_string();
-            return Ok(Server {
-                contender,
-                base_url,
-                process: None,
-            });
-        }
-        let (addr, process) = match contender.launch {
-            Launch::Cargo | Launch::CargoTokioIoUringFs => {
-                let key = contender.binary_key();
-                let binary = binaries
-                    .get(&key)
-                    .ok_or_else(|| format!("no binary {key} was built"))?;
-                let mut command = pinned_command(binary, cpus);
-                command.args(contender.args);
-                command.args(["--threads", &threads.to_string()]);
-                if let Some(dir) = files_dir {
-                    command.arg("--files-dir").arg(dir);
-                }
-                if https {
-                    let identity = tls::identity()?;
-                    command.arg("--tls-cert").arg(&identity.cert);
-                    command.arg("--tls-key").arg(&identity.key);
-                }
-                let process = ServerProcess::spawn(command, contender.label.to_string())?;
-                (process.addr(), Process::Cargo(process))
-            }
-            Launch::Nginx => {
-                let binary = nginx::binary().ok_or(nginx::NOT_INSTALLED)?;
-                let nginx = Nginx::start(&binary, cpus, files_dir)?;
-                (nginx.addr(), Process::Nginx(nginx))
-            }
-            Launch::Command(command) => {
-                let server = Outside::start(command, cpus, (files_dir, threads))?;
-                (server.addr(), Process::Outside(server))
-            }
-        };
-        let scheme = if https { "https" } else { "http" };
-        Ok(Server {
-            contender,
-            base_url: format!("{scheme}://{addr}"),
-            process: Some(process),
-        })
-    }
-}
+pub use server::Server;
 
 /// A command for `program` that runs pinned to `cpus` (threads and processes it starts
 /// inherit the pinning) and receives SIGTERM should this process die.
@@ -227,8 +143,9 @@ impl Lineup {
     }
 }
 
-/// The contenders' binaries, built (none when every contender is an external server).
-fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
+/// The contenders' binaries, built (none when every contender is an external server):
+/// [`Contender::binary_key`] -> executable, what [`Server::start`] takes.
+pub fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
     let external = contenders
         .iter()
         .all(|c| !c.launch.is_cargo() || c.url_env.is_some_and(|name| std::env::var(name).is_ok()));

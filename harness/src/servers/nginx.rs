@@ -6,7 +6,7 @@
 //! (the file study's corpus), or from an empty one. Its worker is where CPU and memory are measured; dropping the
 //! guard stops master and worker and removes the run directory.
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -199,7 +199,12 @@ fn render_config((run_dir, files_dir): (&Path, &Path), port: u16, max_connection
 
 /// A loopback port nothing listens on now.
 pub(crate) fn free_port() -> Result<SocketAddr, String> {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|e| format!("bind: {e}"))?;
+    free_port_on(IpAddr::V4(Ipv4Addr::LOCALHOST))
+}
+
+/// A port of `ip` nothing listens on now.
+pub(crate) fn free_port_on(ip: IpAddr) -> Result<SocketAddr, String> {
+    let listener = TcpListener::bind((ip, 0)).map_err(|e| format!("bind {ip}: {e}"))?;
     listener.local_addr().map_err(|e| e.to_string())
 }
 

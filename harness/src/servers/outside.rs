@@ -9,25 +9,30 @@
 //! that process is the server itself and all of its threads count. A server that forks
 //! its workers into other processes would be measured short: run it with one process (as
 //! nginx's anchor runs one worker) or in the foreground; a wrapper script must `exec` it
-//! too. The server runs in a process group of its own, stopped whole when it is dropped.
+//! too. The server runs in a process group of its own, stopped whole when it is dropped:
+//! SIGTERM to the group, then SIGKILL to whatever is left of it. Should the harness (or
+//! the agent) be killed with SIGKILL, no drop runs: `PR_SET_PDEATHSIG` sends SIGTERM to the
+//! server alone, the group's leader, and a process it started in its group is stopped
+//! only if the server stops it on that SIGTERM.
 //! It must serve the routes the workloads ask for (`GET /`, `GET /bytes/{n}`, `POST
 //! /payload` echoed) and answer them as `http_core` does; the client checks every byte, so
 //! a different answer fails the run.
 
-use std::net::{SocketAddr, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::affinity::CpuSet;
-use crate::servers::nginx::{exited_within, free_port};
+use crate::servers::group;
+use crate::servers::nginx::free_port_on;
 use crate::servers::{Contender, Launch, pinned_command};
 
 /// How long the server may take to accept connections.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// How long it may take to exit after SIGTERM before it is killed.
+/// How long it may take to exit after SIGTERM before its group is killed.
 const STOP_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// What `--server` takes, for messages.
@@ -74,6 +79,8 @@ pub fn parse_all(specs: &[String]) -> Result<Vec<Contender>, String> {
 pub struct Outside {
     child: Child,
     addr: SocketAddr,
+    /// When its group was sent SIGTERM ([`Outside::terminate`]), once it was.
+    terminated: Option<Instant>,
 }
 
 impl Outside {
@@ -83,9 +90,21 @@ impl Outside {
     pub fn start(
         command: &str,
         cpus: Option<&CpuSet>,
+        settings: (Option<&Path>, usize),
+    ) -> Result<Outside, String> {
+        Outside::start_at(IpAddr::V4(Ipv4Addr::LOCALHOST), command, cpus, settings)
+    }
+
+    /// As [`Outside::start`], with `{port}` a port free on `ip` (chosen here: a port
+    /// another process listens on would pass the readiness probe), and ready once it
+    /// accepts connections there: the command must listen on `ip`.
+    pub fn start_at(
+        ip: IpAddr,
+        command: &str,
+        cpus: Option<&CpuSet>,
         (files_dir, threads): (Option<&Path>, usize),
     ) -> Result<Outside, String> {
-        let addr = free_port()?;
+        let addr = free_port_on(ip)?;
         let files_dir = match files_dir {
             Some(dir) => dir.to_path_buf(),
             None => no_files()?,
@@ -105,13 +124,23 @@ impl Outside {
             .spawn()
             .map_err(|e| format!("cannot start {line:?}: {e}"))?;
         // From here on, dropping it stops the group.
-        let mut server = Outside { child, addr };
+        let mut server = Outside {
+            child,
+            addr,
+            terminated: None,
+        };
+        let exited = |server: &mut Outside| match server.child.try_wait() {
+            Ok(None) => Ok(()),
+            Ok(Some(status)) => Err(format!("{line:?} exited at startup ({status})")),
+            Err(e) => Err(e.to_string()),
+        };
         let deadline = Instant::now() + STARTUP_TIMEOUT;
         while Instant::now() < deadline {
-            if let Some(status) = server.child.try_wait().map_err(|e| e.to_string())? {
-                return Err(format!("{line:?} exited at startup ({status})"));
-            }
+            exited(&mut server)?;
             if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
+                // What accepted may be another process that took the port first, the
+                // server then failing to listen: it must still be running.
+                exited(&mut server)?;
                 return Ok(server);
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -129,26 +158,32 @@ impl Outside {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
-}
 
-impl Drop for Outside {
-    /// SIGTERM to the whole group (the server and anything it started), SIGKILL should
-    /// the server not exit within [`STOP_TIMEOUT`].
-    fn drop(&mut self) {
-        signal_group(self.child.id(), libc::SIGTERM);
-        if !exited_within(&mut self.child, STOP_TIMEOUT) {
-            signal_group(self.child.id(), libc::SIGKILL);
+    /// Sends SIGTERM to its whole group (the server and anything it started), once, and
+    /// returns: dropping it then waits for the server only what is left of
+    /// [`STOP_TIMEOUT`] from now, so many servers told first stop together.
+    pub fn terminate(&mut self) {
+        if self.terminated.is_none() {
+            group::signal(self.child.id(), libc::SIGTERM);
+            self.terminated = Some(Instant::now());
         }
-        let _ = self.child.wait();
     }
 }
 
-/// `signal` to the process group `group` (the server's pid: it leads its group).
-fn signal_group(group: u32, signal: i32) {
-    // SAFETY: killpg(2) on the group of a process we started and have not yet reaped;
-    // no memory is shared.
-    unsafe {
-        libc::killpg(group as libc::pid_t, signal);
+impl Drop for Outside {
+    /// SIGTERM to the whole group (unless [`Outside::terminate`] sent it), up to
+    /// [`STOP_TIMEOUT`] after it for the server to exit, then SIGKILL to the group
+    /// always (a process the server started may outlive it), and the server reaped. It is
+    /// reaped only after the SIGKILL: until then its pid, the group's id, cannot be given
+    /// to another process.
+    fn drop(&mut self) {
+        self.terminate();
+        let deadline = self.terminated.unwrap_or_else(Instant::now) + STOP_TIMEOUT;
+        while Instant::now() < deadline && !group::has_exited(self.child.id()) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        group::signal(self.child.id(), libc::SIGKILL);
+        let _ = self.child.wait();
     }
 }
 
