@@ -3,7 +3,7 @@
 //! no new measurement, so a change to how the report reads needs no new run. The figures
 //! and the commit they were measured at are the JSON's.
 
-use benches::output::write_all;
+use benches::output::write_views;
 use benches::report::Report;
 use harness::servers::workspace_root;
 
@@ -16,7 +16,7 @@ fn run() -> Result<(), String> {
     let path = workspace.join("results/latest.json");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let report: Report = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    write_all(&workspace, &report)?;
+    write_views(&workspace, &report)?;
     println!(
         "render: results/latest.md and BENCHMARKS.md's cargo bench section written from {}",
         path.display()

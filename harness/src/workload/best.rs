@@ -128,7 +128,10 @@ pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> B
         .collect();
     let cheapest = |rounds: &[usize]| {
         let scored = present.iter().filter_map(|(c, figures, _)| {
-            let values: Option<Vec<f64>> = rounds.iter().map(|&r| figures.get(r).copied().flatten()).collect();
+            let values: Option<Vec<f64>> = rounds
+                .iter()
+                .map(|&r| figures.get(r).copied().flatten())
+                .collect();
             Some((*c, median(&values?)?))
         });
         // On a tie, the first in the candidates' order.

@@ -74,13 +74,30 @@ fn a_candidate_that_fell_behind_in_a_shared_round_is_not_chosen() {
 fn where_each_candidate_fell_behind_once_the_choice_is_made_from_the_rounds_all_kept_up() {
     let every = vec![true; 5];
     let candidates = vec![
-        (TOKIO_CODEC, vec![None, Some(8.0), Some(9.0), Some(8.5), Some(9.5)], every.clone()),
-        (TOKIO_HYPER, vec![Some(11.0), Some(10.0), None, Some(11.0), Some(12.0)], every.clone()),
+        (
+            TOKIO_CODEC,
+            vec![None, Some(8.0), Some(9.0), Some(8.5), Some(9.5)],
+            every.clone(),
+        ),
+        (
+            TOKIO_HYPER,
+            vec![Some(11.0), Some(10.0), None, Some(11.0), Some(12.0)],
+            every.clone(),
+        ),
     ];
     let best = choose(&candidates, &[0, 1, 2, 3, 4], false);
-    assert_eq!(best.contender, Some(TOKIO_CODEC), "the cheaper in rounds 1, 3 and 4");
+    assert_eq!(
+        best.contender,
+        Some(TOKIO_CODEC),
+        "the cheaper in rounds 1, 3 and 4"
+    );
     assert_eq!((best.rounds, best.chosen_from), (5, 3));
-    assert!(best.caveat().contains("3 of 5 rounds in which all of them kept up"), "{}", best.caveat());
+    assert!(
+        best.caveat()
+            .contains("3 of 5 rounds in which all of them kept up"),
+        "{}",
+        best.caveat()
+    );
 }
 
 #[test]

@@ -57,7 +57,7 @@ fn run(cli: Cli) -> Result<(), String> {
         let workspace = harness::servers::workspace_root();
         let path = workspace.join("results/churn.json");
         let report: ChurnReport = harness::output::read_json(&path)?;
-        lab::churn::report::write_all(&workspace, &report)?;
+        lab::churn::report::write_views(&workspace, &report)?;
         println!("churn rendered again from {}", path.display());
         return Ok(());
     }

@@ -26,6 +26,13 @@ pub fn write_all(workspace: &Path, report: &ChurnReport) -> Result<(), String> {
     let results = workspace.join("results");
     std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
     write_json(&results.join("churn.json"), report)?;
+    write_views(workspace, report)
+}
+
+/// What [`write_all`] writes but the JSON: the views, rendered again from a run already
+/// written (read back, a figure's last digit may differ, so the JSON is left as it was).
+pub fn write_views(workspace: &Path, report: &ChurnReport) -> Result<(), String> {
+    let results = workspace.join("results");
     plot::draw(&results.join(plot::FILE), report)?;
     std::fs::write(results.join("churn.md"), render(report)).map_err(|e| e.to_string())?;
     rewrite_benchmarks_section(workspace, (BEGIN, END), &summary(report, Doc::Benchmarks))

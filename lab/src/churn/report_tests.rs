@@ -94,7 +94,7 @@ fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
     assert_eq!(rows(&short), rows(&text), "the same ratio table: {short}");
     assert!(
         short.contains(
-            "| server closes | closed, 8 clients | 0.80 **wins** | 1.00 **ties** | 1.00 **ties** |"
+            "| server closes | closed, 8 clients | 0.80 **wins** by ≥10% | 1.00 **ties** | 1.00 **ties** |"
         ),
         "in brief, the intervals in results/churn.md: {short}"
     );
