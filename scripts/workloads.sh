@@ -9,7 +9,7 @@
 # rows, so the verdict, the runtime table and the feature table read one results file. Writes
 # results/workloads.{md,json}, an SVG per workload, results/runtimes.md,
 # results/features.md and their sections of BENCHMARKS.md (the verdict at the top).
-#   scripts/workloads.sh                           # 6 rounds of 1.25 s per point, up to 7 where undecided, 4 slices (about 42 minutes)
+#   scripts/workloads.sh                           # 6 rounds of 1.25 s per point, up to 7 where undecided, 4 slices (about 39 minutes)
 #   scripts/workloads.sh --rounds 2 --seconds 1    # a quicker look
 #   scripts/workloads.sh --only churn              # one family of workloads (repeat --only for more): results/partial/workloads.{md,json}
 #   scripts/workloads.sh --server 'mine=./my_server --port {port}'  # your server in the lineup: results/partial/workloads.{md,json}

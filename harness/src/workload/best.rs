@@ -2,16 +2,17 @@
 //! tokio user would deploy for that workload, not only against the same code on epoll.
 //! The candidates ([`candidates`]) are tokio_server's codec engine, the codec engine with
 //! sendfile where files are served, hyper, and hyper on tokio's multi-thread scheduler.
-//! Per row, the cheapest is the one with the lowest median of the row's measure (the
-//! highest for requests/s) over the rounds in which every candidate was measured
-//! ([`choose`]); the row's cell is then io_uring_server ÷ it over every round both ran.
+//! Per row, the cheapest is the one with the lowest geometric mean of the row's measure
+//! (the highest for requests/s) over the rounds in which every candidate was measured
+//! ([`choose`]): over the same rounds, the candidate io_uring_server's per-round ratios
+//! (whose geometric mean the rule judges) favour least; the row's cell is then io_uring_server ÷ it over every round both ran.
 //! Before any round, where an offered rate must be set first, the candidate with the
 //! highest calibrated capacity stands in ([`rate_pair`]).
 
 use super::offered::FlatOut;
 use super::samples::WorkloadsReport;
 use super::{SUBJECT, Shape, Unit, Workload};
-use crate::rounds::{self, median};
+use crate::rounds;
 use crate::servers::{Contender, TOKIO_CODEC, TOKIO_CODEC_SENDFILE, TOKIO_HYPER, TOKIO_HYPER_MULTI_THREAD};
 
 /// The tokio configurations a tokio user would deploy, in the order a table names them.
@@ -25,8 +26,9 @@ pub const TOKIO_CONFIGURATIONS: [Contender; 4] = [
 /// How the column is chosen, for the line under a table and the glossary.
 pub const HOW_CHOSEN: &str = "the cheapest tokio configuration is, per row, whichever of \
      tokio_server's codec engine, the codec engine with sendfile (file rows), hyper, and \
-     hyper on tokio's multi-thread scheduler has the lowest median of the row's measure (the \
-     highest for requests/s) over the rounds that measured them all; the cell names it";
+     hyper on tokio's multi-thread scheduler has the lowest geometric mean of the row's \
+     measure (the highest for requests/s) over the rounds that measured them all, so the one \
+     io_uring_server's ratios favour least; the cell names it";
 
 /// The tokio configurations that can serve `workload` (over TLS, those with a rustls
 /// adapter; sendfile where files are served): the candidates for its cheapest.
@@ -98,7 +100,7 @@ impl Best {
 pub type Series = (Contender, Vec<Option<f64>>, Vec<bool>);
 
 /// Chooses among `candidates` with their figures by round (`None`: no figure) and
-/// whether each ran in each round, over `row` (the rounds of the row): the lowest median
+/// whether each ran in each round, over `row` (the rounds of the row): the lowest geometric mean
 /// over the rounds in which every candidate measured at all ran and one at least kept up
 /// (the highest where `higher_is_better`); a candidate without a figure in one of those
 /// rounds (it fell behind the offered rate where another kept up) is not chosen. Where
@@ -132,7 +134,7 @@ pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> B
                 .iter()
                 .map(|&r| figures.get(r).copied().flatten())
                 .collect();
-            Some((*c, median(&values?)?))
+            Some((*c, geometric_mean(&values?)?))
         });
         // On a tie, the first in the candidates' order.
         let better = |a: f64, b: f64| if higher_is_better { a > b } else { a < b };
@@ -228,3 +230,12 @@ impl WorkloadsReport {
 #[cfg(test)]
 #[path = "best_tests.rs"]
 mod tests;
+
+/// The geometric mean of positive `values` (`None` for none, or one not positive): over the
+/// same rounds, A's ÷ B's equals the geometric mean of the per-round ratios A ÷ B.
+fn geometric_mean(values: &[f64]) -> Option<f64> {
+    if values.is_empty() || values.iter().any(|v| *v <= 0.0) {
+        return None;
+    }
+    Some((values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp())
+}

@@ -58,6 +58,25 @@ fn the_cheapest_is_chosen_from_the_rounds_that_measured_every_candidate() {
 }
 
 #[test]
+fn the_cheapest_is_the_one_the_ratios_favour_least_not_the_lower_middle_round() {
+    let every = vec![true; 4];
+    let candidates = vec![
+        (TOKIO_CODEC, vec![Some(27.0); 4], every.clone()),
+        (
+            TOKIO_HYPER_MULTI_THREAD,
+            vec![Some(25.0), Some(26.0), Some(30.0), Some(31.0)],
+            every.clone(),
+        ),
+    ];
+    let best = choose(&candidates, &[0, 1, 2, 3], false);
+    assert_eq!(
+        best.contender,
+        Some(TOKIO_CODEC),
+        "its lower middle round is 26, but over the rounds it costs more than 27"
+    );
+}
+
+#[test]
 fn a_candidate_that_fell_behind_in_a_shared_round_is_not_chosen() {
     let every = vec![true; 3];
     let candidates = vec![
