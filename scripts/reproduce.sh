@@ -13,7 +13,7 @@
 #   scripts/reproduce.sh --list     # the steps, without running them
 #   scripts/reproduce.sh --from 4   # resume at step 4 (the steps before it are not run)
 # First it builds everything the studies run, so that no build happens mid-measurement:
-# the workspace (release), the servers as the harness builds them (bench profile, and
+# lab (release, what every scripts/<study>.sh runs), the servers as the harness builds them (bench profile, and
 # tokio_server with io-uring-fs in target/tokio-io-uring: harness/src/servers/), and the
 # benches. After every step it writes results/reproduce.md: the commit, the machine, the
 # date, each step's wall time and the total against the 100-minute target, so a run cut
@@ -111,9 +111,11 @@ run_timed() { # label estimate command...
   times[-1]="$(mmss "$took") | $estimate"
 }
 
-# Everything the studies build, built first (the exact commands harness/src/servers/ runs).
+# Everything the studies build, built first: the studies' own program (what
+# scripts/<study>.sh runs) and the exact commands harness/src/servers/ runs (every package
+# of CARGO_PACKAGES at once, so the dependencies are built with one set of features).
 build() {
-  cargo build --release --workspace
+  cargo build --release -p lab
   cargo build --profile bench -p compio_server -p floors -p io_uring_server \
     -p monoio_server -p tokio_server -p tokio_uring_server
   env -u CARGO_ENCODED_RUSTFLAGS RUSTFLAGS="--cfg tokio_unstable" cargo build --release \

@@ -1,6 +1,7 @@
 //! One connection's state and its pure transitions: no ring types here, so every rule is
 //! unit-tested without a kernel. The event loop reports each completion
-//! ([`Conn::on_completion`], here: the one place every completion kind is handled) and
+//! ([`Conn::on_completion`], here: the one place a connection's completions are handled;
+//! the accept, the tick and the wake-up have no connection and stay in the event loop) and
 //! asks what to submit next (`next_op`, then `submitted`, in `next`).
 //!
 //! This file holds the state and the completion dispatch; the transitions live by concept

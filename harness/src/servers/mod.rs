@@ -156,22 +156,20 @@ pub fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap
     }
 }
 
-/// Builds the contenders' packages with the bench profile, and the
-/// [`Launch::CargoTokioIoUringFs`] ones apart ([`TOKIO_IO_URING_FS_BUILD`]); returns
-/// [`Contender::binary_key`] -> executable.
+/// Builds every package in [`CARGO_PACKAGES`] with the bench profile whenever a
+/// contender is one of them, and the [`Launch::CargoTokioIoUringFs`] ones apart
+/// ([`TOKIO_IO_URING_FS_BUILD`]); returns [`Contender::binary_key`] -> executable.
+///
+/// Always the whole list, not just the packages asked for: cargo unifies the dependencies'
+/// features over the packages of one build, so a different list would be a different
+/// build of the same dependencies, compiled again (and `scripts/reproduce.sh` builds
+/// this list before any study).
 fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
-    let mut packages: Vec<&str> = contenders
-        .iter()
-        .filter(|c| c.launch == Launch::Cargo)
-        .map(|c| c.package)
-        .collect();
-    packages.sort_unstable();
-    packages.dedup();
     let mut binaries = HashMap::new();
-    if !packages.is_empty() {
+    if contenders.iter().any(|c| c.launch == Launch::Cargo) {
         let mut command = cargo_build(workspace);
         command.args(["--profile", "bench"]);
-        for package in packages {
+        for package in CARGO_PACKAGES {
             command.args(["-p", package]);
         }
         binaries.extend(built_executables(command)?);
@@ -285,5 +283,13 @@ mod tests {
         assert_eq!(TOKIO_CODEC_IO_URING_FS.floor(), Some(FLOOR_TOKIO));
         assert_eq!(TOKIO_HYPER_IO_URING_FS.floor(), Some(FLOOR_HYPER));
         assert_eq!(TOKIO_CODEC.binary_key(), "tokio_server");
+    }
+
+    #[test]
+    fn the_one_build_holds_every_cargo_launched_package() {
+        let every = findable_by_id().chain([TOKIO_CODEC_SHARED, TOKIO_CODEC_SENDFILE, AA_CONTROL]);
+        for contender in every.filter(|c| c.launch == Launch::Cargo) {
+            assert!(CARGO_PACKAGES.contains(&contender.package), "{}", contender.id);
+        }
     }
 }

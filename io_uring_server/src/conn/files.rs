@@ -1,9 +1,10 @@
 //! A connection answering `/files/{name}`: the codec stops at a file request, the
 //! connection runs its [`FileTransfer`] (open, stat, then read and send chunk by chunk,
 //! or sendfile once the head is sent) and serves the rest of its input only once that
-//! answer is complete. Each chunk is
-//! sent from the buffer it was read into: the output keeps that buffer as it keeps an
-//! echoed body (`Output::adopt`) and hands it back once sent, for the next read. While
+//! answer is complete. A chunk read through the ring is sent from the buffer it was read
+//! into when the output holds no other buffer: the output adopts it (`Output::adopt`), as
+//! it keeps an echoed body, and hands it back once sent, for the next read; otherwise
+//! (the head or an earlier chunk still unsent) the chunk is copied into the output. While
 //! the output is backed up (`paused`), no further chunk is read.
 //!
 //! A connection that ends mid-file cancels the file operation in flight

@@ -77,7 +77,7 @@ pub fn render(report: &WorkloadsReport) -> String {
 }
 
 /// Each judged row's name and the A/A control's estimate on it.
-fn controls(report: &WorkloadsReport, rows: &[Row]) -> Vec<(String, Option<Estimate>)> {
+pub(crate) fn controls(report: &WorkloadsReport, rows: &[Row]) -> Vec<(String, Option<Estimate>)> {
     rows.iter()
         .filter(|row| row.client_bound(report, (SUBJECT.id, BASELINE.id)).is_none())
         .map(|row| (row.name(), Estimate::of(&row.aa)))

@@ -2,12 +2,12 @@
 //! `scripts/workloads.sh`): io_uring_server with one feature switched on or off against
 //! its default flags, at the workloads that feature exists for: the receive path and the
 //! task-run mode at the verdict's fixed-rate keep-alive row, accept features where
-//! connections churn, the provided-buffer ring where connections idle, zero-copy send
-//! where responses are large (at their fixed rates), the cheaper enter (registered ring, no
-//! SQ index array) at one connection and the fixed-rate keep-alive row (not at four
-//! connections, whose requests/s the client bounds here), sendfile where files are large
-//! (its row reads them through the ring instead). Measured like the workloads, rounds interleaved; `report`
-//! renders it.
+//! connections churn (at the churn rows' fixed rates), the provided-buffer ring where
+//! connections idle, zero-copy send where responses are large (at their fixed rates), the
+//! cheaper enter (registered ring, no SQ index array) at one connection and the fixed-rate
+//! keep-alive row (not at four connections, whose requests/s the client bounds here),
+//! sendfile where files are large (its row reads them through the ring instead). Measured
+//! like the workloads, rounds interleaved; `report` renders it.
 
 use std::fmt::Write as _;
 
@@ -16,8 +16,8 @@ use harness::judge::{self, Word};
 use harness::output::Doc;
 use harness::servers::{AA_CONTROL, Contender, IO_URING, io_uring_with};
 
-/// One feature row: io_uring_server with flags, at the workloads whose name starts with
-/// `at` (so "churn" is both plain churn loads, not the TLS ones), and what the flags change.
+/// One feature row: io_uring_server with flags, at the workload named `at` (or, for a
+/// saturated load, at those whose name starts with it), and what the flags change.
 #[derive(Debug, Clone, Copy)]
 pub struct Variant {
     pub at: &'static str,
@@ -33,12 +33,20 @@ const ZERO_COPY_MECHANISM: &str =
 /// fixed offered rate.
 const KEEP_ALIVE: &str = "keep-alive, small requests at 50% load";
 
+/// Where accept features pay: connections churning, at the verdict's fixed offered rates.
+const SERVER_CLOSES: &str = "churn, server closes at 50% load";
+const CLIENT_CLOSES: &str = "churn, client closes at 50% load";
+const SINGLE_ACCEPT: Contender = io_uring_with("without multishot accept", &["--no-multishot-accept"]);
+const SINGLE_ACCEPT_MECHANISM: &str = "one accept SQE per connection instead of one for all";
+const FIXED_FILES: Contender = io_uring_with("with registered files", &["--fixed-files"]);
+const FIXED_FILES_MECHANISM: &str = "each connection accepted straight into the ring's file table (a direct descriptor): no file-table lookup per operation, no descriptor to close";
+
 const UNREGISTERED: Contender = io_uring_with("without the registered ring", &["--no-registered-ring"]);
 const UNREGISTERED_MECHANISM: &str = "each io_uring_enter names the ring by its descriptor (a descriptor-table lookup and reference per call) instead of by the index it was registered at, once at startup";
 const SQ_ARRAY: Contender = io_uring_with("with the SQ index array", &["--sq-array"]);
 const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from an index array, where the default (IORING_SETUP_NO_SQARRAY) has it take entries in ring order";
 
-pub const VARIANTS: [Variant; 14] = [
+pub const VARIANTS: [Variant; 16] = [
     Variant {
         at: KEEP_ALIVE,
         contender: io_uring_with("without the buffer ring (plain recv)", &["--no-multishot-recv"]),
@@ -60,14 +68,24 @@ pub const VARIANTS: [Variant; 14] = [
         mechanism: "each io_uring_enter waits up to 100 µs for a batch of completions while requests arrive on their own (min-wait), trading a bounded delay for fewer wake-ups",
     },
     Variant {
-        at: "churn",
-        contender: io_uring_with("without multishot accept", &["--no-multishot-accept"]),
-        mechanism: "one accept SQE per connection instead of one for all",
+        at: SERVER_CLOSES,
+        contender: SINGLE_ACCEPT,
+        mechanism: SINGLE_ACCEPT_MECHANISM,
     },
     Variant {
-        at: "churn",
-        contender: io_uring_with("with registered files", &["--fixed-files"]),
-        mechanism: "each connection accepted straight into the ring's file table (a direct descriptor): no file-table lookup per operation, no descriptor to close",
+        at: SERVER_CLOSES,
+        contender: FIXED_FILES,
+        mechanism: FIXED_FILES_MECHANISM,
+    },
+    Variant {
+        at: CLIENT_CLOSES,
+        contender: SINGLE_ACCEPT,
+        mechanism: SINGLE_ACCEPT_MECHANISM,
+    },
+    Variant {
+        at: CLIENT_CLOSES,
+        contender: FIXED_FILES,
+        mechanism: FIXED_FILES_MECHANISM,
     },
     Variant {
         at: "5k idle",

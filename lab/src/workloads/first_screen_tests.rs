@@ -20,8 +20,8 @@ fn the_bottom_line_states_each_saving_with_its_unit_and_names_the_rest() {
     );
     assert!(
         text.contains(
-            "spends less on 1 of 2 rows: *keep-alive, small requests*, 2.0 of 10.0 µs of server \
-             CPU per request (−20%)."
+            "spends less on 1 of 2 rows, each given as what it saves of tokio's figure: \
+             *keep-alive, small requests*, 2.0 of 10.0 µs of server CPU per request (−20%)."
         ),
         "{text}"
     );
@@ -41,6 +41,34 @@ fn the_bottom_line_states_each_saving_with_its_unit_and_names_the_rest() {
         text.contains("compio 0% on its median row, and it wins 0 of the 1 rows"),
         "{text}"
     );
+}
+
+#[test]
+fn a_small_win_the_a_a_control_matched_is_not_listed_as_a_saving() {
+    let report = report();
+    let mut rows = judged::rows(&report);
+    let row = rows.remove(0);
+    let small = Row {
+        best: harness::workload::best::Best {
+            ratios: vec![0.97, 0.98, 0.97, 0.98],
+            ..row.best.clone()
+        },
+        aa: vec![0.97, 0.98, 0.97, 0.98],
+        ..row.clone()
+    };
+    let estimate = Estimate::of(&small.best.ratios).unwrap();
+    assert_eq!(estimate.word, Word::Wins);
+    assert!(!beyond_the_machine(&small, &estimate));
+    let tied = Row {
+        aa: vec![1.0, 1.01, 0.99, 1.0],
+        ..small.clone()
+    };
+    assert!(beyond_the_machine(&tied, &estimate));
+    assert!(beyond_the_machine(&row, &Estimate::of(&row.best.ratios).unwrap()));
+    let (clear, matched) = wins(&report, &[small]);
+    assert!(clear.is_empty() && matched.len() == 1);
+    let text = elsewhere(&report, &matched).unwrap();
+    assert!(text.contains("no more than the A/A control moved"), "{text}");
 }
 
 #[test]

@@ -46,18 +46,36 @@ pub fn wins_over_codec(report: &WorkloadsReport, row: &Row) -> bool {
         && Estimate::of(&row.against[0]).is_some_and(|e| e.word == Word::Wins)
 }
 
+/// The tokio configuration whose technique a win over the codec engine on `row` may owe
+/// to: the technique's same-code control where the row measured one, else the row's
+/// cheapest tokio configuration; `None` where that is the codec engine itself.
+fn reference(report: &WorkloadsReport, row: &Row) -> Option<Contender> {
+    let measured = |c: &Contender| !row.figures(report, c.id).is_empty();
+    control(row)
+        .filter(measured)
+        .or(row.best.contender)
+        .filter(|c| *c != BASELINE)
+}
+
+/// io_uring_server ÷ the same code on epoll with the row's technique, per round: against
+/// the technique's same-code control where the row measured one (the codec engine with
+/// sendfile on files, with a shared buffer on idle connections), else against the codec
+/// engine. What the I/O model alone saves, with no technique a tokio server can use too.
+pub fn io_model_ratios(report: &WorkloadsReport, row: &Row) -> Vec<f64> {
+    let measured = |c: &Contender| !row.figures(report, c.id).is_empty();
+    match control(row).filter(measured) {
+        Some(same_technique) => row.ratios(report, (SUBJECT.id, same_technique.id)),
+        None => row.against[0].clone(),
+    }
+}
+
 /// "sendfile −46% (*wins* by ≥10%), then the I/O model −15% (*inconclusive*)": where a
 /// win over the codec engine on `row` comes from; empty for a row that does not win there.
 pub fn cell(report: &WorkloadsReport, row: &Row) -> String {
     if !wins_over_codec(report, row) {
         return String::new();
     }
-    let measured = |c: &Contender| !row.figures(report, c.id).is_empty();
-    let reference = control(row)
-        .filter(measured)
-        .or(row.best.contender)
-        .filter(|c| *c != BASELINE);
-    let Some(reference) = reference else {
+    let Some(reference) = reference(report, row) else {
         return "the I/O model, all of it (the codec engine is the cheapest tokio configuration here)".into();
     };
     let part = |pair: (&str, &str)| {
@@ -105,12 +123,21 @@ mod tests {
 
     #[test]
     fn a_files_win_is_split_between_sendfile_and_the_io_model() {
-        let report = report("1 MiB files at 50% load", Some(TOKIO_CODEC_SENDFILE));
-        let row = &rows(&report)[0];
+        let with = report("1 MiB files at 50% load", Some(TOKIO_CODEC_SENDFILE));
+        let without = report("1 MiB files at 50% load", None);
+        let (report, row) = (&with, &rows(&with)[0]);
         assert_eq!(
-            cell(&report, row),
+            cell(report, row),
             "sendfile −50% (*wins* by ≥10%) of the codec engine's, then the I/O model −19% \
              (*wins* by ≥10%) of tokio_server (codec, sendfile)'s"
+        );
+        let alone = Estimate::of(&io_model_ratios(report, row)).unwrap();
+        assert!((alone.ratio - 0.4 * 1.015 / 0.5).abs() < 0.01, "{}", alone.ratio);
+        let row = &rows(&without)[0];
+        assert_eq!(
+            io_model_ratios(&without, row),
+            row.against[0],
+            "no control: the codec"
         );
     }
 
