@@ -1,11 +1,12 @@
 //! Carrying out what a connection asks for: [`carry_out`] makes the one syscall an
-//! operation is done by where that is cheaper ([`shutdown_write`], [`send_file`]) and
+//! operation is done by where that is cheaper ([`shutdown_write`], a file's stat,
+//! [`send_file`]) and
 //! otherwise has [`submit`] build the operation's submission entry and push it. Building
 //! an entry is safe; pushing it is `unsafe` because the kernel may then read or write the
 //! memory it names until the operation's final completion. Each push states which memory
 //! that is and why it stays valid, by the rules in `DESIGN.md`. The connection's entries
 //! are pushed here, and the worker's own (accept, tick, wake-up, their cancels); a file's
-//! OPENAT, STATX and READ are pushed by `files/entries.rs`, which [`submit`] hands them
+//! OPENAT and READ are pushed by `files/entries.rs`, which [`submit`] hands them
 //! to. What to submit is decided elsewhere (`Conn::next_op`, the worker's accept and
 //! timer states); this module only carries it out.
 
@@ -31,13 +32,16 @@ pub enum Carried {
 }
 
 /// Carries out `op` for `conn`, which has just been told it was submitted
-/// ([`Conn::submitted`]); `token` names the connection and the op's kind. Two operations
-/// are syscalls on the ring thread instead of entries: a shutdown on a regular
-/// descriptor, and a file's sendfile.
+/// ([`Conn::submitted`]); `token` names the connection and the op's kind. Three
+/// operations are syscalls on the ring thread instead of entries: a shutdown on a regular
+/// descriptor, a file's stat and its sendfile. io_uring hands IORING_OP_SHUTDOWN and
+/// IORING_OP_STATX to an io-wq worker thread every time, whatever the file; that thread's
+/// wake-up cost more than the syscall, which on an open descriptor does not wait.
 pub fn carry_out(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token) -> Carried {
     match op {
         Op::Shutdown if !conn.direct => Carried::Done(shutdown_write(conn.fd)),
         Op::File(FileOp::Sendfile) => Carried::Done(send_file(conn)),
+        Op::File(FileOp::Stat) => Carried::Done(conn.file_transfer().stat_now()),
         _ => {
             submit(ring, conn, op, token);
             Carried::Submitted

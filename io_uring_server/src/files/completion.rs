@@ -47,7 +47,7 @@ impl FileTransfer {
         }
     }
 
-    /// STATX completed: a regular file's head, else the error answer.
+    /// The stat returned `result`: a regular file's head, else the error answer.
     fn on_stat(&mut self, result: i32) -> Progress {
         if result < 0 {
             return Progress::Error(FileAnswer::from_errno(-result));

@@ -1,6 +1,6 @@
 //! The submission entries of `/files/{name}`, on the worker's own ring: OPENAT on the
-//! root directory, STATX on the opened descriptor, READ into the connection's read
-//! buffer. Like `ops.rs` (which hands file operations here), building an entry is safe
+//! root directory, READ into the connection's read buffer (the stat between them is a
+//! syscall, `FileTransfer::stat_now`). Like `ops.rs` (which hands file operations here), building an entry is safe
 //! and pushing it is `unsafe`: each push names the memory of a [`FileTransfer`], which
 //! the connection keeps, unchanged, until the operation's completion (`DESIGN.md`,
 //! rule 7). The descriptors around them are in `files/fd.rs`.
@@ -14,9 +14,9 @@ use crate::ring::Ring;
 use crate::token::Token;
 
 /// How a requested file is opened: read-only, refusing a symlink, never blocking (a FIFO;
-/// cleared by [`crate::files::fd::make_blocking`] once STATX finds a regular file, unless it
+/// cleared by [`crate::files::fd::make_blocking`] once the stat finds a regular file, unless it
 /// is on the root's mount and that reads without blocking: `FilesRoot`), never
-/// becoming the controlling terminal (a device node, which STATX then rejects), not
+/// becoming the controlling terminal (a device node, which the stat then rejects), not
 /// inherited.
 const OPEN_FLAGS: i32 =
     libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
@@ -36,24 +36,9 @@ pub fn submit(ring: &mut Ring, transfer: &mut FileTransfer, op: FileOp, token: T
             // for the process's lifetime (`main.rs`).
             unsafe { ring.push(entry.user_data(user_data)) };
         }
-        FileOp::Stat => {
-            let (fd, statx) = transfer.stat_args();
-            let fd = fd.expect("a stat follows a successful open").as_raw_fd();
-            let entry = opcode::Statx::new(
-                types::Fd(fd),
-                c"".as_ptr(),
-                (statx as *mut libc::statx).cast::<types::statx>(),
-            )
-            .flags(libc::AT_EMPTY_PATH)
-            .mask(libc::STATX_TYPE | libc::STATX_SIZE | libc::STATX_MNT_ID)
-            .build();
-            // SAFETY: the kernel reads the `'static` empty path and writes the `statx` in
-            // the transfer's boxed scratch, which it neither reads nor drops before this
-            // operation's completion; the descriptor stays open until then, as the
-            // transfer owns it (`DESIGN.md`, rule 7).
-            unsafe { ring.push(entry.user_data(user_data)) };
+        FileOp::Stat | FileOp::Sendfile | FileOp::PollOut => {
+            unreachable!("the stat and the socket steps are carried out by ops.rs")
         }
-        FileOp::Sendfile | FileOp::PollOut => unreachable!("socket steps are carried out by ops.rs"),
         FileOp::Read => {
             let (fd, room, offset) = transfer.read_args();
             let fd = fd.expect("a read follows a successful open").as_raw_fd();

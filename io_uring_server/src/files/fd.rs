@@ -50,7 +50,7 @@ impl FilesRoot {
 /// with IOCB_NOWAIT without blocking (FMODE_NOWAIT), as io_uring asks of any file opened
 /// O_NONBLOCK before it hands the read to a worker thread: there a regular file of that
 /// mount may stay non-blocking, and no file pays an `fcntl`. Elsewhere (NFS, FUSE, any
-/// other) a read could block the ring thread, so the file is made blocking once STATX
+/// other) a read could block the ring thread, so the file is made blocking once the stat
 /// finds it regular, and io_uring runs its reads on worker threads.
 fn nowait_mount(root: &OwnedFd) -> Option<u64> {
     use rustix::fs::{AtFlags, StatxFlags, fstatfs, statx};
@@ -75,7 +75,28 @@ pub fn make_blocking(fd: &OwnedFd) -> Result<(), i32> {
     rustix::fs::fcntl_setfl(fd, rustix::fs::OFlags::empty()).map_err(|e| e.raw_os_error())
 }
 
-/// A `statx` for STATX to fill.
+/// `statx(2)` of an opened descriptor (AT_EMPTY_PATH): its type, size and mount, into
+/// `into`; 0 or the negated errno. With AT_STATX_DONT_SYNC, so that a network file system
+/// answers from what it holds rather than waiting on its server: on the ring thread, as
+/// sendfile is, the one file syscall that may block is the read, which never runs here
+/// for a file on a mount that could wait (`FilesRoot`).
+pub fn stat_into(fd: &OwnedFd, into: &mut libc::statx) -> i32 {
+    use rustix::fs::{AtFlags, StatxFlags, statx};
+    let flags = AtFlags::EMPTY_PATH | AtFlags::STATX_DONT_SYNC;
+    let wanted = StatxFlags::TYPE | StatxFlags::SIZE | StatxFlags::MNT_ID;
+    match statx(fd, c"", flags, wanted) {
+        Ok(stat) => {
+            into.stx_mask = stat.stx_mask;
+            into.stx_mode = stat.stx_mode;
+            into.stx_size = stat.stx_size;
+            into.stx_mnt_id = stat.stx_mnt_id;
+            0
+        }
+        Err(errno) => -errno.raw_os_error(),
+    }
+}
+
+/// A `statx` for the stat to fill.
 pub fn zeroed_statx() -> libc::statx {
     // SAFETY: `statx` is plain integers (and reserved padding), for which all zeros is a
     // valid value.

@@ -1,12 +1,12 @@
 //! What a connection keeps between two files, so that a file costs no allocation: its
 //! read buffer (kept to be reused, with no page faults either, lent to the output that
-//! sends from it) and the [`FileScratch`] OPENAT and STATX use; both given up when the
+//! sends from it) and the [`FileScratch`] OPENAT and the stat use; both given up when the
 //! connection falls idle, so that an idle connection holds no buffer.
 
 use http_core::files::MAX_FILE_NAME;
 
-/// The memory OPENAT reads (the name, NUL-terminated) and STATX writes, on the heap so that
-/// it stays put while the connection moves.
+/// The memory OPENAT reads (the name, NUL-terminated), on the heap so that it stays put
+/// while the connection moves, and the `statx` the stat fills.
 pub struct FileScratch {
     pub statx: libc::statx,
     name: [u8; MAX_FILE_NAME + 1],

@@ -4,8 +4,8 @@
 //! [`FileTransfer::wants`] for the next operation, `files/entries.rs` pushes it naming this
 //! memory, and the completion comes back through the `on_*` transitions (`files/completion.rs`).
 //!
-//! Everything the kernel may read or write lives on the heap (the NUL-terminated name and
-//! the `statx` buffer in a [`FileScratch`], the read buffer), kept by the connection from
+//! Everything the kernel may read or write lives on the heap (the NUL-terminated name in a
+//! [`FileScratch`], the read buffer), kept by the connection from
 //! file to file, so it stays put while the connection moves, and the
 //! transfer is dropped only when no file operation is in flight (`DESIGN.md`, rule 7).
 //! The opened descriptor is an `OwnedFd`: it is closed (plain `close(2)`) whenever the
@@ -16,6 +16,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd, RawFd};
 
 use http_core::files::{FileAnswer, FileRequest};
 
+use crate::files::fd as file_fd;
 use crate::files::fd::FilesRoot;
 use crate::files::spare::{FileScratch, FileSpare};
 
@@ -24,7 +25,7 @@ use crate::files::spare::{FileScratch, FileSpare};
 pub enum Step {
     /// Open the name inside the root (IORING_OP_OPENAT).
     Open,
-    /// Stat the opened descriptor (IORING_OP_STATX).
+    /// Stat the opened descriptor (the `statx(2)` syscall, carried out at once).
     Stat,
     /// `read` of `len` bytes read (and handed to the output) so far (IORING_OP_READ); after
     /// a sendfile that could not go on, `read` starts at the bytes it sent.
@@ -39,6 +40,8 @@ pub enum Step {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileOp {
     Open,
+    /// The `statx(2)` syscall, carried out at once (IORING_OP_STATX always runs on an
+    /// io-wq thread).
     Stat,
     Read,
     /// The `sendfile(2)` syscall, carried out at once (not through the ring).
@@ -75,8 +78,8 @@ pub struct FileTransfer {
     root: FilesRoot,
     /// The descriptor is still O_NONBLOCK, as opened.
     nonblocking: bool,
-    /// The name, NUL-terminated, read by OPENAT until its completion, and the `statx`
-    /// written by STATX until its completion.
+    /// The name, NUL-terminated, read by OPENAT until its completion, and the `statx` the
+    /// stat fills.
     scratch: Box<FileScratch>,
     /// The opened file; closed on drop.
     fd: Option<OwnedFd>,
@@ -87,7 +90,7 @@ pub struct FileTransfer {
 }
 
 /// Shows the step, the name and the read buffer's size only: the kernel may be writing
-/// the buffer (and the `statx`).
+/// the buffer.
 impl std::fmt::Debug for FileTransfer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileTransfer")
@@ -179,7 +182,15 @@ impl FileTransfer {
         (self.root.fd, self.scratch.name())
     }
 
-    /// STATX's operands: the opened descriptor and the buffer the kernel fills.
+    /// Stats the opened descriptor now, on the ring thread, into the scratch's `statx`
+    /// ([`file_fd::stat_into`]); as a completion would carry it: 0 or the negated errno.
+    pub fn stat_now(&mut self) -> i32 {
+        let fd = self.fd.as_ref().expect("a stat follows a successful open");
+        file_fd::stat_into(fd, &mut self.scratch.statx)
+    }
+
+    /// The stat's operands, for a test to fill the `statx` as the syscall would.
+    #[cfg(test)]
     pub fn stat_args(&mut self) -> (Option<&OwnedFd>, &mut libc::statx) {
         (self.fd.as_ref(), &mut self.scratch.statx)
     }

@@ -35,7 +35,7 @@ fn opened(transfer: &mut FileTransfer) {
     assert_eq!(transfer.step(), Step::Stat);
 }
 
-/// Plays a STATX that found a regular file of `len` bytes (or a directory).
+/// Plays a stat that found a regular file of `len` bytes (or a directory).
 fn stat(transfer: &mut FileTransfer, regular: bool, len: u64) -> Progress {
     let (_, statx) = transfer.stat_args();
     statx.stx_mode = if regular { libc::S_IFREG } else { libc::S_IFDIR } as u16;

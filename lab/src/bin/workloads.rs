@@ -205,9 +205,13 @@ fn hot_corpus() -> Result<PathBuf, String> {
 }
 
 /// Your servers run wherever the verdict's contenders do (not the file workloads, which
-/// the caller leaves out): every round where the verdict judges, the first rounds where
-/// the details alone show the workload.
+/// the caller leaves out, nor the TLS ones: they are started without a certificate):
+/// every round where the verdict judges, the first rounds where the details alone show
+/// the workload.
 fn with_yours(entry: &mut Entry, yours: &[Contender]) {
+    if entry.workload.tls().is_some() {
+        return;
+    }
     if entry.every_round.is_empty() {
         entry.detail.extend(yours);
     } else {
