@@ -32,7 +32,8 @@ impl Stage {
 }
 
 /// An operation a connection asks for next: most are one submission; a shutdown of a
-/// regular descriptor and a sendfile are syscalls made at once (`ops::carry_out`).
+/// regular descriptor, a file's stat (where the root reads without waiting) and a
+/// sendfile are syscalls made at once (`ops::carry_out`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     /// Arm a multishot receive into the provided-buffer ring.

@@ -6,7 +6,7 @@
 //! memory it names until the operation's final completion. Each push states which memory
 //! that is and why it stays valid, by the rules in `DESIGN.md`. The connection's entries
 //! are pushed here, and the worker's own (accept, tick, wake-up, their cancels); a file's
-//! OPENAT and READ are pushed by `files/entries.rs`, which [`submit`] hands them
+//! OPENAT, STATX and READ are pushed by `files/entries.rs`, which [`submit`] hands them
 //! to. What to submit is decided elsewhere (`Conn::next_op`, the worker's accept and
 //! timer states); this module only carries it out.
 
@@ -34,14 +34,17 @@ pub enum Carried {
 /// Carries out `op` for `conn`, which has just been told it was submitted
 /// ([`Conn::submitted`]); `token` names the connection and the op's kind. Three
 /// operations are syscalls on the ring thread instead of entries: a shutdown on a regular
-/// descriptor, a file's stat and its sendfile. io_uring hands IORING_OP_SHUTDOWN and
-/// IORING_OP_STATX to an io-wq worker thread every time, whatever the file; that thread's
-/// wake-up cost more than the syscall, which on an open descriptor does not wait.
+/// descriptor, and a file's stat and its sendfile where the root's file system reads
+/// without waiting (ext4, xfs, btrfs: `FilesRoot`). io_uring hands IORING_OP_SHUTDOWN and
+/// IORING_OP_STATX to an io-wq worker thread every time; that thread's wake-up cost more
+/// than the syscall, which there does not wait.
 pub fn carry_out(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token) -> Carried {
     match op {
         Op::Shutdown if !conn.direct => Carried::Done(shutdown_write(conn.fd)),
         Op::File(FileOp::Sendfile) => Carried::Done(send_file(conn)),
-        Op::File(FileOp::Stat) => Carried::Done(conn.file_transfer().stat_now()),
+        Op::File(FileOp::Stat) if conn.file_transfer().stats_inline() => {
+            Carried::Done(conn.file_transfer().stat_now())
+        }
         _ => {
             submit(ring, conn, op, token);
             Carried::Submitted

@@ -24,7 +24,8 @@ pub enum Kind {
     Wake = 8,
     /// A cancel of a global operation (accept, timer); its completion needs no handling.
     Control = 9,
-    /// A step of a `/files/{name}` answer: OPENAT or READ (one at a time; the stat and sendfile are syscalls).
+    /// A step of a `/files/{name}` answer: OPENAT, STATX, READ or POLL_ADD, one at a time
+    /// (the stat is a syscall where the root reads without waiting, sendfile always).
     File = 10,
     /// A cancel of a connection's file operation.
     FileCancel = 11,

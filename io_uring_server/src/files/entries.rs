@@ -1,6 +1,7 @@
 //! The submission entries of `/files/{name}`, on the worker's own ring: OPENAT on the
-//! root directory, READ into the connection's read buffer (the stat between them is a
-//! syscall, `FileTransfer::stat_now`). Like `ops.rs` (which hands file operations here), building an entry is safe
+//! root directory, STATX on the opened descriptor where the root's file system may wait
+//! (elsewhere the stat is a syscall, `FileTransfer::stat_now`), READ into the connection's
+//! read buffer. Like `ops.rs` (which hands file operations here), building an entry is safe
 //! and pushing it is `unsafe`: each push names the memory of a [`FileTransfer`], which
 //! the connection keeps, unchanged, until the operation's completion (`DESIGN.md`,
 //! rule 7). The descriptors around them are in `files/fd.rs`.
@@ -36,9 +37,24 @@ pub fn submit(ring: &mut Ring, transfer: &mut FileTransfer, op: FileOp, token: T
             // for the process's lifetime (`main.rs`).
             unsafe { ring.push(entry.user_data(user_data)) };
         }
-        FileOp::Stat | FileOp::Sendfile | FileOp::PollOut => {
-            unreachable!("the stat and the socket steps are carried out by ops.rs")
+        FileOp::Stat => {
+            let (fd, statx) = transfer.stat_args();
+            let fd = fd.expect("a stat follows a successful open").as_raw_fd();
+            let entry = opcode::Statx::new(
+                types::Fd(fd),
+                c"".as_ptr(),
+                (statx as *mut libc::statx).cast::<types::statx>(),
+            )
+            .flags(libc::AT_EMPTY_PATH)
+            .mask(libc::STATX_TYPE | libc::STATX_SIZE | libc::STATX_MNT_ID)
+            .build();
+            // SAFETY: the kernel reads the `'static` empty path and writes the `statx` in
+            // the transfer's boxed scratch, which it neither reads nor drops before this
+            // operation's completion; the descriptor stays open until then, as the
+            // transfer owns it (`DESIGN.md`, rule 7).
+            unsafe { ring.push(entry.user_data(user_data)) };
         }
+        FileOp::Sendfile | FileOp::PollOut => unreachable!("socket steps are carried out by ops.rs"),
         FileOp::Read => {
             let (fd, room, offset) = transfer.read_args();
             let fd = fd.expect("a read follows a successful open").as_raw_fd();

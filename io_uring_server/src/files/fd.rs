@@ -76,10 +76,13 @@ pub fn make_blocking(fd: &OwnedFd) -> Result<(), i32> {
 }
 
 /// `statx(2)` of an opened descriptor (AT_EMPTY_PATH): its type, size and mount, into
-/// `into`; 0 or the negated errno. With AT_STATX_DONT_SYNC, so that a network file system
-/// answers from what it holds rather than waiting on its server: on the ring thread, as
-/// sendfile is, the one file syscall that may block is the read, which never runs here
-/// for a file on a mount that could wait (`FilesRoot`).
+/// `into`; 0 or the negated errno. Called on the ring thread only where the root's file
+/// system reads without waiting (`FilesRoot::nowait_reads`), where a stat of an open
+/// descriptor reads its inode in memory; AT_STATX_DONT_SYNC besides, so that a file of
+/// another file system bind-mounted into such a root answers from what its file system
+/// holds where it can (NFS, FUSE) rather than asking its server. Some do not (CIFS
+/// revalidates, GFS2 takes a cluster lock): such a mount inside the root could stall the
+/// worker, as a descriptor's `close(2)` there already could.
 pub fn stat_into(fd: &OwnedFd, into: &mut libc::statx) -> i32 {
     use rustix::fs::{AtFlags, StatxFlags, statx};
     let flags = AtFlags::EMPTY_PATH | AtFlags::STATX_DONT_SYNC;
@@ -130,6 +133,27 @@ mod tests {
             let root = FilesRoot::of(&open_root(Path::new(dir)).unwrap());
             assert!(!root.nowait_reads && !root.reads_nowait_on(root.mount), "{dir}");
         }
+    }
+
+    #[test]
+    fn a_stat_fills_the_type_size_and_mount_over_what_a_previous_file_left() {
+        let dir = std::env::temp_dir().join(format!("stat-into-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("f"), b"hello").unwrap();
+        let mut into = zeroed_statx();
+        (into.stx_mode, into.stx_size) = (0xffff, u64::MAX);
+        let file: OwnedFd = std::fs::File::open(dir.join("f")).unwrap().into();
+        assert_eq!(stat_into(&file, &mut into), 0);
+        assert_eq!(u32::from(into.stx_mode) & libc::S_IFMT, libc::S_IFREG);
+        assert_eq!(into.stx_size, 5);
+        assert_ne!(into.stx_mask & libc::STATX_MNT_ID, 0);
+        let root = FilesRoot::of(&open_root(&dir).unwrap());
+        assert!(!root.nowait_reads || root.reads_nowait_on(into.stx_mnt_id));
+        let folder: OwnedFd = std::fs::File::open(&dir).unwrap().into();
+        assert_eq!(stat_into(&folder, &mut into), 0);
+        assert_eq!(u32::from(into.stx_mode) & libc::S_IFMT, libc::S_IFDIR);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

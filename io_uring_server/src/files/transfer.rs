@@ -4,8 +4,8 @@
 //! [`FileTransfer::wants`] for the next operation, `files/entries.rs` pushes it naming this
 //! memory, and the completion comes back through the `on_*` transitions (`files/completion.rs`).
 //!
-//! Everything the kernel may read or write lives on the heap (the NUL-terminated name in a
-//! [`FileScratch`], the read buffer), kept by the connection from
+//! Everything the kernel may read or write lives on the heap (the NUL-terminated name and
+//! the `statx` buffer in a [`FileScratch`], the read buffer), kept by the connection from
 //! file to file, so it stays put while the connection moves, and the
 //! transfer is dropped only when no file operation is in flight (`DESIGN.md`, rule 7).
 //! The opened descriptor is an `OwnedFd`: it is closed (plain `close(2)`) whenever the
@@ -25,7 +25,8 @@ use crate::files::spare::{FileScratch, FileSpare};
 pub enum Step {
     /// Open the name inside the root (IORING_OP_OPENAT).
     Open,
-    /// Stat the opened descriptor (the `statx(2)` syscall, carried out at once).
+    /// Stat the opened descriptor: the `statx(2)` syscall, carried out at once, or
+    /// IORING_OP_STATX where the root's file system may wait ([`FileTransfer::stats_inline`]).
     Stat,
     /// `read` of `len` bytes read (and handed to the output) so far (IORING_OP_READ); after
     /// a sendfile that could not go on, `read` starts at the bytes it sent.
@@ -41,7 +42,7 @@ pub enum Step {
 pub enum FileOp {
     Open,
     /// The `statx(2)` syscall, carried out at once (IORING_OP_STATX always runs on an
-    /// io-wq thread).
+    /// io-wq thread), or STATX where the root's file system may wait.
     Stat,
     Read,
     /// The `sendfile(2)` syscall, carried out at once (not through the ring).
@@ -79,7 +80,7 @@ pub struct FileTransfer {
     /// The descriptor is still O_NONBLOCK, as opened.
     nonblocking: bool,
     /// The name, NUL-terminated, read by OPENAT until its completion, and the `statx` the
-    /// stat fills.
+    /// stat fills (written by STATX until its completion, where it goes through the ring).
     scratch: Box<FileScratch>,
     /// The opened file; closed on drop.
     fd: Option<OwnedFd>,
@@ -90,7 +91,7 @@ pub struct FileTransfer {
 }
 
 /// Shows the step, the name and the read buffer's size only: the kernel may be writing
-/// the buffer.
+/// the buffer (and the `statx`).
 impl std::fmt::Debug for FileTransfer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileTransfer")
@@ -182,6 +183,14 @@ impl FileTransfer {
         (self.root.fd, self.scratch.name())
     }
 
+    /// Whether the stat is a syscall on the ring thread ([`FileTransfer::stat_now`]): where
+    /// the root's file system reads without waiting (`FilesRoot`), as sendfile is. Elsewhere
+    /// (NFS, FUSE, CIFS) a stat may wait on a server, and goes through the ring as STATX,
+    /// on an io-wq thread.
+    pub fn stats_inline(&self) -> bool {
+        self.root.nowait_reads
+    }
+
     /// Stats the opened descriptor now, on the ring thread, into the scratch's `statx`
     /// ([`file_fd::stat_into`]); as a completion would carry it: 0 or the negated errno.
     pub fn stat_now(&mut self) -> i32 {
@@ -189,8 +198,7 @@ impl FileTransfer {
         file_fd::stat_into(fd, &mut self.scratch.statx)
     }
 
-    /// The stat's operands, for a test to fill the `statx` as the syscall would.
-    #[cfg(test)]
+    /// STATX's operands: the opened descriptor and the buffer the kernel fills.
     pub fn stat_args(&mut self) -> (Option<&OwnedFd>, &mut libc::statx) {
         (self.fd.as_ref(), &mut self.scratch.statx)
     }

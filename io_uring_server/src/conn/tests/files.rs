@@ -8,7 +8,7 @@ use crate::files::fd::FilesRoot;
 use crate::files::spare::FileSpare;
 use crate::files::transfer::FileOp;
 
-/// A root whose files are made blocking after STATX (an fcntl on the played descriptor).
+/// A root whose files are made blocking after the stat (an fcntl on the played descriptor).
 pub(super) const ROOT: FilesRoot = FilesRoot {
     fd: 3,
     mount: 0,
