@@ -274,15 +274,19 @@ impl WorkloadsReport {
     }
 
     /// "23% of io_uring_server's capacity, 28% of tokio_server (codec)'s": an offered
-    /// row's rate as a share of each of `labels`' calibrated capacity (those calibrated);
-    /// `None` for a workload without a rate or a calibration.
+    /// row's rate as a share of the calibrated capacity of each of `labels` and of the
+    /// servers whose capacities set it (those calibrated), and, where the client probe
+    /// lowered it, from what; `None` for a workload without a rate or a calibration.
     pub fn load_shares(&self, workload: &Workload, labels: &[&str]) -> Option<String> {
         let Shape::Offered { of, .. } = workload.shape else {
             return None;
         };
         let rate = self.offered_rate(workload.name)?;
         let calibration = self.calibrations.iter().find(|c| c.workload == of)?;
-        let shares: Vec<String> = labels
+        // The servers whose capacities set the rate are named too.
+        let setters = calibration.compared.iter().map(String::as_str);
+        let named = crate::rounds::first_seen(labels.iter().copied().chain(setters));
+        let mut shares: Vec<String> = named
             .iter()
             .filter_map(|label| Some((label, calibration.capacity_of(label)?)))
             .enumerate()
@@ -291,6 +295,13 @@ impl WorkloadsReport {
                 format!("{:.0}% of {label}{whose}", rate / capacity * 100.0)
             })
             .collect();
+        if let Some(probe) = calibration.probe.filter(|probe| probe.cap().is_some()) {
+            shares.push(format!(
+                "lowered from {} req/s, where the client was {:.0}% busy",
+                show_rate(probe.offered),
+                probe.client_busy * 100.0
+            ));
+        }
         (!shares.is_empty()).then(|| shares.join(", "))
     }
 }

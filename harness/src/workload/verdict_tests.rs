@@ -133,8 +133,8 @@ fn the_first_column_names_the_cheapest_tokio_configuration_and_the_row_its_rate(
     let table = table(&report, &workloads, Doc::Results);
     assert!(
         table.contains(
-            "| ÷ the cheapest tokio configuration | ÷ tokio_server (codec): the I/O model alone \
-             (same code on epoll) | ÷ tokio_server (hyper) |"
+            "| ÷ the cheapest tokio configuration | ÷ tokio_server (codec): the same code on \
+             epoll | ÷ tokio_server (hyper) |"
         ),
         "{table}"
     );

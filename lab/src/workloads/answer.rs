@@ -150,7 +150,7 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         Some((row.best.contender?, row.best.ratios.clone()))
     });
     best.extend(not_measured(report));
-    let codec = clauses(report, rows, &|row| Some((BASELINE, row.against[0].clone())));
+    let codec = clauses(report, rows, &|row| Some(super::origin::io_model_baseline(report, row)));
     let partial: Vec<&str> = first_seen(
         rows.iter()
             .flat_map(|row| row.best.partial.iter().map(|(c, _)| c.label)),
@@ -178,9 +178,10 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
             "The I/O model alone.",
             (!codec.is_empty()).then(|| {
                 format!(
-                    "Against tokio's codec engine, the same HTTP code on epoll, it {}. Where part \
-                     of a win there is a technique a tokio server can use too, the table's \
-                     fourth column says how much.",
+                    "Against the same HTTP code on epoll with the same technique (tokio's codec \
+                     engine; on files with sendfile, on idle connections with one shared read \
+                     buffer), it {}. How a win over the plain codec engine splits between such \
+                     a technique and the I/O model: the table's fourth column.",
                     codec.join("; ")
                 )
             }),

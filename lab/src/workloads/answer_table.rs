@@ -21,7 +21,7 @@ pub fn table(report: &WorkloadsReport, rows: &[Row]) -> String {
     for (index, baseline) in BASELINES.iter().enumerate() {
         head.push_str(&match index {
             0 => format!(
-                " vs tokio {}: the I/O model alone | where a win there comes from |",
+                " vs tokio {}: the same code on epoll | where a win there comes from |",
                 short(baseline)
             ),
             _ => format!(" vs tokio {} |", short(baseline)),

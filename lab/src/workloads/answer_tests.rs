@@ -93,7 +93,7 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
         "{text}"
     );
     assert!(
-        text.contains("\n- **The I/O model alone.** Against tokio's codec engine, the same HTTP code on epoll, it costs less on *keep-alive, small requests*;"),
+        text.contains("\n- **The I/O model alone.** Against the same HTTP code on epoll with the same technique (tokio's codec engine; on files with sendfile, on idle connections with one shared read buffer), it costs less on *keep-alive, small requests*;"),
         "{text}"
     );
 }

@@ -39,7 +39,10 @@ pub fn sentence(rows: &[(String, Option<Estimate>)]) -> Option<String> {
         count(Word::Inconclusive),
     );
     Some(match called.is_empty() {
-        true => format!("{head}: the rule called no difference that is not there."),
+        true => format!(
+            "{head}: the rule called no false difference in this run (one run's evidence, \
+             and blind to a bias both processes share)."
+        ),
         false => format!(
             "{head}; it reads {}: a difference the machine alone made, so read a row that \
              wins without \"by ≥10%\" with that in mind.",
@@ -66,7 +69,8 @@ mod tests {
         assert_eq!(
             sentence(&rows).unwrap(),
             "io_uring_server against a second process of itself, which should tie, ties on 1 \
-             of 2 rows and is undecided on 1: the rule called no difference that is not there."
+             of 2 rows and is undecided on 1: the rule called no false difference in this run \
+             (one run's evidence, and blind to a bias both processes share)."
         );
     }
 

@@ -86,7 +86,7 @@ fn panels(report: &WorkloadsReport, rows: &[Row]) -> Vec<Panel> {
         }
         Panel {
             title: match index {
-                0 => format!("÷ {}: the I/O model alone", baseline.label),
+                0 => format!("÷ {}: the same code on epoll", baseline.label),
                 _ => format!("÷ {}", baseline.label),
             },
             series,

@@ -143,11 +143,15 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
              model is how many reads an upload takes and what each costs.",
         ),
         Shape::Files { .. } => Some(
-            "What bounds it: each file's bytes reach the socket from the page cache. \
-             io_uring_server, nginx and tokio_server (codec, sendfile) hand those pages to TCP \
-             with sendfile, which copies nothing in the server; the others read each file \
-             into their own memory and write it from there, two copies per byte. Its feature \
-             row (io_uring_server reading files) is io_uring_server on that read path, and \
+            "What bounds it: each file's bytes reach the socket from the page cache. From 64 \
+             KiB on, io_uring_server, nginx and tokio_server (codec, sendfile) hand those pages \
+             to TCP with sendfile, which copies nothing in the server; below that, and in the \
+             others, each file is read into the server's memory and written from there, two \
+             copies per byte. tokio's own file reads (tokio::fs, in both tokio engines) run on \
+             its blocking thread pool, a thread hand-off per read, where io_uring_server reads \
+             on its ring and nginx on its event loop: on small files that hand-off, not the \
+             socket's I/O model, is most of what separates them. Its feature row \
+             (io_uring_server reading files) is io_uring_server on that read path, and \
              results/files.md measures hot and cold files at more sizes and connections.",
         ),
         Shape::TlsKeepAlive { .. } | Shape::TlsChurn { .. } => Some(

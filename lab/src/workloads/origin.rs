@@ -62,10 +62,15 @@ fn reference(report: &WorkloadsReport, row: &Row) -> Option<Contender> {
 /// sendfile on files, with a shared buffer on idle connections), else against the codec
 /// engine. What the I/O model alone saves, with no technique a tokio server can use too.
 pub fn io_model_ratios(report: &WorkloadsReport, row: &Row) -> Vec<f64> {
+    io_model_baseline(report, row).1
+}
+
+/// The server [`io_model_ratios`] divides by, with those ratios.
+pub fn io_model_baseline(report: &WorkloadsReport, row: &Row) -> (Contender, Vec<f64>) {
     let measured = |c: &Contender| !row.figures(report, c.id).is_empty();
     match control(row).filter(measured) {
-        Some(same_technique) => row.ratios(report, (SUBJECT.id, same_technique.id)),
-        None => row.against[0].clone(),
+        Some(same_technique) => (same_technique, row.ratios(report, (SUBJECT.id, same_technique.id))),
+        None => (BASELINE, row.against[0].clone()),
     }
 }
 
