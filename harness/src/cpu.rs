@@ -148,16 +148,20 @@ impl Spent {
 }
 
 /// Runs `work`, measuring what it cost on both sides and to the whole machine; an error
-/// when the server's or the machine's counters cannot be read.
-pub fn measure<T>(server_pid: Option<u32>, work: impl FnOnce() -> T) -> (T, Result<Spent, String>) {
-    let before = server_pid.map(Snapshot::take).transpose();
+/// when the server's or the machine's counters cannot be read. `server` reads the server's
+/// CPU ([`Snapshot::take`] of its pid, or through the agent), `None` where there is none.
+pub fn measure<T>(
+    server: impl Fn() -> Option<Result<Snapshot, String>>,
+    work: impl FnOnce() -> T,
+) -> (T, Result<Spent, String>) {
+    let before = server().transpose();
     let machine_before = Busy::take();
     let (client_before, start) = (own_cpu_time(), std::time::Instant::now());
     let result = work();
     let wall = start.elapsed();
     let client = own_cpu_time().saturating_sub(client_before);
     let machine_after = Busy::take();
-    let after = server_pid.map(Snapshot::take).transpose();
+    let after = server().transpose();
     let spent = before.and_then(|before| {
         Ok(Spent {
             server: after?.zip(before).map(|(after, before)| after.since(&before)),
@@ -189,10 +193,10 @@ mod tests {
 
     #[test]
     fn busy_work_is_counted_in_this_and_exited_threads() {
-        let ((), busy) = measure(None, || spin(Duration::from_millis(100)));
+        let ((), busy) = measure(|| None, || spin(Duration::from_millis(100)));
         assert!(busy.unwrap().client >= Duration::from_millis(50));
-        let ((), idle) = measure(None, || std::thread::sleep(Duration::from_millis(100)));
-        let ((), in_thread) = measure(None, || {
+        let ((), idle) = measure(|| None, || std::thread::sleep(Duration::from_millis(100)));
+        let ((), in_thread) = measure(|| None, || {
             std::thread::spawn(|| spin(Duration::from_millis(100)))
                 .join()
                 .unwrap()
@@ -211,7 +215,7 @@ mod tests {
     fn a_server_thread_that_exits_mid_point_still_counts() {
         // This test process plays the server: a thread works 200 ms and exits.
         let me = std::process::id();
-        let ((), spent) = measure(Some(me), || {
+        let ((), spent) = measure(|| Some(Snapshot::take(me)), || {
             std::thread::spawn(|| spin(Duration::from_millis(200)))
                 .join()
                 .unwrap()
@@ -248,7 +252,7 @@ mod tests {
     #[test]
     fn a_failed_read_is_an_error() {
         assert!(Snapshot::take(999_999_999).is_err());
-        let ((), spent) = measure(Some(999_999_999), || ());
+        let ((), spent) = measure(|| Some(Snapshot::take(999_999_999)), || ());
         assert!(spent.unwrap_err().contains("/proc/999999999"));
     }
 }

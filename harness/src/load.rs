@@ -252,8 +252,8 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
     let files = load.ask.files()?;
     let tls = match (load.tls, target.https) {
         (Some(handshakes), true) => {
-            let identity = crate::servers::tls::identity()?;
-            Some(Tls::new(identity.cert_pem.as_bytes(), &target.host, handshakes)?)
+            let cert_pem = server.cert_pem()?;
+            Some(Tls::new(cert_pem.as_bytes(), &target.host, handshakes)?)
         }
         (None, false) => None,
         (asked, _) => {
@@ -280,10 +280,8 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         tls,
         ..Config::new(target.addr, target.request)
     };
-    if let Some(pid) = server.pid() {
-        reset_peak_rss(pid)?;
-    }
-    let (summary, spent) = measure(server.pid(), || loadgen::run::run(config));
+    server.reset_peak_memory()?;
+    let (summary, spent) = measure(|| server.cpu_snapshot(), || loadgen::run::run(config));
     let (summary, spent) = (summary?, spent?);
     if let Some(error) = summary.first_error {
         return Err(format!(
@@ -320,11 +318,11 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         machine_cpu_us_per_request: usage.machine_us_per_request(),
         client_busy: usage.client_busy(),
         syscalls_per_request: None,
-        peak_rss_kib: server.pid().map(|pid| status_kib(pid, "VmHWM")).transpose()?,
+        peak_rss_kib: server.peak_memory_kib().transpose()?,
         bottleneck: usage.bottleneck(),
         usage: Some(usage),
         noise: None,
-        io_workers: server.pid().map(IoWorkers::of),
+        io_workers: server.io_workers(),
     })
 }
 
@@ -341,16 +339,4 @@ pub fn syscalls_per_request(server: &Server, load: Load) -> Option<f64> {
     let point = run_point(server, short).ok();
     let syscalls = counter.stop()?;
     point.map(|p| syscalls as f64 / p.requests.max(1) as f64)
-}
-
-/// Resets the peak resident memory (VmHWM) of `pid` to its current size, so each point
-/// reports its own peak rather than the largest of every point before it.
-pub fn reset_peak_rss(pid: u32) -> Result<(), String> {
-    let path = format!("/proc/{pid}/clear_refs");
-    std::fs::write(&path, "5").map_err(|e| format!("{path}: {e}"))
-}
-
-/// A memory figure of `/proc/PID/status` in KiB: `VmRSS` (resident now), `VmHWM` (peak).
-pub fn status_kib(pid: u32, field: &str) -> Result<u64, String> {
-    crate::process_watch::status_number(pid, field)
 }

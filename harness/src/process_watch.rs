@@ -103,6 +103,13 @@ pub fn io_field(pid: u32, name: &str) -> Result<u64, String> {
     field(&text, &path, name)
 }
 
+/// Resets the peak resident memory (VmHWM) of `pid` to its current size, so each point
+/// reports its own peak rather than the largest of every point before it.
+pub fn reset_peak_rss(pid: u32) -> Result<(), String> {
+    let path = format!("/proc/{pid}/clear_refs");
+    std::fs::write(&path, "5").map_err(|e| format!("{path}: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -56,6 +56,9 @@ pub struct Pinning {
     pub client: Option<CpuSet>,
     /// Why the run is not pinned, for the report's warning.
     pub warning: Option<String>,
+    /// The servers run on another host, started by its agent at this address on these
+    /// CPUs of that host (`server` is then `None`: nothing here is pinned for them).
+    pub remote: Option<(SocketAddr, CpuSet)>,
 }
 
 impl Pinning {
@@ -76,6 +79,7 @@ impl Pinning {
                 server: None,
                 client: None,
                 warning: Some(warning.into()),
+                remote: None,
             };
         }
         let server = server.unwrap_or_else(|| CpuSet(vec![available.0[0]]));
@@ -101,6 +105,18 @@ impl Pinning {
             server: Some(server),
             client: Some(client),
             warning,
+            remote: None,
+        }
+    }
+
+    /// The servers on another host, started by the agent at `agent` on `cpus` of that
+    /// host; the client here on `client` (default: every CPU this process may use).
+    pub fn remote(agent: SocketAddr, cpus: CpuSet, client: Option<CpuSet>) -> Pinning {
+        Pinning {
+            server: None,
+            client: Some(client.unwrap_or_else(CpuSet::current)),
+            warning: None,
+            remote: Some((agent, cpus)),
         }
     }
 
@@ -111,9 +127,13 @@ impl Pinning {
             .map_or_else(|| CpuSet::current().0.len(), |set| set.0.len())
     }
 
-    /// CPUs the servers run on (one thread each); 1 when not pinned.
+    /// CPUs the servers run on (one thread each), here or on the agent's host; 1 when not
+    /// pinned.
     pub fn server_cpus(&self) -> usize {
-        self.server.as_ref().map_or(1, |set| set.0.len())
+        match &self.remote {
+            Some((_, cpus)) => cpus.0.len(),
+            None => self.server.as_ref().map_or(1, |set| set.0.len()),
+        }
     }
 
     /// Pins the calling thread (the bench's client) to the client CPUs, if any.
@@ -127,6 +147,11 @@ impl Pinning {
     }
 
     pub fn describe(&self) -> String {
+        if let (Some((agent, cpus)), Some(client)) = (&self.remote, &self.client) {
+            return format!(
+                "server on CPU {cpus} of the host of the agent at {agent}, client on CPU {client} here"
+            );
+        }
         match (&self.server, &self.client) {
             (Some(server), Some(client)) => format!("server on CPU {server}, client on CPU {client}"),
             _ => "not pinned".to_string(),

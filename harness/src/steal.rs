@@ -64,6 +64,7 @@ impl StealWatch {
             server: None,
             client: None,
             warning: None,
+            remote: None,
         })
     }
 

@@ -3,8 +3,9 @@
 //! open-loop latency), `churn`, `bodies`, `files` (serving files) and `profiles`. Each is run by its binary in `src/bin/` through `scripts/<study>.sh`, and
 //! stands on the `harness` crate for everything it shares with the others. Beside them,
 //! the `agent` (its own binary): on a server host, it starts and measures the servers of
-//! a study run from another host.
+//! a study run from another host (`across`: the study's flags for it).
 
+pub mod across;
 pub mod agent;
 pub mod bodies;
 pub mod churn;
@@ -13,4 +14,5 @@ pub mod placement;
 pub mod profiles;
 pub mod scaling;
 pub mod sweep;
+pub mod two_hosts;
 pub mod workloads;

@@ -30,7 +30,7 @@ fn stop_kills_the_started_process_and_waits_for_it() {
     assert!(again.contains("no server with pid"), "{again}");
     // A study's server, stopped when dropped.
     let shared = Arc::new(Mutex::new(client));
-    let server = RemoteServer::start(&shared, "listener", None).unwrap();
+    let server = RemoteServer::start(&shared, "listener", None, (false, false)).unwrap();
     let remote = server.pid();
     assert!(alive(remote) && server.usage(false).is_ok());
     drop(server);

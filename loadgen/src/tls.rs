@@ -192,7 +192,14 @@ pub struct TestIdentity {
 
 impl TestIdentity {
     pub fn generate() -> TestIdentity {
-        let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+        TestIdentity::generate_for(&[])
+    }
+
+    /// As [`TestIdentity::generate`], naming `also` too (the IP a server on another host
+    /// is reached at, say).
+    pub fn generate_for(also: &[String]) -> TestIdentity {
+        let mut names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+        names.extend_from_slice(also);
         let certified = rcgen::generate_simple_self_signed(names).expect("a self-signed certificate");
         TestIdentity {
             cert_pem: certified.cert.pem(),

@@ -87,10 +87,23 @@ impl AgentClient {
     /// Starts the server the agent offers as `contender`, on a port the agent picks, with
     /// `threads` threads (`None`: one per CPU the agent pins servers to).
     pub fn start(&mut self, contender: &str, threads: Option<usize>) -> Result<Started, String> {
+        self.start_serving(contender, threads, (false, false))
+    }
+
+    /// As [`AgentClient::start`], serving HTTPS (with the agent's certificate) when
+    /// `https`, and `/files/` from the agent's file corpus when `files`.
+    pub fn start_serving(
+        &mut self,
+        contender: &str,
+        threads: Option<usize>,
+        (https, files): (bool, bool),
+    ) -> Result<Started, String> {
         self.ask(Request::Start {
             contender: contender.to_string(),
             port: 0,
             threads,
+            https,
+            files,
         })
     }
 

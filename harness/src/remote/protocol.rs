@@ -5,8 +5,10 @@
 //! - `hello`: [`Hello`], the agent's CPUs and version; a client sends it first, so a wrong
 //!   token or a busy agent shows when it connects;
 //! - `start`, with `contender` (a name the agent offers), `port` (absent or 0: the agent
-//!   picks a free port itself and refuses any other) and `threads` (absent: one per CPU
-//!   the agent pins servers to): [`Started`];
+//!   picks a free port itself and refuses any other), `threads` (absent: one per CPU
+//!   the agent pins servers to), `https` (absent: false; the agent's certificate, which
+//!   `hello` returns) and `files` (absent: false; the file corpus, on the agent's host):
+//!   [`Started`];
 //! - `usage`, with `pid` and `reset_peak` (absent: false): [`ProcessUsage`];
 //! - `count_syscalls`, with `pid`: [`Counting`]; then `syscalls`, with `pid`:
 //!   [`SyscallCount`];
@@ -23,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cpu::Snapshot;
 use crate::io_workers::IoWorkers;
+use crate::process_watch::{io_field, reset_peak_rss, status_number};
 
 /// The longest request line the agent reads, its newline excluded; a longer one is refused
 /// and ends the session. Default is 64 KiB.
@@ -53,6 +56,13 @@ pub enum Request {
         /// `None`: one per CPU the agent pins servers to.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         threads: Option<usize>,
+        /// Serve HTTPS with the agent's certificate ([`Hello::cert_pem`]).
+        #[serde(default, skip_serializing_if = "is_false")]
+        https: bool,
+        /// Serve `/files/` from the agent's copy of the file corpus (`harness::corpus`,
+        /// written and its file workloads' sets cached on the first such start).
+        #[serde(default, skip_serializing_if = "is_false")]
+        files: bool,
     },
     /// What the server has consumed so far.
     Usage {
@@ -68,6 +78,11 @@ pub enum Request {
     Syscalls { pid: u32 },
     /// Stop the server and wait until it has exited.
     Stop { pid: u32 },
+}
+
+/// Whether a flag is off, so that a request leaves it out.
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 /// The line a client sends for `request`: its JSON with `"token"` added, and a newline.
@@ -110,6 +125,10 @@ pub struct Hello {
     pub cpus: Vec<usize>,
     /// The agent's version, e.g. `0.1.0`.
     pub version: String,
+    /// The certificate its HTTPS servers present (PEM, self-signed, naming the agent's IP),
+    /// for the study's client to trust, that one alone.
+    #[serde(default)]
+    pub cert_pem: String,
 }
 
 /// A server started: its pid on the agent's host and the address it listens on.
@@ -139,6 +158,25 @@ pub struct ProcessUsage {
     pub disk_read_bytes: Option<u64>,
     /// Its io_uring worker threads now.
     pub io_workers: IoWorkers,
+}
+
+impl ProcessUsage {
+    /// What process `pid` (on this host) has consumed so far, from `/proc`; with
+    /// `reset_peak`, its peak memory restarts after it is read.
+    pub fn read(pid: u32, reset_peak: bool) -> Result<ProcessUsage, String> {
+        let usage = ProcessUsage {
+            cpu: Snapshot::take(pid)?,
+            rss_kib: status_number(pid, "VmRSS")?,
+            peak_rss_kib: status_number(pid, "VmHWM")?,
+            threads: status_number(pid, "Threads")?,
+            disk_read_bytes: io_field(pid, "read_bytes").ok(),
+            io_workers: IoWorkers::of(pid),
+        };
+        if reset_peak {
+            reset_peak_rss(pid)?;
+        }
+        Ok(usage)
+    }
 }
 
 /// Whether the agent counts a server's syscalls now (false: no perf, or not allowed).
@@ -182,6 +220,8 @@ mod tests {
             contender: "io_uring".into(),
             port: 0,
             threads: None,
+            https: true,
+            files: false,
         };
         let line = request_line("secret", &start);
         assert!(line.ends_with('\n'), "{line:?}");
@@ -190,6 +230,12 @@ mod tests {
         assert_eq!(value["token"], "secret");
         assert_eq!(value["request"], "start");
         assert_eq!(serde_json::from_value::<Request>(value).unwrap(), start);
+        assert!(!line.contains("files"), "a flag that is off is left out: {line}");
+        let plain = r#"{"request":"start","contender":"io_uring"}"#;
+        match serde_json::from_str::<Request>(plain).unwrap() {
+            Request::Start { https, files, .. } => assert!(!https && !files),
+            other => panic!("{other:?}"),
+        }
         let bare = r#"{"request":"count_syscalls","pid":7}"#;
         assert_eq!(
             serde_json::from_str::<Request>(bare).unwrap(),

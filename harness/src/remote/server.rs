@@ -21,13 +21,15 @@ pub struct RemoteServer {
 
 impl RemoteServer {
     /// Starts the server the agent offers as `contender`, on a free port, with `threads`
-    /// threads (`None`: one per CPU the agent pins servers to).
+    /// threads (`None`: one per CPU the agent pins servers to), serving HTTPS and the
+    /// agent's file corpus as `serving` says ([`AgentClient::start_serving`]).
     pub fn start(
         agent: &SharedAgent,
         contender: &str,
         threads: Option<usize>,
+        serving: (bool, bool),
     ) -> Result<RemoteServer, String> {
-        let started = lock(agent).start(contender, threads)?;
+        let started = lock_agent(agent).start_serving(contender, threads, serving)?;
         Ok(RemoteServer {
             agent: agent.clone(),
             started,
@@ -44,19 +46,24 @@ impl RemoteServer {
         self.started.pid
     }
 
+    /// The certificate (PEM) the agent's HTTPS servers present.
+    pub fn cert_pem(&self) -> String {
+        lock_agent(&self.agent).hello().cert_pem.clone()
+    }
+
     /// What it has consumed so far ([`AgentClient::usage`]).
     pub fn usage(&self, reset_peak: bool) -> Result<ProcessUsage, String> {
-        lock(&self.agent).usage(self.started.pid, reset_peak)
+        lock_agent(&self.agent).usage(self.started.pid, reset_peak)
     }
 }
 
 impl Drop for RemoteServer {
     fn drop(&mut self) {
-        let _ = lock(&self.agent).stop(self.started.pid);
+        let _ = lock_agent(&self.agent).stop(self.started.pid);
     }
 }
 
 /// The session, also after a thread panicked while holding it.
-fn lock(agent: &SharedAgent) -> MutexGuard<'_, AgentClient> {
+pub fn lock_agent(agent: &SharedAgent) -> MutexGuard<'_, AgentClient> {
     agent.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -292,11 +292,28 @@ pub fn by_id(id: &str) -> Option<Contender> {
     findable_by_id().find(|c| c.id == id)
 }
 
-/// The servers [`by_id`] finds: the [`CONTENDERS`], the [`SCHEDULER`] control and the
-/// [`FLOORS`], in that order.
-pub fn findable_by_id() -> impl Iterator<Item = Contender> {
-    CONTENDERS.iter().chain(&SCHEDULER).chain(&FLOORS).copied()
+/// The name the agent on another host offers `contender` by (`lab/src/agent/`): its id,
+/// for a server [`by_id`] finds, and io_uring_server's for the A/A control (the same server
+/// in a process of its own); `None` for any other (a feature row's flags, nginx, a server
+/// of yours), which the agent does not start.
+pub fn offered_name(contender: &Contender) -> Option<&'static str> {
+    if *contender == AA_CONTROL {
+        return Some(IO_URING.id);
+    }
+    (by_id(contender.id) == Some(*contender)).then_some(contender.id)
 }
+
+/// The servers [`by_id`] finds: the [`CONTENDERS`], the [`SCHEDULER`] control, the
+/// codec engine's technique controls (sendfile, a shared read buffer) and the [`FLOORS`],
+/// in that order.
+pub fn findable_by_id() -> impl Iterator<Item = Contender> {
+    CONTENDERS.iter().chain(&SCHEDULER).chain(&TECHNIQUES).chain(&FLOORS).copied()
+}
+
+/// The codec engine with a technique any tokio server can use (sendfile, one read buffer
+/// shared by every connection): the controls that say how much of a win is that
+/// technique's rather than the I/O model's.
+pub const TECHNIQUES: [Contender; 2] = [TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED];
 
 /// Every server a plot draws as a line of its own, in the order that gives each its
 /// colour: the [`CONTENDERS`], the [`ANCHORS`], then the [`SCHEDULER`] control.

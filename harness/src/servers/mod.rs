@@ -4,7 +4,8 @@
 //! Beside them stands nginx, an outside anchor (`nginx.rs`): started the same way when it
 //! is installed, measured where it can serve the workload, never part of a verdict; and
 //! any server of the user's, named by the command that starts it (`outside.rs`). One
-//! server, started and stopped: `server.rs`.
+//! server, started and stopped: `server.rs`; what it consumed, read here or through the
+//! agent that started it on another host: `meter.rs`.
 //!
 //! No server outlives the bench: each is killed when its guard drops (also while a panic
 //! unwinds), and each child asks the kernel for SIGTERM should the bench die abruptly
@@ -17,10 +18,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::affinity::CpuSet;
+use crate::remote::RemoteServer;
+use crate::remote::server::{SharedAgent, lock_agent};
 use crate::settings::Pinning;
 
 mod catalogue;
 mod group;
+mod meter;
 pub mod nginx;
 pub mod outside;
 mod server;
@@ -66,6 +70,9 @@ pub struct Lineup {
     /// study's corpus); `None`, the default: no `--files-dir`.
     pub files_dir: Option<PathBuf>,
     pub servers: Vec<Server>,
+    /// The agent that starts every server on its host (`--server-host`); `None`: they
+    /// start here.
+    pub remote: Option<SharedAgent>,
     binaries: HashMap<String, PathBuf>,
 }
 
@@ -109,7 +116,37 @@ impl Lineup {
             server_threads,
             files_dir: None,
             servers: Vec::new(),
+            remote: None,
             binaries,
+        })
+    }
+
+    /// As [`Lineup::prepare`], for servers the agent of `agent` starts on its host, each
+    /// with one thread per CPU it pins them to: `contenders` must be ones it offers
+    /// ([`offered_name`]). This thread (the client) is pinned to `client`, or to none.
+    pub fn prepare_remote(
+        contenders: &[Contender],
+        agent: SharedAgent,
+        client: Option<CpuSet>,
+    ) -> Result<Lineup, String> {
+        if let Some(refused) = contenders.iter().find(|c| offered_name(c).is_none()) {
+            return Err(format!(
+                "{}: the agent starts only the catalogue's servers, by id",
+                refused.label
+            ));
+        }
+        let addr = lock_agent(&agent).addr();
+        let cpus = CpuSet(lock_agent(&agent).hello().cpus.clone());
+        let pinning = Pinning::remote(addr, cpus, client);
+        pinning.pin_client()?;
+        Ok(Lineup {
+            workspace: workspace_root(),
+            server_threads: pinning.server_cpus(),
+            pinning,
+            files_dir: None,
+            servers: Vec::new(),
+            remote: Some(agent),
+            binaries: HashMap::new(),
         })
     }
 
@@ -132,8 +169,18 @@ impl Lineup {
         self.start_fresh_serving(contender, false)
     }
 
-    /// As [`Lineup::start_fresh`], serving HTTPS when `https`.
+    /// As [`Lineup::start_fresh`], serving HTTPS when `https`: here, or through the agent
+    /// when the lineup has one (serving its own copy of the file corpus where this lineup
+    /// serves files).
     pub fn start_fresh_serving(&self, contender: Contender, https: bool) -> Result<Server, String> {
+        if let Some(agent) = &self.remote {
+            let name = offered_name(&contender)
+                .ok_or_else(|| format!("{}: the agent does not offer it", contender.label))?;
+            let serving = (https, self.files_dir.is_some());
+            let threads = Some(self.server_threads);
+            let started = RemoteServer::start(agent, name, threads, serving)?;
+            return Ok(Server::remote(contender, started, https));
+        }
         Server::start(
             contender,
             &self.binaries,
@@ -224,72 +271,5 @@ fn built_executables(mut command: Command) -> Result<HashMap<String, PathBuf>, S
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_contender_stands_on_a_floor_and_floors_on_none() {
-        let floors: Vec<&str> = CONTENDERS.iter().map(|c| c.floor().unwrap().id).collect();
-        assert_eq!(
-            floors,
-            [
-                "bare_hyper",
-                "bare_tokio",
-                "bare_uring",
-                "bare_uring",
-                "bare_uring",
-                "bare_uring"
-            ]
-        );
-        assert_eq!(TOKIO_CODEC_SHARED.floor(), Some(FLOOR_TOKIO));
-        assert!(FLOORS.iter().all(|f| f.is_floor() && f.floor().is_none()));
-        assert!(!CONTENDERS.iter().any(Contender::is_floor));
-        assert_eq!(by_id("bare_uring"), Some(FLOOR_URING));
-    }
-
-    #[test]
-    fn https_is_asked_only_of_servers_with_a_rustls_adapter_and_no_flag_refusing_it() {
-        let speak: Vec<&str> = CONTENDERS
-            .iter()
-            .filter(|c| c.speaks_tls())
-            .map(|c| c.id)
-            .collect();
-        assert_eq!(
-            speak,
-            ["tokio_hyper", "tokio_codec", "io_uring", "monoio", "compio"]
-        );
-        assert!(AA_CONTROL.speaks_tls() && TOKIO_HYPER_MULTI_THREAD.speaks_tls());
-        for refuses in [TOKIO_CODEC_SHARED, TOKIO_CODEC_SENDFILE, NGINX, FLOOR_URING] {
-            assert!(!refuses.speaks_tls(), "{}", refuses.id);
-        }
-        assert!(!io_uring_with("plain recv", &["--no-multishot-recv"]).speaks_tls());
-        let refused = Server::start(TOKIO_URING, &HashMap::new(), None, (1, None, true));
-        assert!(refused.err().unwrap().contains("does not serve HTTPS"));
-    }
-
-    #[test]
-    fn the_io_uring_fs_contenders_are_built_apart_and_stand_on_tokio_floors() {
-        for contender in [TOKIO_CODEC_IO_URING_FS, TOKIO_HYPER_IO_URING_FS] {
-            assert_eq!(contender.launch, Launch::CargoTokioIoUringFs);
-            assert!(contender.launch.is_cargo());
-            assert_eq!(contender.binary_key(), "tokio_server (io-uring-fs)");
-            assert!(
-                !CONTENDERS.contains(&contender),
-                "the file study adds them itself"
-            );
-        }
-        assert_eq!(TOKIO_CODEC_IO_URING_FS.args, TOKIO_CODEC.args);
-        assert_eq!(TOKIO_HYPER_IO_URING_FS.args, TOKIO_HYPER.args);
-        assert_eq!(TOKIO_CODEC_IO_URING_FS.floor(), Some(FLOOR_TOKIO));
-        assert_eq!(TOKIO_HYPER_IO_URING_FS.floor(), Some(FLOOR_HYPER));
-        assert_eq!(TOKIO_CODEC.binary_key(), "tokio_server");
-    }
-
-    #[test]
-    fn the_one_build_holds_every_cargo_launched_package() {
-        let every = findable_by_id().chain([TOKIO_CODEC_SHARED, TOKIO_CODEC_SENDFILE, AA_CONTROL]);
-        for contender in every.filter(|c| c.launch == Launch::Cargo) {
-            assert!(CARGO_PACKAGES.contains(&contender.package), "{}", contender.id);
-        }
-    }
-}
+#[path = "mod_tests.rs"]
+mod tests;

@@ -4,7 +4,9 @@
 //! a server host starts it on a free port of the IP the study's host reaches
 //! ([`Server::start_at`]); one of our binaries then runs as a listed command does
 //! (`outside.rs`): its command line through `sh -c 'exec ...'`, in a process group of its
-//! own, ready once it accepts connections there.
+//! own, ready once it accepts connections there. A study whose servers are on the agent's
+//! host has the agent start each ([`Server::remote`]); what any server consumed is read in
+//! `meter.rs`.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -14,33 +16,38 @@ use std::path::{Path, PathBuf};
 use server_kit::ServerProcess;
 
 use super::nginx::{self, Nginx};
+use crate::remote::RemoteServer;
 use super::outside::Outside;
 use super::tls;
 use super::{Contender, Launch, pinned_command};
 use crate::affinity::CpuSet;
 
-/// A server being benchmarked: started by us (with a pid to measure) or external.
+/// A server being benchmarked: started by us (with a pid to measure), by the agent on
+/// another host (measured through it), or external.
 pub struct Server {
     pub contender: Contender,
     pub base_url: String,
-    process: Option<Process>,
+    pub(super) process: Option<Process>,
 }
 
-/// A server we started, stopped when dropped.
-enum Process {
+/// A server we started, here or through the agent, stopped when dropped.
+pub(super) enum Process {
     Cargo(ServerProcess),
     Nginx(Nginx),
     Outside(Outside),
+    Remote(RemoteServer),
 }
 
 impl Server {
-    /// The pid of the process that serves (for nginx, its worker) when we started it;
-    /// `None` for an external server.
+    /// The pid, on this host, of the process that serves (for nginx, its worker) when we
+    /// started it here; `None` for an external server or one on the agent's host (whose
+    /// pid names no process here: it is measured through the agent, `meter.rs`).
     pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().map(|process| match process {
-            Process::Cargo(server) => server.pid(),
-            Process::Nginx(nginx) => nginx.worker_pid(),
-            Process::Outside(server) => server.pid(),
+        self.process.as_ref().and_then(|process| match process {
+            Process::Cargo(server) => Some(server.pid()),
+            Process::Nginx(nginx) => Some(nginx.worker_pid()),
+            Process::Outside(server) => Some(server.pid()),
+            Process::Remote(_) => None,
         })
     }
 
@@ -50,7 +57,13 @@ impl Server {
             Process::Cargo(server) => server.addr(),
             Process::Nginx(nginx) => nginx.addr(),
             Process::Outside(server) => server.addr(),
+            Process::Remote(server) => server.addr(),
         })
+    }
+
+    /// `contender` started by the agent (`remote`), serving HTTPS when `https`.
+    pub fn remote(contender: Contender, remote: RemoteServer, https: bool) -> Server {
+        Server::serving(contender, (remote.addr(), https), Process::Remote(remote))
     }
 
     /// Starts `contender` from its binary, pinned to `cpus` with `threads` server threads,

@@ -244,10 +244,7 @@ impl Memory {
     fn read(server: &Server, group: Option<&MemoryGroup>) -> Result<Memory, String> {
         Ok(Memory {
             group: group.map(MemoryGroup::bytes).transpose()?,
-            rss: server
-                .pid()
-                .map(|pid| load::status_kib(pid, "VmRSS").map(|kib| kib * 1024))
-                .transpose()?,
+            rss: server.memory_kib().transpose()?.map(|kib| kib * 1024),
         })
     }
 }

@@ -10,15 +10,11 @@
 //! a server ends, not only the process: the session's thread starts its servers and has
 //! stopped them before it ends.
 
-use harness::cpu::Snapshot;
-use harness::io_workers::IoWorkers;
-use harness::load::reset_peak_rss;
 use harness::perf::SyscallCounter;
-use harness::process_watch::{io_field, status_number};
 use harness::remote::protocol::{
     Answer, Counting, Hello, ProcessUsage, Request, Started, Stopped, SyscallCount,
 };
-use harness::servers::Server;
+use harness::servers::{Server, tls};
 
 use super::{Agent, note};
 
@@ -73,15 +69,22 @@ impl Running {
             Request::Hello => Ok(Answer::Hello(Hello {
                 cpus: agent.cpus.0.clone(),
                 version: env!("CARGO_PKG_VERSION").to_string(),
+                cert_pem: tls::identity()?.cert_pem.clone(),
             })),
             Request::Start {
                 contender,
                 port,
                 threads,
-            } => self.start(agent, &contender, port, threads).map(Answer::Started),
+                https,
+                files,
+            } => {
+                let files = files.then(|| agent.files_dir()).transpose()?;
+                let serving = (threads, files, https);
+                self.start(agent, &contender, port, serving).map(Answer::Started)
+            }
             Request::Usage { pid, reset_peak } => {
                 self.find(pid)?;
-                usage_of(pid, reset_peak).map(Answer::Usage)
+                ProcessUsage::read(pid, reset_peak).map(Answer::Usage)
             }
             Request::CountSyscalls { pid } => {
                 let hosted = self.find(pid)?;
@@ -105,14 +108,15 @@ impl Running {
         }
     }
 
-    /// Starts the server offered as `name` on a free port of the agent's IP: `port` must
-    /// be 0 (the study's word for "any").
+    /// Starts the server offered as `name` on a free port of the agent's IP (`port` must
+    /// be 0, the study's word for "any"), with `threads` threads, serving `/files/` from
+    /// `files` when given and HTTPS when `https`.
     fn start(
         &mut self,
         agent: &Agent,
         name: &str,
         port: u16,
-        threads: Option<usize>,
+        (threads, files, https): (Option<usize>, Option<&std::path::Path>, bool),
     ) -> Result<Started, String> {
         if port != 0 {
             return Err(format!(
@@ -136,7 +140,7 @@ impl Running {
                  most ({THREADS_PER_CPU} per CPU the agent pins them to); stop one first"
             ));
         }
-        let settings = (threads, None, false);
+        let settings = (threads, files, https);
         let cpus = Some(&agent.cpus);
         let server = Server::start_at(agent.host, contender, &agent.binaries, cpus, settings)?;
         let (Some(pid), Some(addr)) = (server.pid(), server.addr()) else {
@@ -177,21 +181,4 @@ impl Drop for Running {
         }
         self.servers.clear();
     }
-}
-
-/// What process `pid` has consumed so far; with `reset_peak`, its peak memory restarts
-/// after it is read.
-fn usage_of(pid: u32, reset_peak: bool) -> Result<ProcessUsage, String> {
-    let usage = ProcessUsage {
-        cpu: Snapshot::take(pid)?,
-        rss_kib: status_number(pid, "VmRSS")?,
-        peak_rss_kib: status_number(pid, "VmHWM")?,
-        threads: status_number(pid, "Threads")?,
-        disk_read_bytes: io_field(pid, "read_bytes").ok(),
-        io_workers: IoWorkers::of(pid),
-    };
-    if reset_peak {
-        reset_peak_rss(pid)?;
-    }
-    Ok(usage)
 }

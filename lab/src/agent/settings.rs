@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, TcpListener};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use harness::affinity::CpuSet;
@@ -65,6 +66,18 @@ pub struct Agent {
     pub idle: Duration,
     /// How long a connection may take to send its first request, whole.
     pub first_request: Duration,
+    /// The file corpus, once a start asked for it ([`Agent::files_dir`]).
+    pub files: OnceLock<Result<PathBuf, String>>,
+}
+
+impl Agent {
+    /// The directory its servers serve `/files/` from: the workspace's file corpus
+    /// ([`harness::corpus::hot`]), written and its file workloads' sets cached on the
+    /// first start that asks for it.
+    pub fn files_dir(&self) -> Result<&Path, String> {
+        let dir = self.files.get_or_init(|| harness::corpus::hot("agent"));
+        dir.as_deref().map_err(Clone::clone)
+    }
 }
 
 /// The numbers a CPU set can hold (`CPU_SETSIZE`): every CPU is numbered below it.
@@ -84,6 +97,8 @@ pub fn prepare(settings: Settings) -> Result<(Agent, TcpListener), String> {
     let offers = Offers::new(&settings.contenders, &settings.allow)?;
     let listener = TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let listening = listener.local_addr().map_err(|e| format!("{listen}: {e}"))?;
+    // The certificate its HTTPS servers present names the IP the study reaches them at.
+    harness::servers::tls::name_also(listening.ip())?;
     let catalogue = offers.catalogue();
     if !catalogue.is_empty() {
         note(format_args!(
@@ -100,6 +115,7 @@ pub fn prepare(settings: Settings) -> Result<(Agent, TcpListener), String> {
         binaries,
         idle: Duration::from_secs(settings.idle_secs.max(1)),
         first_request: Duration::from_millis(settings.first_request_ms.max(1)),
+        files: OnceLock::new(),
     };
     Ok((agent, listener))
 }

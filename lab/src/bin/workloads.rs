@@ -9,7 +9,9 @@
 //! serve as an outside anchor: in the detail tables, never in the verdict. `--server
 //! 'NAME=COMMAND {port}'` adds a server of yours to every round, judged against
 //! io_uring_server; such a run, or one of some workloads (`--only`), writes
-//! `results/partial/workloads.{md,json}` and leaves the committed report alone.
+//! `results/partial/workloads.{md,json}` and leaves the committed report alone. With
+//! `--server-host IP:PORT --token-file FILE` ([`lab::across`]) the servers run on another
+//! host, started there by its agent; such a run writes a partial report too.
 
 use clap::Parser;
 use harness::corpus;
@@ -17,11 +19,10 @@ use harness::machine::Machine;
 use harness::output::write_json;
 use harness::servers::Lineup;
 use harness::servers::nginx::with_anchors;
-use harness::servers::{Contender, Launch};
+use harness::servers::{Contender, Launch, offered_name};
 use harness::workload::calibrate::calibrate_plan;
-use harness::workload::catalogue::file_sets;
 use harness::workload::run::{Entry, Rounds, measure_rounds};
-use http_core::files::CORPUS;
+use lab::across::Across;
 use lab::placement::Placement;
 use lab::workloads::{
     WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report,
@@ -73,6 +74,8 @@ struct Cli {
     render: bool,
     #[command(flatten)]
     placement: Placement,
+    #[command(flatten)]
+    across: Across,
 }
 
 fn main() {
@@ -105,8 +108,24 @@ fn run(cli: Cli) -> Result<(), String> {
         return render();
     }
     let yours = cli.placement.yours()?;
-    let everyone = [with_anchors(&everyone()), yours.clone()].concat();
-    let mut lineup = Lineup::prepare(&everyone, cli.placement.pinning(), None)?;
+    let agent = cli.across.agent()?;
+    let remote = agent.is_some();
+    let (everyone, mut lineup) = match agent {
+        Some(_) if !yours.is_empty() => return Err(YOURS_ACROSS.into()),
+        Some(agent) => {
+            // The agent starts the catalogue's servers and the A/A control: no anchor
+            // (nginx listens on loopback only) and no feature row (flags it does not offer).
+            let everyone: Vec<Contender> = everyone().into_iter().filter(|c| offered_name(c).is_some()).collect();
+            let client = cli.placement.client_cpus.clone();
+            let lineup = Lineup::prepare_remote(&everyone, agent, client)?;
+            (everyone, lineup)
+        }
+        None => {
+            let everyone = [with_anchors(&everyone()), yours.clone()].concat();
+            let lineup = Lineup::prepare(&everyone, cli.placement.pinning(), None)?;
+            (everyone, lineup)
+        }
+    };
     // Only what can start: an anchor that is not installed sits out; the file workloads
     // run on the servers started here with the corpus (`--files-dir`) alone.
     let plan: Vec<Entry> = plan()
@@ -127,7 +146,7 @@ fn run(cli: Cli) -> Result<(), String> {
         return Err(format!("--only {:?} names no workload", cli.only));
     }
     if plan.iter().any(|e| e.workload.serves_files()) {
-        lineup.files_dir = Some(hot_corpus()?);
+        lineup.files_dir = Some(corpus::hot("workloads")?);
     }
     let rounds = Rounds {
         rounds: cli.rounds,
@@ -160,7 +179,7 @@ fn run(cli: Cli) -> Result<(), String> {
         outside: yours.iter().map(|c| c.id.to_string()).collect(),
         samples,
     };
-    if cli.placement.is_partial() || !cli.only.is_empty() {
+    if cli.placement.is_partial() || !cli.only.is_empty() || remote {
         let out = match &cli.placement.out_dir {
             Some(dir) => dir.join("results").join("workloads"),
             None => lineup.workspace.join(&cli.out),
@@ -178,6 +197,10 @@ fn run(cli: Cli) -> Result<(), String> {
     Ok(())
 }
 
+/// Why a server of yours cannot join a run across hosts.
+const YOURS_ACROSS: &str = "--server with --server-host: the agent starts only the servers \
+     it offers; list yours on the agent's command line (--allow) and run it there by name";
+
 /// Whether `contender` serves the file corpus: started here from its binary or as nginx
 /// (given `--files-dir`), not a server of yours nor one named by `BENCH_*_URL`.
 fn serves_corpus(contender: &Contender) -> bool {
@@ -185,24 +208,6 @@ fn serves_corpus(contender: &Contender) -> bool {
     !elsewhere && (contender.launch.is_cargo() || contender.launch == Launch::Nginx)
 }
 
-/// The file corpus (`harness::corpus`, written once under `target/`), with the sets the
-/// file workloads serve read once so that their pages are cached (should a page be
-/// evicted, io_uring_server reads that file instead of sending it by sendfile, and the
-/// details' CPU shows it): the directory every server then serves `/files/` from.
-fn hot_corpus() -> Result<PathBuf, String> {
-    let dir = corpus::default_dir(&harness::servers::workspace_root());
-    if corpus::ensure(&dir)? {
-        eprintln!("workloads: file corpus written to {}", dir.display());
-    }
-    for label in file_sets() {
-        let set = CORPUS
-            .iter()
-            .find(|set| set.label == label)
-            .ok_or_else(|| format!("no corpus set {label}"))?;
-        corpus::warm(&dir, set)?;
-    }
-    Ok(dir)
-}
 
 /// Your servers run wherever the verdict's contenders do (not the file workloads, which
 /// the caller leaves out, nor the TLS ones: they are started without a certificate):

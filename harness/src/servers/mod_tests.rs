@@ -1,0 +1,82 @@
+//! The catalogue as the lineup builds and starts it: every contender on a floor, HTTPS
+//! only where a server has a rustls adapter, the io-uring-fs builds apart, one build for
+//! every cargo-launched package, and who the agent on another host can start.
+
+use super::*;
+
+#[test]
+fn every_contender_stands_on_a_floor_and_floors_on_none() {
+    let floors: Vec<&str> = CONTENDERS.iter().map(|c| c.floor().unwrap().id).collect();
+    assert_eq!(
+        floors,
+        [
+            "bare_hyper",
+            "bare_tokio",
+            "bare_uring",
+            "bare_uring",
+            "bare_uring",
+            "bare_uring"
+        ]
+    );
+    assert_eq!(TOKIO_CODEC_SHARED.floor(), Some(FLOOR_TOKIO));
+    assert!(FLOORS.iter().all(|f| f.is_floor() && f.floor().is_none()));
+    assert!(!CONTENDERS.iter().any(Contender::is_floor));
+    assert_eq!(by_id("bare_uring"), Some(FLOOR_URING));
+}
+
+#[test]
+fn https_is_asked_only_of_servers_with_a_rustls_adapter_and_no_flag_refusing_it() {
+    let speak: Vec<&str> = CONTENDERS
+        .iter()
+        .filter(|c| c.speaks_tls())
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(
+        speak,
+        ["tokio_hyper", "tokio_codec", "io_uring", "monoio", "compio"]
+    );
+    assert!(AA_CONTROL.speaks_tls() && TOKIO_HYPER_MULTI_THREAD.speaks_tls());
+    for refuses in [TOKIO_CODEC_SHARED, TOKIO_CODEC_SENDFILE, NGINX, FLOOR_URING] {
+        assert!(!refuses.speaks_tls(), "{}", refuses.id);
+    }
+    assert!(!io_uring_with("plain recv", &["--no-multishot-recv"]).speaks_tls());
+    let refused = Server::start(TOKIO_URING, &HashMap::new(), None, (1, None, true));
+    assert!(refused.err().unwrap().contains("does not serve HTTPS"));
+}
+
+#[test]
+fn the_io_uring_fs_contenders_are_built_apart_and_stand_on_tokio_floors() {
+    for contender in [TOKIO_CODEC_IO_URING_FS, TOKIO_HYPER_IO_URING_FS] {
+        assert_eq!(contender.launch, Launch::CargoTokioIoUringFs);
+        assert!(contender.launch.is_cargo());
+        assert_eq!(contender.binary_key(), "tokio_server (io-uring-fs)");
+        assert!(
+            !CONTENDERS.contains(&contender),
+            "the file study adds them itself"
+        );
+    }
+    assert_eq!(TOKIO_CODEC_IO_URING_FS.args, TOKIO_CODEC.args);
+    assert_eq!(TOKIO_HYPER_IO_URING_FS.args, TOKIO_HYPER.args);
+    assert_eq!(TOKIO_CODEC_IO_URING_FS.floor(), Some(FLOOR_TOKIO));
+    assert_eq!(TOKIO_HYPER_IO_URING_FS.floor(), Some(FLOOR_HYPER));
+    assert_eq!(TOKIO_CODEC.binary_key(), "tokio_server");
+}
+
+#[test]
+fn the_one_build_holds_every_cargo_launched_package() {
+    let every = findable_by_id().chain([AA_CONTROL]);
+    for contender in every.filter(|c| c.launch == Launch::Cargo) {
+        assert!(CARGO_PACKAGES.contains(&contender.package), "{}", contender.id);
+    }
+}
+
+#[test]
+fn the_agent_starts_the_catalogue_and_the_a_a_control_by_id_and_nothing_else() {
+    assert_eq!(offered_name(&IO_URING), Some("io_uring"));
+    assert_eq!(offered_name(&AA_CONTROL), Some("io_uring"));
+    assert_eq!(offered_name(&TOKIO_CODEC_SENDFILE), Some("tokio_codec_sendfile"));
+    assert_eq!(offered_name(&TOKIO_HYPER_MULTI_THREAD), Some("tokio_hyper_multi_thread"));
+    assert_eq!(offered_name(&NGINX), None);
+    let feature = io_uring_with("plain recv", &["--no-multishot-recv"]);
+    assert_eq!(offered_name(&feature), None, "a feature row's flags are not offered");
+}
