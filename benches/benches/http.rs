@@ -78,9 +78,10 @@ fn run() -> Result<(), String> {
             let mut spent = Spent::default();
             group.bench_function(server.contender.id, |bencher| {
                 bencher.iter_custom(|iterations| {
-                    let (timed, cost) = measure(server.pid(), || {
-                        runtime.block_on(time_iterations(clients, scenario, iterations))
-                    });
+                    let (timed, cost) = measure(
+                        || server.cpu_snapshot(),
+                        || runtime.block_on(time_iterations(clients, scenario, iterations)),
+                    );
                     spent.add(cost.unwrap_or_else(|error| panic!("benchmark aborted: {error}")));
                     timed.unwrap_or_else(|error| {
                         panic!(

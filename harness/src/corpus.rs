@@ -119,6 +119,26 @@ pub fn warm(dir: &Path, set: &CorpusSet) -> Result<u64, String> {
     Ok(total)
 }
 
+/// The corpus in the workspace's default directory ([`default_dir`], written once), with
+/// the sets the file workloads serve read once so that their pages are cached (should a
+/// page be evicted, io_uring_server reads that file instead of sending it by sendfile, and
+/// the figures show it): the directory servers then serve `/files/` from. `who` names the
+/// program in the line saying the corpus was written.
+pub fn hot(who: &str) -> Result<PathBuf, String> {
+    let dir = default_dir(&crate::servers::workspace_root());
+    if ensure(&dir)? {
+        eprintln!("{who}: file corpus written to {}", dir.display());
+    }
+    for label in crate::workload::catalogue::file_sets() {
+        let set = CORPUS
+            .iter()
+            .find(|set| set.label == label)
+            .ok_or_else(|| format!("no corpus set {label}"))?;
+        warm(&dir, set)?;
+    }
+    Ok(dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,24 +178,4 @@ mod tests {
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
-}
-
-/// The corpus in the workspace's default directory ([`default_dir`], written once), with
-/// the sets the file workloads serve read once so that their pages are cached (should a
-/// page be evicted, io_uring_server reads that file instead of sending it by sendfile, and
-/// the figures show it): the directory servers then serve `/files/` from. `who` names the
-/// program in the line saying the corpus was written.
-pub fn hot(who: &str) -> Result<PathBuf, String> {
-    let dir = default_dir(&crate::servers::workspace_root());
-    if ensure(&dir)? {
-        eprintln!("{who}: file corpus written to {}", dir.display());
-    }
-    for label in crate::workload::catalogue::file_sets() {
-        let set = CORPUS
-            .iter()
-            .find(|set| set.label == label)
-            .ok_or_else(|| format!("no corpus set {label}"))?;
-        warm(&dir, set)?;
-    }
-    Ok(dir)
 }

@@ -196,11 +196,14 @@ mod tests {
         let ((), busy) = measure(|| None, || spin(Duration::from_millis(100)));
         assert!(busy.unwrap().client >= Duration::from_millis(50));
         let ((), idle) = measure(|| None, || std::thread::sleep(Duration::from_millis(100)));
-        let ((), in_thread) = measure(|| None, || {
-            std::thread::spawn(|| spin(Duration::from_millis(100)))
-                .join()
-                .unwrap()
-        });
+        let ((), in_thread) = measure(
+            || None,
+            || {
+                std::thread::spawn(|| spin(Duration::from_millis(100)))
+                    .join()
+                    .unwrap()
+            },
+        );
         let in_thread = in_thread.unwrap();
         assert!(
             in_thread.client >= Duration::from_millis(50),
@@ -215,11 +218,14 @@ mod tests {
     fn a_server_thread_that_exits_mid_point_still_counts() {
         // This test process plays the server: a thread works 200 ms and exits.
         let me = std::process::id();
-        let ((), spent) = measure(|| Some(Snapshot::take(me)), || {
-            std::thread::spawn(|| spin(Duration::from_millis(200)))
-                .join()
-                .unwrap()
-        });
+        let ((), spent) = measure(
+            || Some(Snapshot::take(me)),
+            || {
+                std::thread::spawn(|| spin(Duration::from_millis(200)))
+                    .join()
+                    .unwrap()
+            },
+        );
         let server = spent.unwrap().server.unwrap();
         assert!(server >= Duration::from_millis(150), "{server:?}");
     }

@@ -7,6 +7,7 @@
 //! | `BENCH_CLIENT_CPUS` | every other CPU | CPUs the bench's client runs on |
 //! | `BENCH_TOKIO_URL`, `BENCH_TOKIO_CODEC_URL`, `BENCH_URING_URL`, `BENCH_TOKIO_URING_URL` | unset | bench a server you started yourself instead of starting one |
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::affinity::CpuSet;

@@ -23,7 +23,11 @@ pub enum Agreement {
 impl Agreement {
     /// Of the two runs' ratios of one row.
     pub fn of(across: &[f64], loopback: &[f64]) -> Agreement {
-        let decided = |ratios: &[f64]| Estimate::of(ratios).map(|e| e.word).filter(|w| *w != Word::Inconclusive);
+        let decided = |ratios: &[f64]| {
+            Estimate::of(ratios)
+                .map(|e| e.word)
+                .filter(|w| *w != Word::Inconclusive)
+        };
         match (decided(across), decided(loopback)) {
             (Some(a), Some(b)) if a == b => Agreement::Agree,
             (Some(_), Some(_)) => Agreement::Disagree,
@@ -48,7 +52,10 @@ pub fn render(across: &WorkloadsReport, loopback: &WorkloadsReport) -> String {
     );
     let mut tally = [0usize; 3];
     for row in judged::rows(across) {
-        let Some(same) = loopback_rows.iter().find(|r| r.workload == row.workload && r.unit == row.unit) else {
+        let Some(same) = loopback_rows
+            .iter()
+            .find(|r| r.workload == row.workload && r.unit == row.unit)
+        else {
             continue;
         };
         let agreement = Agreement::of(&row.best.ratios, &same.best.ratios);

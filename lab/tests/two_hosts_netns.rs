@@ -7,12 +7,20 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Whether this process may make a network namespace (it makes one and removes it).
 fn can_make_namespaces() -> bool {
-    let ip = |args: &[&str]| Command::new("ip").args(args).output().is_ok_and(|o| o.status.success());
+    let ip = |args: &[&str]| {
+        Command::new("ip")
+            .args(args)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
     let made = ip(&["netns", "add", "uvt-probe-test"]);
     if made {
         ip(&["netns", "del", "uvt-probe-test"]);
@@ -36,10 +44,20 @@ fn the_smallest_plan_runs_across_two_namespaces_and_leaves_no_server() {
     assert!(status.success(), "scripts/two_hosts.sh --smoke: {status}");
     let page = std::fs::read_to_string(&page).unwrap();
     assert!(page.contains("host of the agent at 10.77.0.1:7070"), "{page}");
-    assert!(page.contains("| one connection (round trip) | median round trip, µs |"), "{page}");
+    assert!(
+        page.contains("| one connection (round trip) | median round trip, µs |"),
+        "{page}"
+    );
     let namespaces = Command::new("ip").args(["netns", "list"]).output().unwrap();
     let namespaces = String::from_utf8_lossy(&namespaces.stdout);
-    assert!(!namespaces.contains("uvt-server"), "the namespaces are removed: {namespaces}");
+    assert!(
+        !namespaces.contains("uvt-server"),
+        "the namespaces are removed: {namespaces}"
+    );
     let left = Command::new("pgrep").args(["-f", "10.77.0.1"]).output().unwrap();
-    assert!(left.stdout.is_empty(), "a server outlived the study: {:?}", String::from_utf8_lossy(&left.stdout));
+    assert!(
+        left.stdout.is_empty(),
+        "a server outlived the study: {:?}",
+        String::from_utf8_lossy(&left.stdout)
+    );
 }

@@ -307,7 +307,12 @@ pub fn offered_name(contender: &Contender) -> Option<&'static str> {
 /// codec engine's technique controls (sendfile, a shared read buffer) and the [`FLOORS`],
 /// in that order.
 pub fn findable_by_id() -> impl Iterator<Item = Contender> {
-    CONTENDERS.iter().chain(&SCHEDULER).chain(&TECHNIQUES).chain(&FLOORS).copied()
+    CONTENDERS
+        .iter()
+        .chain(&SCHEDULER)
+        .chain(&TECHNIQUES)
+        .chain(&FLOORS)
+        .copied()
 }
 
 /// The codec engine with a technique any tokio server can use (sendfile, one read buffer

@@ -75,8 +75,15 @@ fn the_agent_starts_the_catalogue_and_the_a_a_control_by_id_and_nothing_else() {
     assert_eq!(offered_name(&IO_URING), Some("io_uring"));
     assert_eq!(offered_name(&AA_CONTROL), Some("io_uring"));
     assert_eq!(offered_name(&TOKIO_CODEC_SENDFILE), Some("tokio_codec_sendfile"));
-    assert_eq!(offered_name(&TOKIO_HYPER_MULTI_THREAD), Some("tokio_hyper_multi_thread"));
+    assert_eq!(
+        offered_name(&TOKIO_HYPER_MULTI_THREAD),
+        Some("tokio_hyper_multi_thread")
+    );
     assert_eq!(offered_name(&NGINX), None);
     let feature = io_uring_with("plain recv", &["--no-multishot-recv"]);
-    assert_eq!(offered_name(&feature), None, "a feature row's flags are not offered");
+    assert_eq!(
+        offered_name(&feature),
+        None,
+        "a feature row's flags are not offered"
+    );
 }

@@ -16,11 +16,11 @@ use std::path::{Path, PathBuf};
 use server_kit::ServerProcess;
 
 use super::nginx::{self, Nginx};
-use crate::remote::RemoteServer;
 use super::outside::Outside;
 use super::tls;
 use super::{Contender, Launch, pinned_command};
 use crate::affinity::CpuSet;
+use crate::remote::RemoteServer;
 
 /// A server being benchmarked: started by us (with a pid to measure), by the agent on
 /// another host (measured through it), or external.

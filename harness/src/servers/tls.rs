@@ -24,7 +24,8 @@ static ALSO: OnceLock<IpAddr> = OnceLock::new();
 /// Has the identity name `ip` as well: the agent's, whose servers a client on another
 /// host reaches at that IP. Call it before the first [`identity`]; an error after.
 pub fn name_also(ip: IpAddr) -> Result<(), String> {
-    ALSO.set(ip).map_err(|_| "the TLS identity names its IPs once".to_string())?;
+    ALSO.set(ip)
+        .map_err(|_| "the TLS identity names its IPs once".to_string())?;
     match IDENTITY.get() {
         Some(_) => Err("the TLS identity was made before its IP was named".into()),
         None => Ok(()),

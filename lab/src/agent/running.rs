@@ -25,8 +25,9 @@ pub const MAX_SERVERS: usize = 32;
 pub const MAX_THREADS: usize = 256;
 
 /// The most threads a session's servers may be asked to run together, per CPU the agent
-/// pins them to. Default is 4.
-pub const THREADS_PER_CPU: usize = 4;
+/// pins them to. A study keeps a round's every server running while its points alternate
+/// (the workloads study: up to 13 at one thread per CPU each). Default is 16.
+pub const THREADS_PER_CPU: usize = 16;
 
 /// The servers of one session.
 #[derive(Default)]

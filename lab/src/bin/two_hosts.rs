@@ -31,7 +31,9 @@ fn main() {
 
 fn run(cli: Cli) -> Result<(), String> {
     let workspace = harness::servers::workspace_root();
-    let loopback = cli.loopback.unwrap_or_else(|| workspace.join("results/workloads.json"));
+    let loopback = cli
+        .loopback
+        .unwrap_or_else(|| workspace.join("results/workloads.json"));
     let out = cli.out.unwrap_or_else(|| workspace.join("results/two_hosts.md"));
     let across: WorkloadsReport = read_json(&cli.across)?;
     let loopback: WorkloadsReport = read_json(&loopback)?;

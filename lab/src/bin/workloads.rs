@@ -115,7 +115,10 @@ fn run(cli: Cli) -> Result<(), String> {
         Some(agent) => {
             // The agent starts the catalogue's servers and the A/A control: no anchor
             // (nginx listens on loopback only) and no feature row (flags it does not offer).
-            let everyone: Vec<Contender> = everyone().into_iter().filter(|c| offered_name(c).is_some()).collect();
+            let everyone: Vec<Contender> = everyone()
+                .into_iter()
+                .filter(|c| offered_name(c).is_some())
+                .collect();
             let client = cli.placement.client_cpus.clone();
             let lineup = Lineup::prepare_remote(&everyone, agent, client)?;
             (everyone, lineup)
@@ -207,7 +210,6 @@ fn serves_corpus(contender: &Contender) -> bool {
     let elsewhere = contender.url_env.is_some_and(|name| std::env::var(name).is_ok());
     !elsewhere && (contender.launch.is_cargo() || contender.launch == Launch::Nginx)
 }
-
 
 /// Your servers run wherever the verdict's contenders do (not the file workloads, which
 /// the caller leaves out, nor the TLS ones: they are started without a certificate):

@@ -150,7 +150,9 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         Some((row.best.contender?, row.best.ratios.clone()))
     });
     best.extend(not_measured(report));
-    let codec = clauses(report, rows, &|row| Some(super::origin::io_model_baseline(report, row)));
+    let codec = clauses(report, rows, &|row| {
+        Some(super::origin::io_model_baseline(report, row))
+    });
     let partial: Vec<&str> = first_seen(
         rows.iter()
             .flat_map(|row| row.best.partial.iter().map(|(c, _)| c.label)),

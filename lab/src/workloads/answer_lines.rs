@@ -42,7 +42,10 @@ pub fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
     let none = kept.iter().all(|(_, count)| *count == 0);
     let all = kept.iter().all(|(_, count)| *count == wins.len());
     let kept: Vec<String> = kept.into_iter().map(|(said, _)| said).collect();
-    let tally: Vec<String> = against_best(report, rows).into_iter().map(|(_, tally)| tally).collect();
+    let tally: Vec<String> = against_best(report, rows)
+        .into_iter()
+        .map(|(_, tally)| tally)
+        .collect();
     (!wins.is_empty() && !kept.is_empty()).then(|| {
         format!(
             "Of its {} over the codec engine, a ready io_uring runtime running the same codec \

@@ -177,7 +177,10 @@ fn elsewhere(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
     let clauses: Vec<String> = [
         (Reading::Rule(Word::Ties), "the same within ±10% on"),
         (Reading::Rule(Word::Loses), "more on"),
-        (Reading::Rule(Word::Inconclusive), "*inconclusive* (the rule cannot tell yet) on"),
+        (
+            Reading::Rule(Word::Inconclusive),
+            "*inconclusive* (the rule cannot tell yet) on",
+        ),
         (
             Reading::ClientBound,
             "not judged (the client was the bottleneck) on",

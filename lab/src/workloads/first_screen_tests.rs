@@ -34,11 +34,14 @@ fn the_bottom_line_states_each_saving_with_its_unit_and_names_the_rest() {
     );
     assert!(text.contains("it wins on 1 of 2 rows, saving 20% of"), "{text}");
     assert!(
-        text.contains("monoio −5% on its median row, and it wins 1 of the 1 rows"),
+        text.contains(
+            "monoio wins on 1, ties on 1 and loses on 0 of the 2 rows it ran (−5% on its median \
+             row against the codec engine)"
+        ),
         "{text}"
     );
     assert!(
-        text.contains("compio 0% on its median row, and it wins 0 of the 1 rows"),
+        text.contains("compio wins on 0, ties on 1 and loses on 1 of the 2 rows it ran"),
         "{text}"
     );
 }

@@ -69,7 +69,10 @@ pub fn io_model_ratios(report: &WorkloadsReport, row: &Row) -> Vec<f64> {
 pub fn io_model_baseline(report: &WorkloadsReport, row: &Row) -> (Contender, Vec<f64>) {
     let measured = |c: &Contender| !row.figures(report, c.id).is_empty();
     match control(row).filter(measured) {
-        Some(same_technique) => (same_technique, row.ratios(report, (SUBJECT.id, same_technique.id))),
+        Some(same_technique) => (
+            same_technique,
+            row.ratios(report, (SUBJECT.id, same_technique.id)),
+        ),
         None => (BASELINE, row.against[0].clone()),
     }
 }
