@@ -16,23 +16,11 @@ DURATION=${DURATION:-5}
 PORT=${PORT:-8081}
 
 cargo build --release -q -p "$SERVER" -p loadgen
-cleanup() {
-  ip netns pids uvt-server 2>/dev/null | xargs -r kill 2>/dev/null || true
-  ip netns del uvt-server 2>/dev/null || true
-  ip netns del uvt-client 2>/dev/null || true
-}
-trap cleanup EXIT
-cleanup
-ip netns add uvt-server
-ip netns add uvt-client
-ip link add uvt-s type veth peer name uvt-c
-ip link set uvt-s netns uvt-server
-ip link set uvt-c netns uvt-client
-ip -n uvt-server addr add 10.77.0.1/24 dev uvt-s
-ip -n uvt-client addr add 10.77.0.2/24 dev uvt-c
-for ns in uvt-server uvt-client; do ip -n "$ns" link set lo up; done
-ip -n uvt-server link set uvt-s up
-ip -n uvt-client link set uvt-c up
+# shellcheck source=scripts/netns_pair.sh
+. scripts/netns_pair.sh
+trap remove_pair EXIT
+remove_pair
+make_pair
 
 # shellcheck disable=SC2086
 ip netns exec uvt-server "target/release/$SERVER" $ARGS --threads 1 --addr "10.77.0.1:$PORT" >/dev/null &

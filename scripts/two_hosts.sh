@@ -27,26 +27,17 @@ fi
 cargo build --release -q -p lab --bin agent --bin workloads --bin two_hosts
 work=
 agent=
+# shellcheck source=scripts/netns_pair.sh
+. scripts/netns_pair.sh
 cleanup() {
   if [ -n "$agent" ]; then kill "$agent" 2>/dev/null || true; wait "$agent" 2>/dev/null || true; fi
-  ip netns pids uvt-server 2>/dev/null | xargs -r kill 2>/dev/null || true
-  ip netns del uvt-server 2>/dev/null || true
-  ip netns del uvt-client 2>/dev/null || true
+  remove_pair
   if [ -n "$work" ]; then rm -rf "$work"; fi
 }
 trap cleanup EXIT
 cleanup
 work=$(mktemp -d)
-ip netns add uvt-server
-ip netns add uvt-client
-ip link add uvt-s type veth peer name uvt-c
-ip link set uvt-s netns uvt-server
-ip link set uvt-c netns uvt-client
-ip -n uvt-server addr add 10.77.0.1/24 dev uvt-s
-ip -n uvt-client addr add 10.77.0.2/24 dev uvt-c
-for ns in uvt-server uvt-client; do ip -n "$ns" link set lo up; done
-ip -n uvt-server link set uvt-s up
-ip -n uvt-client link set uvt-c up
+make_pair
 
 (umask 077; head -c 24 /dev/urandom | base64 >"$work/token")
 ip netns exec uvt-server target/release/agent --listen 10.77.0.1:7070 --client 10.77.0.2 \
