@@ -51,6 +51,7 @@ fn verdict() -> WorkloadsReport {
         }
     }
     WorkloadsReport {
+        server_machine: None,
         machine: Machine::example(),
         pinning: "server on CPU 0, client on CPU 1".into(),
         rounds: 3,

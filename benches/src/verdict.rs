@@ -73,6 +73,7 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
     let (plan, calibrations) = calibrate_plan(lineup, plan)?;
     let samples = measure_rounds(lineup, &plan, rounds, "verdict")?;
     Ok(WorkloadsReport {
+        server_machine: None,
         machine: Machine::detect(),
         pinning: lineup.pinning.describe(),
         rounds: harness::workload::run::rounds_in(&samples),

@@ -119,7 +119,7 @@ impl<T> From<Result<T, String>> for Reply<T> {
 }
 
 /// Who answered a `hello`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
     /// The CPUs the agent pins servers to (`--cpus`).
     pub cpus: Vec<usize>,
@@ -129,6 +129,9 @@ pub struct Hello {
     /// for the study's client to trust, that one alone.
     #[serde(default)]
     pub cert_pem: String,
+    /// The agent's host, for the study's record beside its own (`None` from older agents).
+    #[serde(default)]
+    pub machine: Option<crate::machine::Machine>,
 }
 
 /// A server started: its pid on the agent's host and the address it listens on.

@@ -107,6 +107,9 @@ pub fn rounds_in(samples: &[Sample]) -> usize {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkloadsReport {
     pub machine: Machine,
+    /// The servers' host where it is not this one (`--server-host`): the agent's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_machine: Option<Machine>,
     pub pinning: String,
     /// The rounds run: the most any workload took.
     pub rounds: usize,
@@ -140,6 +143,7 @@ impl WorkloadsReport {
     /// the rounds so far decide, and reports' tests.
     pub fn over(samples: Vec<Sample>) -> WorkloadsReport {
         WorkloadsReport {
+            server_machine: None,
             machine: crate::machine::blank(""),
             pinning: String::new(),
             rounds: rounds_in(&samples),

@@ -10,6 +10,7 @@
 //! a server ends, not only the process: the session's thread starts its servers and has
 //! stopped them before it ends.
 
+use harness::machine::Machine;
 use harness::perf::SyscallCounter;
 use harness::remote::protocol::{
     Answer, Counting, Hello, ProcessUsage, Request, Started, Stopped, SyscallCount,
@@ -71,6 +72,7 @@ impl Running {
                 cpus: agent.cpus.0.clone(),
                 version: env!("CARGO_PKG_VERSION").to_string(),
                 cert_pem: tls::identity()?.cert_pem.clone(),
+                machine: Some(Machine::detect()),
             })),
             Request::Start {
                 contender,

@@ -17,6 +17,7 @@ use clap::Parser;
 use harness::corpus;
 use harness::machine::Machine;
 use harness::output::write_json;
+use harness::remote::server::lock_agent;
 use harness::servers::Lineup;
 use harness::servers::nginx::with_anchors;
 use harness::servers::{Contender, Launch, offered_name};
@@ -166,6 +167,10 @@ fn run(cli: Cli) -> Result<(), String> {
         .collect();
     let samples = measure_rounds(&lineup, &plan, rounds, "workloads")?;
     let report = WorkloadsReport {
+        server_machine: lineup
+            .remote
+            .as_ref()
+            .and_then(|agent| lock_agent(agent).hello().machine.clone()),
         machine: Machine::detect(),
         pinning: lineup.pinning.describe(),
         rounds: harness::workload::run::rounds_in(&samples),

@@ -34,6 +34,7 @@ fn report() -> WorkloadsReport {
         samples.push(sample("4 connections", "tokio_codec", round, 100.0));
     }
     WorkloadsReport {
+        server_machine: None,
         machine: Machine::detect(),
         pinning: "server CPU 0, client CPU 1".into(),
         rounds: 3,
