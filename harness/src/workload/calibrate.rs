@@ -10,8 +10,13 @@ use super::run::Entry;
 use super::{SUBJECT, Shape, Workload, offered};
 use crate::servers::{Contender, Lineup};
 
+/// Slices each contender's calibration is cut into, run in passes whose order reverses
+/// ([`crate::slices`]), as the rounds' points are: run one after the other, a contender
+/// that met a slow stretch of the VM got a capacity too low, and the rate with it.
+pub const CALIBRATION_SLICES: usize = 4;
+
 /// Runs `workload` (a closed loop or churn) flat out on a fresh server of each of
-/// `contenders` for [`CALIBRATION`]: each one's capacity is its server CPUs × 10^6 ÷ its
+/// `contenders` for [`CALIBRATION`], in [`CALIBRATION_SLICES`] interleaved slices: each one's capacity is its server CPUs × 10^6 ÷ its
 /// server CPU µs per request there (what its cores can serve). The rates are set by
 /// io_uring_server and the tokio configuration with the most capacity among them
 /// ([`super::best::rate_pair`]), then lowered where the client was too busy at that rate
@@ -21,18 +26,27 @@ pub fn calibrate(
     workload: &Workload,
     contenders: &[Contender],
 ) -> Result<Calibration, String> {
-    let mut flat_out = Vec::new();
-    for contender in contenders {
-        let server = lineup.start_fresh_serving(*contender, workload.tls().is_some())?;
-        let point = super::measure::point(&server, workload, CALIBRATION, None, &lineup.pinning)?;
-        flat_out.push(FlatOut {
+    let servers = contenders
+        .iter()
+        .map(|c| lineup.start_fresh_serving(*c, workload.tls().is_some()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let order: Vec<usize> = (0..servers.len()).collect();
+    let slice = CALIBRATION / CALIBRATION_SLICES as u32;
+    let points = crate::slices::interleave(&order, CALIBRATION_SLICES, |at, _| {
+        super::measure::point(&servers[at], workload, slice, None, &lineup.pinning)
+    })?;
+    let flat_out: Vec<FlatOut> = contenders
+        .iter()
+        .zip(points)
+        .map(|(contender, point)| FlatOut {
             label: contender.label.to_string(),
             requests_per_sec: point.requests_per_sec,
             server_cpu_us: point.server_cpu_us_per_request,
             client_busy: point.client_busy,
             cpus: lineup.pinning.server_cpus(),
-        });
-    }
+        })
+        .collect();
+    drop(servers);
     let pair = super::best::rate_pair(workload, &flat_out);
     let calibration = Calibration::new(workload.name, flat_out).comparing(pair);
     if !calibration.slowest.is_finite() || calibration.slowest <= 0.0 {

@@ -23,7 +23,8 @@ const IDLE_ACTIVE: usize = 64;
 
 /// The file corpus's sets the file workloads serve (`http_core::files::CORPUS`), hot in the
 /// page cache: 1 MiB files, where io_uring_server sends by sendfile, and 4 KiB files, which
-/// it reads through the ring (below `http_core::files::SENDFILE_MIN`).
+/// it reads through the ring (below `http_core::files::SENDFILE_MIN`); each at 16 and 256
+/// connections, as the files study and the files issue's wrk check measure them.
 pub const FILE_SET: &str = "1m";
 pub const SMALL_FILE_SET: &str = "4k";
 
@@ -58,7 +59,7 @@ const SHORT_LIVED_REQUESTS: usize = 10;
 /// so every handshake is done before the measured window opens ([`super::measure`]).
 const TLS_CONNECTIONS: usize = 256;
 
-pub const WORKLOADS: [Workload; 36] = [
+pub const WORKLOADS: &[Workload] = &[
     Workload {
         name: "keep-alive, small requests",
         shape: Shape::KeepAlive { connections: 256 },
@@ -129,6 +130,20 @@ pub const WORKLOADS: [Workload; 36] = [
         shape: Shape::Files {
             set: SMALL_FILE_SET,
             connections: SMALL_FILE_CONNECTIONS,
+        },
+    },
+    Workload {
+        name: "1 MiB files, 256 connections",
+        shape: Shape::Files {
+            set: FILE_SET,
+            connections: SMALL_FILE_CONNECTIONS,
+        },
+    },
+    Workload {
+        name: "4 KiB files, 16 connections",
+        shape: Shape::Files {
+            set: SMALL_FILE_SET,
+            connections: FILE_CONNECTIONS,
         },
     },
     Workload {
@@ -233,6 +248,20 @@ pub const WORKLOADS: [Workload; 36] = [
         },
     },
     Workload {
+        name: "1 MiB files, 256 connections at 50% load",
+        shape: Shape::Offered {
+            of: "1 MiB files, 256 connections",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "4 KiB files, 16 connections at 50% load",
+        shape: Shape::Offered {
+            of: "4 KiB files, 16 connections",
+            percent: 50,
+        },
+    },
+    Workload {
         name: "churn, server closes at 50% load",
         shape: Shape::Offered {
             of: "churn, server closes",
@@ -297,15 +326,12 @@ pub const WORKLOADS: [Workload; 36] = [
     },
 ];
 
-/// The corpus sets the file workloads serve, for the study to write and warm.
+/// The corpus sets the file workloads serve, each once, for the study to write and warm.
 pub fn file_sets() -> Vec<&'static str> {
-    WORKLOADS
-        .iter()
-        .filter_map(|w| match w.shape {
-            Shape::Files { set, .. } => Some(set),
-            _ => None,
-        })
-        .collect()
+    crate::rounds::first_seen(WORKLOADS.iter().filter_map(|w| match w.shape {
+        Shape::Files { set, .. } => Some(set),
+        _ => None,
+    }))
 }
 
 /// The body sizes the response workloads ask for (`GET /bytes/{n}`): each must be one the

@@ -244,10 +244,12 @@ fn probed(report: &WorkloadsReport) -> String {
 /// What a capacity is, in the paragraph under a verdict table.
 fn capacity() -> String {
     format!(
-        "A contender's capacity is 10^6 ÷ its server CPU µs per request in a {:.1} s \
-         calibration run flat out at the start, times its server CPUs where it had more than \
-         one: what its cores can serve, whatever the client reached.",
-        offered::CALIBRATION.as_secs_f64()
+        "A contender's capacity is 10^6 ÷ its server CPU µs per request in {:.1} s of \
+         calibration flat out at the start (in {} slices alternated with the other \
+         calibrated contenders', as the rounds' points are), times its server CPUs where it \
+         had more than one: what its cores can serve, whatever the client reached.",
+        offered::CALIBRATION.as_secs_f64(),
+        super::calibrate::CALIBRATION_SLICES
     )
 }
 

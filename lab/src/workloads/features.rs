@@ -146,7 +146,8 @@ pub fn variants_at(workload: &Workload) -> Vec<Contender> {
 /// control (the default again, in a second process) last.
 pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
     WORKLOADS
-        .into_iter()
+        .iter()
+        .copied()
         .filter_map(|workload| {
             let variants = variants_at(&workload);
             (!variants.is_empty()).then(|| (workload, [vec![IO_URING], variants, vec![AA_CONTROL]].concat()))

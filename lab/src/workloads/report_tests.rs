@@ -227,3 +227,45 @@ fn the_details_medians_leave_out_the_rounds_a_server_fell_behind_in() {
         "{text}"
     );
 }
+
+/// A workload of the verdict's kind is one catalogue entry: from its samples alone, the one
+/// renderer gives every entry the verdict judges a row in the verdict and a section in the
+/// details, with no code of its own (the study's plan runs every entry).
+#[test]
+fn every_judged_catalogue_entry_gets_a_verdict_row_and_a_section_from_its_samples_alone() {
+    let judged: Vec<_> = WORKLOADS
+        .iter()
+        .filter(|w| harness::workload::scope::in_verdict(w))
+        .collect();
+    assert!(judged.len() >= 10, "{}", judged.len());
+    let mut samples = Vec::new();
+    for workload in &judged {
+        for round in 0..3 {
+            samples.push(sample(workload.name, "io_uring", round, 8.0));
+            samples.push(sample(workload.name, "tokio_codec", round, 10.0));
+        }
+    }
+    let report = WorkloadsReport {
+        samples,
+        judged: Some(judged.iter().map(|w| w.name.to_string()).collect()),
+        ..report()
+    };
+    let (table, details) = (verdict(&report, Doc::Benchmarks), render(&report));
+    for workload in judged {
+        // The idle workloads are one row: the slope of memory over their counts.
+        let row = match workload.shape {
+            harness::workload::Shape::Idle { .. } => "idle connections",
+            _ => workload.name,
+        };
+        assert!(
+            table.contains(&format!("\n| {row} |")),
+            "{}: {table}",
+            workload.name
+        );
+        assert!(
+            details.contains(&format!("\n## {}\n", workload.name)),
+            "{}",
+            workload.name
+        );
+    }
+}

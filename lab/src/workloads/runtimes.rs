@@ -34,7 +34,8 @@ pub fn contenders() -> Vec<Contender> {
 /// The workloads the verdict judges, each run by [`contenders`] every round.
 pub fn lineup() -> Vec<(Workload, Vec<Contender>)> {
     WORKLOADS
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|w| !judged_contenders(w).is_empty())
         .map(|w| (w, contenders()))
         .collect()

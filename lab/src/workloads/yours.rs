@@ -70,7 +70,8 @@ pub fn render(report: &WorkloadsReport) -> String {
 fn judged_rows(report: &WorkloadsReport) -> Vec<Workload> {
     let measured = report.workloads();
     WORKLOADS
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|w| measured.iter().any(|m| m == w.name) && report.is_judged(w.name))
         .collect()
 }
