@@ -17,7 +17,7 @@ more the loop ran at the client's pace (client-bound), which it does for every s
 import math, os, shutil, socket, subprocess, sys, tempfile, time
 
 ROUNDS = int(os.environ.get("ROUNDS", "4"))
-SECONDS = float(os.environ.get("DURATION", "4"))
+SECONDS = int(os.environ.get("DURATION", "4"))
 SERVER_CPU = os.environ.get("SERVER_CPU", "0")
 CLIENT_CPU = os.environ.get("CLIENT_CPU", "1")
 PORT = 18097
@@ -81,7 +81,7 @@ def start(name, files, run_dir):
 def wrk(script, prefix, conns, seconds):
     """Requests wrk made and its CPU seconds; any error or non-2xx answer stops the run."""
     proc = subprocess.Popen(["taskset", "-c", CLIENT_CPU, "wrk", "-t1", f"-c{conns}",
-                             f"-d{seconds}s", "-s", script, f"http://127.0.0.1:{PORT}", "--",
+                             f"-d{int(seconds)}s", "-s", script, f"http://127.0.0.1:{PORT}", "--",
                              prefix], stdout=subprocess.PIPE, text=True)
     out = proc.stdout.read()
     _, _, usage = os.wait4(proc.pid, 0)

@@ -172,7 +172,7 @@ pub fn terminal_summary(report: &Report) -> String {
             verdict.rounds,
             harness::workload::verdict::table(
                 verdict,
-                &harness::workload::catalogue::WORKLOADS,
+                harness::workload::catalogue::WORKLOADS,
                 harness::output::Doc::Results
             )
         ));

@@ -104,7 +104,7 @@ pub fn render(report: &WorkloadsReport) -> String {
          (`scripts/workloads.sh`). {SHORTER}\n\n{}\n{}",
         report.provenance("cargo bench"),
         verdict::what_a_cell_is(),
-        verdict::table(report, &WORKLOADS, Doc::Results),
+        verdict::table(report, WORKLOADS, Doc::Results),
         verdict::rates_table(report)
     )
 }
@@ -124,7 +124,7 @@ pub fn headline(report: &WorkloadsReport) -> String {
          the full verdict decides.\n\n{table}",
         provenance = verdict::short_provenance(report, "cargo bench"),
         subject = SUBJECT.label,
-        table = verdict::brief_table(report, &WORKLOADS)
+        table = verdict::brief_table(report, WORKLOADS)
     )
 }
 

@@ -6,7 +6,7 @@ use super::*;
 
 #[test]
 fn one_run_holds_the_verdict_the_runtimes_and_the_features() {
-    for workload in WORKLOADS {
+    for workload in WORKLOADS.iter().copied() {
         let every = every_round(&workload);
         for judged in judged_contenders(&workload) {
             assert!(every.contains(&judged), "{}", workload.name);
@@ -59,7 +59,7 @@ fn uploads_are_judged_at_their_fixed_rate_and_nginx_sits_them_out() {
 
 #[test]
 fn every_tokio_configuration_of_a_judged_row_runs_every_round() {
-    for workload in WORKLOADS {
+    for workload in WORKLOADS.iter().copied() {
         let judged = judged_contenders(&workload);
         if judged.is_empty() {
             continue;
