@@ -100,8 +100,13 @@ def point(name, files, script, prefix, conns, run_dir):
         used = (cpu_ticks(pid) - before) / TICK
     finally:
         proc.terminate()
-        proc.wait()
-    return used * 1e6 / requests, client / SECONDS
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            print(f"files_wrk: {name} did not stop on SIGTERM within 10 s; killed", file=sys.stderr)
+            proc.kill()
+            proc.wait()
+    return used * 1e6 / requests, client / SECONDS, used / SECONDS, requests / SECONDS
 
 
 def interval(ratios):
@@ -136,7 +141,7 @@ def main():
                                 'request = function()\n  i = (i + 1) % 16\n'
                                 '  return wrk.format("GET", "/files/" .. prefix .. i)\nend\n')
         names = list(SERVERS)
-        cost = {}  # (size, conns, name) -> [(µs, client share)] by round
+        cost = {}  # (size, conns, name) -> [(µs, client busy, server busy, req/s)] by round
         for r in range(ROUNDS):
             order = names if r % 2 == 0 else names[::-1]
             for label, prefix, _ in SIZES:
@@ -145,7 +150,9 @@ def main():
                         result = point(name, files, script, prefix, conns, os.path.join(work, "nginx"))
                         cost.setdefault((label, conns, name), []).append(result)
                         print(f"round {r + 1}/{ROUNDS} {label} c={conns} {name}: "
-                              f"{result[0]:.1f} µs/request, client {result[1]:.0%}", file=sys.stderr)
+                              f"{result[0]:.1f} µs/request, {result[3]:,.0f} requests/s, "
+                              f"server {result[2]:.0%}, client {result[1]:.0%} busy",
+                              file=sys.stderr)
         report(cost, commit)
     finally:
         shutil.rmtree(work)
@@ -154,19 +161,26 @@ def main():
 def report(cost, commit):
     print(f"# Hot files with wrk at {commit}: {ROUNDS} rounds of {SECONDS:g} s, server on CPU "
           f"{SERVER_CPU}, wrk -t1 on CPU {CLIENT_CPU}\n")
-    print("| files | conns | " + " | ".join(SERVERS) + " | client % (max) |")
-    print("|---|---|" + "---|" * (len(SERVERS) + 1))
+    print("Each cell: the median over the rounds of server CPU µs per request, then (server "
+          "busy, client busy): a server near 100% busy ran flat out, where each wake-up "
+          "carries more requests than one the client held back.\n")
+    print("| files | conns | " + " | ".join(SERVERS) + " |")
+    print("|---|---|" + "---|" * len(SERVERS))
+    median = lambda values: sorted(values)[len(values) // 2]
     for label, _, _ in SIZES:
         for conns in CONNECTIONS:
-            cells = [sorted(c for c, _ in cost[(label, conns, n)])[ROUNDS // 2] for n in SERVERS]
-            busy = max(b for n in SERVERS for _, b in cost[(label, conns, n)])
-            print(f"| {label} | {conns} | " + " | ".join(f"{c:.1f}" for c in cells) +
-                  f" | {busy:.0%} |")
+            cells = []
+            for n in SERVERS:
+                points = cost[(label, conns, n)]
+                cells.append(f"{median([p[0] for p in points]):.1f} "
+                             f"({median([p[2] for p in points]):.0%}, "
+                             f"{median([p[1] for p in points]):.0%})")
+            print(f"| {label} | {conns} | " + " | ".join(cells) + " |")
     print("\nio_uring_server ÷ baseline, per round: geometric mean (95% interval)\n")
     for label, _, _ in SIZES:
         for conns in CONNECTIONS:
-            mine = [c for c, _ in cost[(label, conns, "io_uring_server")]]
-            base = {n: [c for c, _ in cost[(label, conns, n)]] for n in SERVERS}
+            mine = [p[0] for p in cost[(label, conns, "io_uring_server")]]
+            base = {n: [p[0] for p in cost[(label, conns, n)]] for n in SERVERS}
             best = [min(base[n][r] for n in RUNTIMES) for r in range(ROUNDS)]
             for against, theirs in (("nginx", base["nginx"]),
                                     ("tokio_server (codec, sendfile)",

@@ -268,8 +268,9 @@ pub fn bound_note(cells: usize) -> String {
          busy while one of the two servers ran, so that closed loop went at the client's \
          pace (a saturated closed loop's CPU per request is a capacity figure, and this one \
          the client's); the rule decides none of them, as the verdict decides no \
-         client-bound cell. The verdict's *1 MiB files at 50% load* and *4 KiB files at 50% load* \
-         rows measure hot files at a fixed rate the client holds, the same for every server.",
+         client-bound cell. The verdict's hot-file rows (1 MiB and 4 KiB files, each at 16 \
+         and 256 connections, at 50% load) measure them at a fixed rate the client holds, \
+         the same for every server.",
         CLIENT_SATURATED * 100.0
     )
 }
