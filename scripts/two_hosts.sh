@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rows=(--only "keep-alive, small requests" --only "one connection" --only "churn, server closes"
-  --only "64 KiB echo" --only "1 MiB files" --only "keep-alive over TLS")
+  --only "64 KiB echo" --only "1 MiB files, 16 connections" --only "keep-alive over TLS")
 out=target/two_hosts
 written=results/two_hosts.md
 if [ "${1:-}" = "--smoke" ]; then

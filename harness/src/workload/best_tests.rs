@@ -18,7 +18,7 @@ fn flat(label: &str, cpu_us: f64) -> FlatOut {
 
 #[test]
 fn sendfile_is_a_candidate_where_files_are_served_and_tls_keeps_the_adapted_ones() {
-    let files = candidates(&by_name("1 MiB files at 50% load").unwrap());
+    let files = candidates(&by_name("1 MiB files, 16 connections at 50% load").unwrap());
     assert_eq!(files, TOKIO_CONFIGURATIONS.to_vec());
     let keep_alive = candidates(&by_name("keep-alive, small requests at 50% load").unwrap());
     assert_eq!(

@@ -152,13 +152,16 @@ mod tests {
             detail: ANCHORS.to_vec(),
             offered: None,
         };
-        let plan = [entry("64 KiB echo at 50% load"), entry("1 MiB files at 50% load")];
+        let plan = [
+            entry("64 KiB echo at 50% load"),
+            entry("1 MiB files, 16 connections at 50% load"),
+        ];
         assert_eq!(
             contenders_of(&plan, "64 KiB echo"),
             [super::super::SUBJECT, TOKIO_CODEC, TOKIO_HYPER]
         );
-        let mut files = entry("1 MiB files at 50% load");
+        let mut files = entry("1 MiB files, 16 connections at 50% load");
         files.every_round.push(TOKIO_CODEC_SENDFILE);
-        assert!(contenders_of(&[files], "1 MiB files").contains(&TOKIO_CODEC_SENDFILE));
+        assert!(contenders_of(&[files], "1 MiB files, 16 connections").contains(&TOKIO_CODEC_SENDFILE));
     }
 }

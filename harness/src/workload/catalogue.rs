@@ -119,14 +119,14 @@ pub const WORKLOADS: &[Workload] = &[
         },
     },
     Workload {
-        name: "1 MiB files",
+        name: "1 MiB files, 16 connections",
         shape: Shape::Files {
             set: FILE_SET,
             connections: FILE_CONNECTIONS,
         },
     },
     Workload {
-        name: "4 KiB files",
+        name: "4 KiB files, 256 connections",
         shape: Shape::Files {
             set: SMALL_FILE_SET,
             connections: SMALL_FILE_CONNECTIONS,
@@ -234,16 +234,16 @@ pub const WORKLOADS: &[Workload] = &[
         },
     },
     Workload {
-        name: "1 MiB files at 50% load",
+        name: "1 MiB files, 16 connections at 50% load",
         shape: Shape::Offered {
-            of: "1 MiB files",
+            of: "1 MiB files, 16 connections",
             percent: 50,
         },
     },
     Workload {
-        name: "4 KiB files at 50% load",
+        name: "4 KiB files, 256 connections at 50% load",
         shape: Shape::Offered {
-            of: "4 KiB files",
+            of: "4 KiB files, 256 connections",
             percent: 50,
         },
     },

@@ -144,7 +144,7 @@ mod tests {
             assert!(!in_verdict(&by_name(name).unwrap()), "{name}");
         }
         for name in [
-            "4 KiB files at 50% load",
+            "4 KiB files, 256 connections at 50% load",
             "1 MiB responses at 50% load",
             "one connection",
         ] {

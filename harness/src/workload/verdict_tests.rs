@@ -204,8 +204,11 @@ fn a_report_from_before_a_row_says_it_was_not_measured() {
     assert!(not_measured(&report).is_empty(), "no list of what was judged");
     report.judged = Some(vec!["keep-alive, small requests at 50% load".into()]);
     let missing = not_measured(&report);
-    assert!(missing.contains(&"4 KiB files at 50% load"), "{missing:?}");
+    assert!(
+        missing.contains(&"4 KiB files, 256 connections at 50% load"),
+        "{missing:?}"
+    );
     assert!(!missing.contains(&"keep-alive, small requests at 50% load"));
     assert!(!missing.contains(&"pipelined 16 deep") && !missing.contains(&"5k idle connections"));
-    assert!(not_measured_sentence(&report).contains("*4 KiB files at 50% load*"));
+    assert!(not_measured_sentence(&report).contains("*4 KiB files, 256 connections at 50% load*"));
 }

@@ -173,7 +173,7 @@ fn requests_per_second_and_pipelining_are_no_rows_and_the_answer_says_why() {
     );
     assert!(
         text.contains("- was not measured in this run on *one connection*, ")
-            && text.contains("*4 KiB files*, "),
+            && text.contains("*4 KiB files, 256 connections*, "),
         "{text}"
     );
 }

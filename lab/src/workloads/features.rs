@@ -123,7 +123,7 @@ pub const VARIANTS: [Variant; 16] = [
         mechanism: SQ_ARRAY_MECHANISM,
     },
     Variant {
-        at: "1 MiB files at 50% load",
+        at: "1 MiB files, 16 connections at 50% load",
         contender: crate::files::IO_URING_READS,
         mechanism: "every file read through the ring into the connection's buffer and sent from there (page cache to buffer, buffer to socket) instead of sendfile handing the page-cache pages to TCP",
     },

@@ -74,7 +74,7 @@ fn every_tokio_configuration_of_a_judged_row_runs_every_round() {
             assert!(!detail_only(&workload).contains(&candidate), "{}", workload.name);
         }
     }
-    let files = harness::workload::catalogue::by_name("1 MiB files at 50% load").unwrap();
+    let files = harness::workload::catalogue::by_name("1 MiB files, 16 connections at 50% load").unwrap();
     assert!(every_round(&files).contains(&TOKIO_CODEC_SENDFILE));
 }
 
@@ -99,7 +99,7 @@ fn over_tls_only_servers_with_a_rustls_adapter_run() {
 #[test]
 fn hot_4k_files_are_judged_at_a_fixed_rate_with_the_sendfile_control_and_nginx_every_round() {
     let by_name = harness::workload::catalogue::by_name;
-    let offered = by_name("4 KiB files at 50% load").unwrap();
+    let offered = by_name("4 KiB files, 256 connections at 50% load").unwrap();
     assert!(
         every_round(&offered).contains(&TOKIO_CODEC_SENDFILE),
         "the sendfile control"
@@ -116,7 +116,7 @@ fn hot_4k_files_are_judged_at_a_fixed_rate_with_the_sendfile_control_and_nginx_e
     let keep_alive = by_name("keep-alive, small requests at 50% load").unwrap();
     assert!(!every_round(&keep_alive).iter().any(|c| ANCHORS.contains(c)));
     assert!(
-        judged_contenders(&by_name("4 KiB files").unwrap()).is_empty(),
+        judged_contenders(&by_name("4 KiB files, 256 connections").unwrap()).is_empty(),
         "a capacity"
     );
     for name in [

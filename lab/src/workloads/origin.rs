@@ -131,8 +131,11 @@ mod tests {
 
     #[test]
     fn a_files_win_is_split_between_sendfile_and_the_io_model() {
-        let with = report("1 MiB files at 50% load", Some(TOKIO_CODEC_SENDFILE));
-        let without = report("1 MiB files at 50% load", None);
+        let with = report(
+            "1 MiB files, 16 connections at 50% load",
+            Some(TOKIO_CODEC_SENDFILE),
+        );
+        let without = report("1 MiB files, 16 connections at 50% load", None);
         let (report, row) = (&with, &rows(&with)[0]);
         assert_eq!(
             cell(report, row),
