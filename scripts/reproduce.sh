@@ -3,11 +3,9 @@
 # BENCHMARKS.md) at the commit checked out, one study after another, each with the
 # defaults its committed results were made with: cargo bench, the workloads study (the
 # verdict, its runtime table and its feature rows in one run), churn, large bodies, files,
-# the profiles (when perf is installed), the sweep and the scaling study. About 87 minutes
-# on 2 CPUs after the build (6 + 39 + 8 + 5 + 14 + 7 + 7 + 1, the run at afaad2e), and the
-# build on top: 23 minutes from a cold target/ at that run, so a cold run is over the
-# 100-minute target until the builds stop repeating the dependencies; the last full run's
-# results/reproduce.md gives the measured times. Nothing else should run on the
+# the profiles (when perf is installed), the sweep and the scaling study, within the
+# 100-minute target on 2 CPUs: the last full run's results/reproduce.md gives the measured
+# times of the build and of each step. Nothing else should run on the
 # machine meanwhile.
 #   scripts/reproduce.sh            # everything
 #   scripts/reproduce.sh --list     # the steps, without running them

@@ -29,8 +29,8 @@ impl Timing {
     /// describe).
     pub const QUICK: Timing = Timing {
         profile: "quick",
-        warm_up: Duration::from_millis(500),
-        measurement: Duration::from_secs(2),
+        warm_up: Duration::from_millis(300),
+        measurement: Duration::from_secs(1),
         sample_size: 20,
         resamples: 10_000,
     };
