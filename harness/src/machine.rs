@@ -10,10 +10,16 @@ use crate::steal::StealWatch;
 /// Steal of every CPU since the tool started ([`start_run`]).
 static RUN_STEAL: OnceLock<Option<StealWatch>> = OnceLock::new();
 
+/// The commit the tool started at ([`start_run`]): what it builds its servers from.
+static RUN_COMMIT: OnceLock<String> = OnceLock::new();
+
 /// Starts counting the CPU steal this run will report beside its machine (see
-/// [`Machine::steal_percent`]); called once by every tool as it starts.
+/// [`Machine::steal_percent`]), and notes the commit it starts at, which its record
+/// names: a file edited while a long study runs changes nothing it measures, since its
+/// servers were built as it started. Called once by every tool as it starts.
 pub fn start_run() {
     RUN_STEAL.get_or_init(|| StealWatch::start_all().ok());
+    RUN_COMMIT.get_or_init(git_commit_now);
 }
 
 /// The share of every CPU's time stolen since [`start_run`], in percent.
@@ -101,7 +107,12 @@ pub fn blank(git_commit: &str) -> Machine {
     }
 }
 
+/// The commit the run started at, or, outside a tool's run, the one checked out now.
 fn git_commit() -> String {
+    RUN_COMMIT.get().cloned().unwrap_or_else(git_commit_now)
+}
+
+fn git_commit_now() -> String {
     let commit = command_output("git", &["rev-parse", "--short", "HEAD"]);
     // Generated output (results/, BENCHMARKS.md, README.md's answer block) rewritten by an
     // earlier script of the same session does not change what was measured, so it does not

@@ -25,17 +25,18 @@ pub const TOKIO_CONFIGURATIONS: [Contender; 4] = [
 
 /// How the column is chosen, for the line under a table and the glossary.
 pub const HOW_CHOSEN: &str = "the cheapest tokio configuration is, per row, whichever of \
-     tokio_server's codec engine, the codec engine with sendfile (file rows), hyper, and \
+     tokio_server's codec engine, the codec engine with sendfile (rows of files of 64 KiB \
+     or more; below that it runs the codec engine's code), hyper, and \
      hyper on tokio's multi-thread scheduler has the lowest geometric mean of the row's \
      measure (the highest for requests/s) over the rounds that measured them all, so the one \
      io_uring_server's ratios favour least; the cell names it";
 
 /// The tokio configurations that can serve `workload` (over TLS, those with a rustls
-/// adapter; sendfile where files are served): the candidates for its cheapest.
+/// adapter; sendfile where files go by sendfile): the candidates for its cheapest.
 pub fn candidates(workload: &Workload) -> Vec<Contender> {
     TOKIO_CONFIGURATIONS
         .into_iter()
-        .filter(|c| *c != TOKIO_CODEC_SENDFILE || workload.serves_files())
+        .filter(|c| *c != TOKIO_CODEC_SENDFILE || workload.sends_by_sendfile())
         .filter(|c| workload.tls().is_none() || c.speaks_tls())
         .collect()
 }

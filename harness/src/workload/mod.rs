@@ -213,6 +213,19 @@ impl Workload {
         }
     }
 
+    /// Whether it serves files large enough to go by sendfile where a server can
+    /// (`http_core::files::SENDFILE_MIN`): below that, tokio's `--sendfile` engine runs the
+    /// very code of the plain codec engine, so it is no other configuration there.
+    pub fn sends_by_sendfile(&self) -> bool {
+        match self.shape {
+            Shape::Offered { of, .. } => offered::base(of).sends_by_sendfile(),
+            Shape::Files { set, .. } => http_core::files::CORPUS
+                .iter()
+                .any(|s| s.label == set && s.size as u64 >= http_core::files::SENDFILE_MIN),
+            _ => false,
+        }
+    }
+
     /// Whether syscalls per request are counted for it (in a separate run, first round only).
     pub fn counts_syscalls(&self) -> bool {
         matches!(

@@ -74,12 +74,13 @@ pub fn judged_contenders(workload: &Workload) -> Vec<Contender> {
 /// tokio_uring_server, then the outside anchors where they can serve it
 /// ([`anchors_cannot`]). A workload nobody runs every round ([`judged_contenders`]) has the
 /// verdict's contenders here too, and where it serves files the codec engine with
-/// sendfile (the I/O-model control: the same zero-copy send on epoll).
+/// sendfile where its files go by sendfile (the I/O-model control: the same zero-copy send
+/// on epoll).
 pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
     let mut contenders = Vec::new();
     if judged_contenders(workload).is_empty() {
         contenders.extend(verdict_contenders());
-        if workload.serves_files() {
+        if workload.sends_by_sendfile() {
             contenders.push(TOKIO_CODEC_SENDFILE);
         }
     }

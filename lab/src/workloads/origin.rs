@@ -34,7 +34,7 @@ fn control(row: &Row) -> Option<Contender> {
         Source::IdleFit => Some(TOKIO_CODEC_SHARED),
         Source::Values(w) | Source::Also(w) => match w.shape {
             Shape::Idle { .. } => Some(TOKIO_CODEC_SHARED),
-            _ if w.serves_files() => Some(TOKIO_CODEC_SENDFILE),
+            _ if w.sends_by_sendfile() => Some(TOKIO_CODEC_SENDFILE),
             _ => None,
         },
     }
