@@ -5,15 +5,10 @@
 //! does so for every offered workload of a plan and sets their rates.
 
 use super::client_probe::ClientProbe;
-use super::offered::{CALIBRATION, Calibration, FlatOut, VERDICT_PERCENT};
+use super::offered::{CALIBRATION, CALIBRATION_SLICES, Calibration, FlatOut, VERDICT_PERCENT};
 use super::run::Entry;
 use super::{SUBJECT, Shape, Workload, offered};
 use crate::servers::{Contender, Lineup};
-
-/// Slices each contender's calibration is cut into, run in passes whose order reverses
-/// ([`crate::slices`]), as the rounds' points are: run one after the other, a contender
-/// that met a slow stretch of the VM got a capacity too low, and the rate with it.
-pub const CALIBRATION_SLICES: usize = 4;
 
 /// Runs `workload` (a closed loop or churn) flat out on a fresh server of each of
 /// `contenders` for [`CALIBRATION`], in [`CALIBRATION_SLICES`] interleaved slices: each one's capacity is its server CPUs × 10^6 ÷ its

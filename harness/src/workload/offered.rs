@@ -27,6 +27,11 @@ pub const VERDICT_PERCENT: u32 = 50;
 /// How long each contender runs flat out to calibrate.
 pub const CALIBRATION: Duration = Duration::from_millis(1500);
 
+/// Slices each contender's calibration is cut into, run in passes whose order reverses
+/// ([`crate::slices`], `super::calibrate`), as the rounds' points are: run one after the other, a contender
+/// that met a slow stretch of the VM got a capacity too low, and the rate with it.
+pub const CALIBRATION_SLICES: usize = 4;
+
 /// What the client can drive, as a share of the slowest requests/s it reached flat out
 /// with the servers that set the rate. Where the smallest capacity is above it (on 2 CPUs, one client core cannot keep one
 /// server core busy), the shares are taken of the client's reach instead, so every

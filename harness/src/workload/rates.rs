@@ -249,7 +249,7 @@ fn capacity() -> String {
          calibrated contenders', as the rounds' points are), times its server CPUs where it \
          had more than one: what its cores can serve, whatever the client reached.",
         offered::CALIBRATION.as_secs_f64(),
-        super::calibrate::CALIBRATION_SLICES
+        offered::CALIBRATION_SLICES
     )
 }
 
