@@ -110,12 +110,14 @@ run_timed() { # label estimate command...
 }
 
 # Everything the studies build, built first: the studies' own program (what
-# scripts/<study>.sh runs) and the exact commands harness/src/servers/ runs (every package
-# of CARGO_PACKAGES at once, so the dependencies are built with one set of features).
+# scripts/<study>.sh runs) and the exact commands harness/src/servers/ runs (every binary
+# of CARGO_BINARIES at once, with the workspace's bench, so the dependencies are built with
+# the one set of features `cargo bench` builds them with).
 build() {
   cargo build --release -p lab
-  cargo build --profile bench -p compio_server -p floors -p io_uring_server \
-    -p monoio_server -p tokio_server -p tokio_uring_server
+  cargo build --profile bench --workspace --benches --bin bare_hyper --bin bare_tokio \
+    --bin bare_uring --bin compio_server --bin io_uring_server --bin monoio_server \
+    --bin tokio_server --bin tokio_uring_server
   env -u CARGO_ENCODED_RUSTFLAGS RUSTFLAGS="--cfg tokio_unstable" cargo build --release \
     -p tokio_server --features io-uring-fs --target-dir target/tokio-io-uring
   cargo bench --no-run

@@ -330,11 +330,13 @@ pub fn drawn() -> impl Iterator<Item = &'static Contender> {
 /// The feature rows are contenders too (io_uring_server with flags, see `io_uring_with`).
 pub const CONTENDERS: [Contender; 6] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING, MONOIO, COMPIO];
 
-/// Every package a [`Launch::Cargo`] server comes from: built together, in one build
-/// (see `build_binaries` in `servers/mod.rs`).
-pub const CARGO_PACKAGES: [&str; 6] = [
+/// Every binary a [`Launch::Cargo`] server runs: built together, in one build (see
+/// `build_binaries` in `servers/mod.rs`).
+pub const CARGO_BINARIES: [&str; 8] = [
+    "bare_hyper",
+    "bare_tokio",
+    "bare_uring",
     "compio_server",
-    "floors",
     "io_uring_server",
     "monoio_server",
     "tokio_server",

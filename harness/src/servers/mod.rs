@@ -203,21 +203,23 @@ pub fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap
     }
 }
 
-/// Builds every package in [`CARGO_PACKAGES`] with the bench profile whenever a
-/// contender is one of them, and the [`Launch::CargoTokioIoUringFs`] ones apart
+/// Builds every binary in [`CARGO_BINARIES`] with the bench profile whenever a contender
+/// is one of them, and the [`Launch::CargoTokioIoUringFs`] ones apart
 /// ([`TOKIO_IO_URING_FS_BUILD`]); returns [`Contender::binary_key`] -> executable.
 ///
-/// Always the whole list, not just the packages asked for: cargo unifies the dependencies'
-/// features over the packages of one build, so a different list would be a different
-/// build of the same dependencies, compiled again (and `scripts/reproduce.sh` builds
-/// this list before any study).
+/// Always the same build, and the one `cargo bench` makes: cargo unifies the dependencies'
+/// features over the packages a build selects, and with the dev-dependencies whenever it
+/// builds a bench. So the whole workspace is selected and its bench built (already built
+/// under `cargo bench`), and the servers' dependencies compile once, not twice. No
+/// dev-dependency turns on a feature of theirs (no tokio `test-util`), so the servers are
+/// built as their users would build them.
 fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
     let mut binaries = HashMap::new();
     if contenders.iter().any(|c| c.launch == Launch::Cargo) {
         let mut command = cargo_build(workspace);
-        command.args(["--profile", "bench"]);
-        for package in CARGO_PACKAGES {
-            command.args(["-p", package]);
+        command.args(["--profile", "bench", "--workspace", "--benches"]);
+        for binary in CARGO_BINARIES {
+            command.args(["--bin", binary]);
         }
         binaries.extend(built_executables(command)?);
     }

@@ -1,6 +1,6 @@
 //! The catalogue as the lineup builds and starts it: every contender on a floor, HTTPS
 //! only where a server has a rustls adapter, the io-uring-fs builds apart, one build for
-//! every cargo-launched package, and who the agent on another host can start.
+//! every cargo-launched binary (with no feature a dev-dependency adds), and who the agent on another host can start.
 
 use super::*;
 
@@ -63,10 +63,39 @@ fn the_io_uring_fs_contenders_are_built_apart_and_stand_on_tokio_floors() {
 }
 
 #[test]
-fn the_one_build_holds_every_cargo_launched_package() {
+fn the_one_build_holds_every_cargo_launched_binary() {
     let every = findable_by_id().chain([AA_CONTROL]);
     for contender in every.filter(|c| c.launch == Launch::Cargo) {
-        assert!(CARGO_PACKAGES.contains(&contender.package), "{}", contender.id);
+        assert!(CARGO_BINARIES.contains(&contender.binary), "{}", contender.id);
+    }
+}
+
+/// `cargo bench` builds with the dev-dependencies' features, and so does the servers'
+/// build (to share its dependencies): a feature one of them turned on (tokio's
+/// `test-util`, say) would reach every server measured.
+#[test]
+fn no_dev_dependency_turns_on_a_feature() {
+    let root = workspace_root();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let members = manifest
+        .split("members = [")
+        .nth(1)
+        .unwrap()
+        .split(']')
+        .next()
+        .unwrap();
+    let members: Vec<&str> = members.split(',').map(|m| m.trim().trim_matches('"')).collect();
+    assert!(members.contains(&"io_uring_server"), "{members:?}");
+    for member in members.iter().filter(|m| !m.is_empty()) {
+        let text = std::fs::read_to_string(root.join(member).join("Cargo.toml")).unwrap();
+        let Some(dev) = text.split("[dev-dependencies]").nth(1) else {
+            continue;
+        };
+        let section = dev.split("\n[").next().unwrap();
+        assert!(
+            !section.contains("features"),
+            "{member}'s dev-dependencies: {section}"
+        );
     }
 }
 
