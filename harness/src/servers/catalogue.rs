@@ -330,19 +330,6 @@ pub fn drawn() -> impl Iterator<Item = &'static Contender> {
 /// The feature rows are contenders too (io_uring_server with flags, see `io_uring_with`).
 pub const CONTENDERS: [Contender; 6] = [TOKIO_HYPER, TOKIO_CODEC, IO_URING, TOKIO_URING, MONOIO, COMPIO];
 
-/// Every binary a [`Launch::Cargo`] server runs: built together, in one build (see
-/// `build_binaries` in `servers/mod.rs`).
-pub const CARGO_BINARIES: [&str; 8] = [
-    "bare_hyper",
-    "bare_tokio",
-    "bare_uring",
-    "compio_server",
-    "io_uring_server",
-    "monoio_server",
-    "tokio_server",
-    "tokio_uring_server",
-];
-
 /// nginx, one worker (`nginx/nginx.conf`): where a widely used epoll server lands on this
 /// machine. It cannot echo a body, so it sits out the echo workloads.
 pub const NGINX: Contender = Contender {

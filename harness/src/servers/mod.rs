@@ -203,22 +203,24 @@ pub fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap
     }
 }
 
-/// Builds every binary in [`CARGO_BINARIES`] with the bench profile whenever a contender
-/// is one of them, and the [`Launch::CargoTokioIoUringFs`] ones apart
-/// ([`TOKIO_IO_URING_FS_BUILD`]); returns [`Contender::binary_key`] -> executable.
+/// Builds the binaries of the [`Launch::Cargo`] contenders with the bench profile, and the
+/// [`Launch::CargoTokioIoUringFs`] ones apart ([`TOKIO_IO_URING_FS_BUILD`]); returns
+/// [`Contender::binary_key`] -> executable.
 ///
-/// Always the same build, and the one `cargo bench` makes: cargo unifies the dependencies'
-/// features over the packages a build selects, and with the dev-dependencies whenever it
-/// builds a bench. So the whole workspace is selected and its bench built (already built
-/// under `cargo bench`), and the servers' dependencies compile once, not twice. No
-/// dev-dependency turns on a feature of theirs (no tokio `test-util`), so the servers are
-/// built as their users would build them.
+/// The build `cargo bench` makes, whichever binaries it asks for: cargo unifies the
+/// dependencies' features over the packages a build selects, and with the dev-dependencies
+/// whenever it builds a bench. So the whole workspace is selected and its bench built
+/// (already built under `cargo bench`), and the servers' dependencies compile once, with
+/// the same features for every study. No dev-dependency turns on a feature of theirs (no
+/// tokio `test-util`), so the servers are built as their users would build them.
 fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
     let mut binaries = HashMap::new();
-    if contenders.iter().any(|c| c.launch == Launch::Cargo) {
+    let cargo = contenders.iter().filter(|c| c.launch == Launch::Cargo);
+    let wanted = crate::rounds::first_seen(cargo.map(|c| c.binary));
+    if !wanted.is_empty() {
         let mut command = cargo_build(workspace);
         command.args(["--profile", "bench", "--workspace", "--benches"]);
-        for binary in CARGO_BINARIES {
+        for binary in wanted {
             command.args(["--bin", binary]);
         }
         binaries.extend(built_executables(command)?);

@@ -1,6 +1,6 @@
 //! The catalogue as the lineup builds and starts it: every contender on a floor, HTTPS
-//! only where a server has a rustls adapter, the io-uring-fs builds apart, one build for
-//! every cargo-launched binary (with no feature a dev-dependency adds), and who the agent on another host can start.
+//! only where a server has a rustls adapter, the io-uring-fs builds apart, one build
+//! with no feature a dev-dependency adds, and who the agent on another host can start.
 
 use super::*;
 
@@ -62,17 +62,6 @@ fn the_io_uring_fs_contenders_are_built_apart_and_stand_on_tokio_floors() {
     assert_eq!(TOKIO_CODEC.binary_key(), "tokio_server");
 }
 
-#[test]
-fn the_one_build_holds_every_cargo_launched_binary() {
-    let every = findable_by_id().chain([AA_CONTROL]);
-    for contender in every.filter(|c| c.launch == Launch::Cargo) {
-        assert!(CARGO_BINARIES.contains(&contender.binary), "{}", contender.id);
-    }
-}
-
-/// `cargo bench` builds with the dev-dependencies' features, and so does the servers'
-/// build (to share its dependencies): a feature one of them turned on (tokio's
-/// `test-util`, say) would reach every server measured.
 #[test]
 fn no_dev_dependency_turns_on_a_feature() {
     let root = workspace_root();
