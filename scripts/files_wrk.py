@@ -126,8 +126,10 @@ def main():
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
             sys.exit(f"files_wrk: {tool} is not installed (apt-get install -y wrk nginx)")
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "io_uring_server", "-p",
-                    "tokio_server", *sum((["-p", r] for r in RUNTIMES), [])], cwd=ROOT, check=True)
+    # The build the harness makes (harness/src/servers/mod.rs), so its binaries are reused.
+    subprocess.run(["cargo", "build", "--profile", "bench", "-q", "--workspace", "--benches",
+                    "--bin", "io_uring_server", "--bin", "tokio_server",
+                    *sum((["--bin", r] for r in RUNTIMES), [])], cwd=ROOT, check=True)
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
     work = tempfile.mkdtemp(prefix="files_wrk.")

@@ -19,6 +19,13 @@ pub const NO_RUN: &str = "n/a (no verdict run)";
 /// The lines under `workload`'s table setting it beside its verdict row in `verdict`
 /// (`None`: no verdict run was found), or saying it has none.
 pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&WorkloadsReport>) -> String {
+    if workload.row().is_none() && !workload.is_open_loop() {
+        return "No verdict row: a closed loop at the client's pace is a capacity figure, \
+                never a cost; the verdict's hot-file rows judge the cost at a fixed rate. \
+                \"served\" says how busy the client was: where it is client-bound, each \
+                server's figure is the pace the client set as much as its own cost.\n\n"
+            .into();
+    }
     let Some(row) = workload.row() else {
         return format!(
             "No verdict row: the verdict does not judge this load; its rate here is {:.0}% of \

@@ -43,7 +43,7 @@ pub fn point(
             let row = workload.row().expect("a row workload has a row");
             harness::workload::measure::point(server, &row, duration, rate, pinning)
         }
-        Shape::File { set, connections } => {
+        Shape::File { set, connections, .. } => {
             load::run_point(server, file_load((set, connections), rate, duration, pinning))
         }
     }
@@ -117,5 +117,6 @@ pub fn profile(
             .map(|span| breakdown.all_samples() as f64 / record::expected_samples(span, recorded.cpus)),
         breakdown,
         flame_graph: svg,
+        client_busy: Some(point.client_busy),
     })
 }

@@ -43,8 +43,14 @@ pub enum Shape {
     Row { explains: &'static str },
     /// `GET /files/{name}`, a random file of the corpus set labelled `set`, its pages
     /// cached (the file study's hot case), open loop at [`RATE_SHARE`] of the slowest
-    /// contender's peak, a rate of its own rather than a verdict row's.
-    File { set: &'static str, connections: usize },
+    /// contender's peak, a rate of its own rather than a verdict row's; or, `flat_out`, a
+    /// closed loop at the client's pace, as the files issue's wrk check runs it
+    /// (`scripts/files_wrk.py`): a capacity figure, profiled to show where it goes.
+    File {
+        set: &'static str,
+        connections: usize,
+        flat_out: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -73,8 +79,12 @@ impl Workload {
 
     /// Whether every contender gets the same offered rate (else each runs flat out).
     pub fn is_open_loop(&self) -> bool {
-        self.row()
-            .is_none_or(|row| matches!(row.shape, RowShape::Offered { .. }))
+        match self.shape {
+            Shape::File { flat_out, .. } => !flat_out,
+            Shape::Row { .. } => self
+                .row()
+                .is_some_and(|row| matches!(row.shape, RowShape::Offered { .. })),
+        }
     }
 
     /// What one unit of work is, for the tables.
@@ -97,6 +107,7 @@ impl Workload {
     /// verdict row's profile is named after that row and runs its load.
     pub fn label(&self) -> String {
         match self.shape {
+            Shape::File { flat_out: true, .. } => format!("{}, closed loop at the client's pace", self.name),
             Shape::File { .. } => format!(
                 "{}, open loop at {:.0}% of the slowest peak",
                 self.name,
@@ -124,7 +135,7 @@ const fn row(explains: &'static str, slug: &'static str) -> Workload {
     }
 }
 
-pub const WORKLOADS: [Workload; 10] = [
+pub const WORKLOADS: [Workload; 11] = [
     row("keep-alive, small requests at 50% load", "keepalive"),
     row("keep-alive over TLS at 50% load", "tls_keepalive"),
     row("TLS churn, full handshakes at 50% load", "tls_churn_full"),
@@ -133,23 +144,33 @@ pub const WORKLOADS: [Workload; 10] = [
     row("256 KiB responses", "response256k"),
     row("churn, server closes at 50% load", "churn_server_closes"),
     row("churn, client closes at 50% load", "churn_client_closes"),
-    Workload {
-        name: "4 KiB files, hot, 256 connections",
-        slug: "files4k",
-        shape: Shape::File {
-            set: "4k",
-            connections: 256,
-        },
-    },
-    Workload {
-        name: "1 MiB files, hot, 16 connections",
-        slug: "files1m",
-        shape: Shape::File {
-            set: "1m",
-            connections: 16,
-        },
-    },
+    file("4 KiB files, hot, 256 connections", "files4k", ("4k", 256), false),
+    file(
+        "4 KiB files, hot, 256 connections, flat out",
+        "files4k_flat",
+        ("4k", 256),
+        true,
+    ),
+    file("1 MiB files, hot, 16 connections", "files1m", ("1m", 16), false),
 ];
+
+/// A profile of hot files of the corpus set `set` over `connections`.
+const fn file(
+    name: &'static str,
+    slug: &'static str,
+    (set, connections): (&'static str, usize),
+    flat_out: bool,
+) -> Workload {
+    Workload {
+        name,
+        slug,
+        shape: Shape::File {
+            set,
+            connections,
+            flat_out,
+        },
+    }
+}
 
 /// A file workload's offered rate (a rate of its own, not a verdict row's), as a share of the slowest
 /// contender's closed-loop peak; a verdict row's profile takes that row's rate instead.
@@ -190,6 +211,9 @@ pub struct Profile {
     /// a timer, and a tick that fires late records one sample for all the periods it
     /// missed. A check on one reason perf could count short. `None` where not measured.
     pub timer_delivered: Option<f64>,
+    /// How busy the client was over the run (1.0: one CPU); `None` in older results.
+    #[serde(default)]
+    pub client_busy: Option<f64>,
 }
 
 /// How perf's samples of the server CPUs split.

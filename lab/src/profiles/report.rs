@@ -14,6 +14,7 @@ use crate::profiles::{KEPT_UP, LOWER_BY, Profile, ProfilesReport, RATE_SHARE, RE
 use crate::profiles::{against_verdict, reach};
 use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::servers::{IO_URING, TOKIO_CODEC};
+use harness::usage::CLIENT_SATURATED;
 
 pub const BEGIN: &str = "<!-- BEGIN PROFILES: scripts/profiles.sh rewrites this section -->";
 pub const END: &str = "<!-- END PROFILES -->";
@@ -46,7 +47,9 @@ pub fn render(report: &ProfilesReport) -> String {
          can and only the per-request figures compare. Under each table the profile's \
          totals stand beside the row's medians from `results/workloads.json`. The file \
          workloads are profiled at a rate of their own, not their verdict row's: {:.0}% of \
-         what the slowest contender served flat out. Where a contender served less \
+         what the slowest contender served flat out, and one of them also as a closed loop \
+         at the client's pace, the files issue's wrk check (`scripts/files_wrk.py`) by \
+         loadgen: a capacity figure, shown for where its CPU goes. Where a contender served less \
          than {:.0}% of the offered rate, every contender was profiled again at {:.0}% of it \
          (at most {} times), so that a profile describes a server keeping up, not a backlog; \
          the \"served\" row shows any that still fell behind. A category's figure is its \
@@ -194,7 +197,17 @@ fn table(out: &mut String, workload: &Workload, profiles: &[&Profile], prefix: &
     row(out, "samples of the server (share of the CPU's)", cells, None);
     let cells = profiles
         .iter()
-        .map(|p| format!("{:.0}/s, p99 {} µs", p.served_per_sec, p.p99_us))
+        .map(|p| {
+            let client = p.client_busy.map_or(String::new(), |busy| {
+                let bound = if busy >= CLIENT_SATURATED {
+                    ", client-bound"
+                } else {
+                    ""
+                };
+                format!(", client {:.0}% busy{bound}", busy * 100.0)
+            });
+            format!("{:.0}/s, p99 {} µs{client}", p.served_per_sec, p.p99_us)
+        })
         .collect();
     row(out, "served", cells, None);
     let cells = profiles

@@ -82,3 +82,43 @@ fn the_table_has_a_row_per_category_a_total_and_links() {
         "{text}"
     );
 }
+
+#[test]
+fn the_flat_out_file_profile_is_a_closed_loop_with_no_verdict_row_and_names_the_clients_share() {
+    let flat = WORKLOADS
+        .iter()
+        .find(|w| w.name.ends_with("flat out"))
+        .expect("a flat-out file profile");
+    assert!(!flat.is_open_loop() && flat.file_set() == Some("4k"));
+    assert!(
+        flat.label().ends_with("closed loop at the client's pace"),
+        "{}",
+        flat.label()
+    );
+    let at_a_rate = WORKLOADS.iter().find(|w| w.slug == "files4k").unwrap();
+    assert!(at_a_rate.is_open_loop());
+    let (mut codec, mut uring) = pair();
+    for (p, busy) in [(&mut codec, 0.6), (&mut uring, 0.95)] {
+        p.workload = flat.name.into();
+        p.offered_per_sec = None;
+        p.client_busy = Some(busy);
+    }
+    let report = ProfilesReport {
+        machine: harness::machine::Machine::detect(),
+        pinning: "server on CPU 0, client on CPU 1".into(),
+        seconds_per_profile: 3.0,
+        calibration: Vec::new(),
+        profiles: vec![codec, uring],
+        verdict: None,
+    };
+    let text = tables(&report, "results/", "###");
+    assert!(text.contains("Offered: a closed loop"), "{text}");
+    assert!(
+        text.contains("client 60% busy | 50000/s, p99 900 µs, client 95% busy, client-bound |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("No verdict row: a closed loop at the client's pace"),
+        "{text}"
+    );
+}
