@@ -23,7 +23,9 @@ if ! command -v wrk >/dev/null; then
   exit 0
 fi
 
-cargo build --release -q -p "$SERVER" -p loadgen
+# The build the harness makes (harness/src/servers/mod.rs): the same binary, not one with
+# other features over it.
+cargo build --profile bench -q --workspace --benches --bin "$SERVER" --bin loadgen
 # shellcheck disable=SC2086
 taskset -c "$SERVER_CPU" "target/release/$SERVER" $ARGS --threads 1 --addr "127.0.0.1:$PORT" >/dev/null &
 server=$!

@@ -15,7 +15,9 @@ CONNS=${CONNS:-64}
 DURATION=${DURATION:-5}
 PORT=${PORT:-8081}
 
-cargo build --release -q -p "$SERVER" -p loadgen
+# The build the harness makes (harness/src/servers/mod.rs): the same binary, not one with
+# other features over it.
+cargo build --profile bench -q --workspace --benches --bin "$SERVER" --bin loadgen
 # shellcheck source=scripts/netns_pair.sh
 . scripts/netns_pair.sh
 trap remove_pair EXIT
