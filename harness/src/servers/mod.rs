@@ -212,7 +212,9 @@ pub fn binaries_of(workspace: &Path, contenders: &[Contender]) -> Result<HashMap
 /// whenever it builds a bench. So the whole workspace is selected and its bench built
 /// (already built under `cargo bench`), and the servers' dependencies compile once, with
 /// the same features for every study. No dev-dependency turns on a feature of theirs (no
-/// tokio `test-util`), so the servers are built as their users would build them.
+/// tokio `test-util`, whose clock would sit in every server); the other members' normal
+/// dependencies add a few the servers never call (hyper's client, for the harness's
+/// reqwest).
 fn build_binaries(workspace: &Path, contenders: &[Contender]) -> Result<HashMap<String, PathBuf>, String> {
     let mut binaries = HashMap::new();
     let cargo = contenders.iter().filter(|c| c.launch == Launch::Cargo);

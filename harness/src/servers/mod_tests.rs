@@ -62,6 +62,31 @@ fn the_io_uring_fs_contenders_are_built_apart_and_stand_on_tokio_floors() {
     assert_eq!(TOKIO_CODEC.binary_key(), "tokio_server");
 }
 
+/// The servers' build asks for each contender's binary by name (`--bin`): its package
+/// must have it.
+#[test]
+fn every_cargo_launched_binary_is_a_binary_of_its_package() {
+    let root = workspace_root();
+    let every = findable_by_id().chain([AA_CONTROL]).chain(FLOORS);
+    for contender in every.filter(|c| c.launch == Launch::Cargo) {
+        let package = root.join(contender.package);
+        let manifest = std::fs::read_to_string(package.join("Cargo.toml")).unwrap();
+        let named = format!("name = \"{}\"", contender.binary);
+        let declared = manifest.split("[[bin]]").skip(1).any(|bin| bin.contains(&named));
+        let implicit = manifest.contains(&named) && package.join("src/main.rs").exists();
+        assert!(
+            declared || implicit,
+            "{}: {} has no binary {}",
+            contender.id,
+            contender.package,
+            contender.binary
+        );
+    }
+}
+
+/// `cargo bench` builds with the dev-dependencies' features, and so does the servers'
+/// build (to share its dependencies): a feature one of them turned on (tokio's
+/// `test-util`, say) would reach every server measured.
 #[test]
 fn no_dev_dependency_turns_on_a_feature() {
     let root = workspace_root();

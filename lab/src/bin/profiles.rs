@@ -32,6 +32,7 @@ struct Cli {
     #[arg(long, default_value_t = 2.5)]
     seconds: f64,
     /// Seconds of the flat-out run that calibrates each contender's peak at a file workload
+    /// profiled at a rate
     /// (a verdict row's calibration runs as long as the verdict's).
     #[arg(long, default_value_t = 2.0)]
     calibration_seconds: f64,
@@ -119,7 +120,11 @@ fn run(cli: Cli) -> Result<(), String> {
         .collect();
     // A file workload calibrates each server; a verdict row's calibration (the verdict's
     // contenders, each flat out) is one step.
-    let calibrations = chosen.iter().filter(|w| w.file_set().is_some()).count() * lineup.servers.len()
+    let calibrations = chosen
+        .iter()
+        .filter(|w| w.file_set().is_some() && w.is_open_loop())
+        .map(|w| servers_of(w).len())
+        .sum::<usize>()
         + chosen.iter().filter(|w| rate::offered_base(w).is_some()).count();
     let profiles: usize = chosen.iter().map(|w| servers_of(w).len()).sum();
     // A profile also waits for perf to start and write its samples.

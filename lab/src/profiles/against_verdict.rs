@@ -20,10 +20,11 @@ pub const NO_RUN: &str = "n/a (no verdict run)";
 /// (`None`: no verdict run was found), or saying it has none.
 pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&WorkloadsReport>) -> String {
     if workload.row().is_none() && !workload.is_open_loop() {
-        return "No verdict row: a closed loop at the client's pace is a capacity figure, \
-                never a cost; the verdict's hot-file rows judge the cost at a fixed rate. \
-                \"served\" says how busy the client was: where it is client-bound, each \
-                server's figure is the pace the client set as much as its own cost.\n\n"
+        return "No verdict row: a closed loop at the client's pace measures capacity, and \
+                the verdict's hot-file rows judge the cost, at a fixed rate. The figures per \
+                request above show where each server's CPU goes at that pace; \"served\" says \
+                how busy the client was, and where it is client-bound, a server's figure is \
+                the client's pace as much as its own cost.\n\n"
             .into();
     }
     let Some(row) = workload.row() else {

@@ -14,8 +14,9 @@
 //! and, for kernel and C symbols, without a compiler suffix (`do_softirq.part.0`).
 //!
 //! User-space stacks come without frame pointers here (release builds omit them), so a
-//! user-space sample is usually classified by its leaf function alone; LTO inlines
-//! much of `http_core` into the server's loop, where it counts as the loop.
+//! user-space sample is usually classified by its leaf function alone; what the compiler
+//! inlines of `http_core` into the server's loop (its generic and `#[inline]` code: the
+//! servers are built without cross-crate LTO) counts as the loop.
 
 /// How many categories there are.
 pub const COUNT: usize = 14;

@@ -211,7 +211,8 @@ pub struct Profile {
     /// a timer, and a tick that fires late records one sample for all the periods it
     /// missed. A check on one reason perf could count short. `None` where not measured.
     pub timer_delivered: Option<f64>,
-    /// How busy the client was over the run (1.0: one CPU); `None` in older results.
+    /// The client's share of its CPUs over the run (1.0: all of them busy); `None` in older
+    /// results.
     #[serde(default)]
     pub client_busy: Option<f64>,
 }

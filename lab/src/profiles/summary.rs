@@ -30,7 +30,8 @@ pub fn section(report: &ProfilesReport) -> String {
     let _ = writeln!(
         out,
         "Server CPU µs per request (per connection for churn), measured from /proc while \
-         every server was offered the same load:\n\n| workload | {} |\n|---|{}",
+         every server served the same load (the same open-loop rate, or a closed loop where \
+         the workload is one):\n\n| workload | {} |\n|---|{}",
         labels.join(" | "),
         "---|".repeat(labels.len())
     );
