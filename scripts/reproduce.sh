@@ -110,8 +110,8 @@ run_timed() { # label estimate command...
 }
 
 # Everything the studies build, built first: the studies' own program (what
-# scripts/<study>.sh runs) and the exact commands harness/src/servers/ runs (every binary
-# the servers need at once, with the workspace's bench, so the dependencies are built with
+# scripts/<study>.sh runs) and the exact commands harness/src/servers/ runs (every server
+# binary at once, with the workspace's bench, so the dependencies are built with
 # the one set of features `cargo bench` builds them with).
 build() {
   cargo build --release -p lab
