@@ -20,11 +20,12 @@ pub const NO_RUN: &str = "n/a (no verdict run)";
 /// (`None`: no verdict run was found), or saying it has none.
 pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&WorkloadsReport>) -> String {
     if workload.row().is_none() && !workload.is_open_loop() {
-        return "No verdict row: a closed loop at the client's pace measures capacity, and \
-                the verdict's hot-file rows judge the cost, at a fixed rate. The figures per \
-                request above show where each server's CPU goes at that pace; \"served\" says \
-                how busy the client was, and where it is client-bound, a server's figure is \
-                the client's pace as much as its own cost.\n\n"
+        return "No verdict row: flat out, a closed loop measures capacity, and the \
+                verdict's hot-file rows judge the cost, at a fixed rate. Each server served \
+                what it could, so the figures per request above show where its CPU goes at \
+                its own throughput, which differs between servers (\"served\"); where the \
+                client is client-bound, a server's figure is the client's pace as much as its \
+                own cost.\n\n"
             .into();
     }
     let Some(row) = workload.row() else {

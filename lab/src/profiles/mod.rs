@@ -44,7 +44,7 @@ pub enum Shape {
     /// `GET /files/{name}`, a random file of the corpus set labelled `set`, its pages
     /// cached (the file study's hot case), open loop at [`RATE_SHARE`] of the slowest
     /// contender's peak, a rate of its own rather than a verdict row's; or, `flat_out`, a
-    /// closed loop at the client's pace, as the files issue's wrk check runs it
+    /// closed loop flat out, as the wrk cross-check runs it
     /// (`scripts/files_wrk.py`): a capacity figure, profiled to show where it goes.
     File {
         set: &'static str,
@@ -107,7 +107,7 @@ impl Workload {
     /// verdict row's profile is named after that row and runs its load.
     pub fn label(&self) -> String {
         match self.shape {
-            Shape::File { flat_out: true, .. } => format!("{}, closed loop at the client's pace", self.name),
+            Shape::File { flat_out: true, .. } => format!("{} (closed loop)", self.name),
             Shape::File { .. } => format!(
                 "{}, open loop at {:.0}% of the slowest peak",
                 self.name,

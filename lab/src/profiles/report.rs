@@ -47,9 +47,9 @@ pub fn render(report: &ProfilesReport) -> String {
          can and only the per-request figures compare. Under each table the profile's \
          totals stand beside the row's medians from `results/workloads.json`. The file \
          workloads are profiled at a rate of their own, not their verdict row's: {:.0}% of \
-         what the slowest contender served flat out, and one of them also as a closed loop \
-         at the client's pace, the files issue's wrk check (`scripts/files_wrk.py`) by \
-         loadgen: a capacity figure, shown for where its CPU goes. Where a contender served less \
+         what the slowest contender served flat out, and one of them also flat out, a closed \
+         loop as the wrk cross-check (`scripts/files_wrk.py`) runs it, by loadgen: a \
+         capacity figure, shown for where its CPU goes. Where a contender served less \
          than {:.0}% of the offered rate, every contender was profiled again at {:.0}% of it \
          (at most {} times), so that a profile describes a server keeping up, not a backlog; \
          the \"served\" row shows any that still fell behind. A category's figure is its \

@@ -91,7 +91,7 @@ fn the_flat_out_file_profile_is_a_closed_loop_with_no_verdict_row_and_names_the_
         .expect("a flat-out file profile");
     assert!(!flat.is_open_loop() && flat.file_set() == Some("4k"));
     assert!(
-        flat.label().ends_with("closed loop at the client's pace"),
+        flat.label().ends_with("flat out (closed loop)"),
         "{}",
         flat.label()
     );
@@ -118,7 +118,7 @@ fn the_flat_out_file_profile_is_a_closed_loop_with_no_verdict_row_and_names_the_
         "{text}"
     );
     assert!(
-        text.contains("No verdict row: a closed loop at the client's pace"),
+        text.contains("No verdict row: flat out, a closed loop measures capacity"),
         "{text}"
     );
 }

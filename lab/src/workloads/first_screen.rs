@@ -183,7 +183,7 @@ fn elsewhere(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
         ),
         (
             Reading::ClientBound,
-            "not judged (the client was the bottleneck) on",
+            "not judged (the client was 90% busy or more in some round, so its pace may have set the figure) on",
         ),
         (
             Reading::FellBehind,
