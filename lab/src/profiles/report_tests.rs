@@ -3,6 +3,18 @@
 use super::*;
 use crate::profiles::test_profiles::{pair, profile};
 
+/// A report of `profiles` with no verdict run beside it.
+fn report_of(profiles: Vec<Profile>) -> ProfilesReport {
+    ProfilesReport {
+        machine: harness::machine::Machine::detect(),
+        pinning: "server on CPU 0, client on CPU 1".into(),
+        seconds_per_profile: 3.0,
+        calibration: Vec::new(),
+        profiles,
+        verdict: None,
+    }
+}
+
 #[test]
 fn each_column_adds_up_to_the_measured_cpu() {
     let (codec, uring) = pair();
@@ -45,15 +57,7 @@ fn the_sentence_names_where_the_saving_is() {
 #[test]
 fn the_table_has_a_row_per_category_a_total_and_links() {
     let (codec, uring) = pair();
-    let report = ProfilesReport {
-        machine: harness::machine::Machine::detect(),
-        pinning: "server on CPU 0, client on CPU 1".into(),
-        seconds_per_profile: 3.0,
-        calibration: Vec::new(),
-        profiles: vec![codec, uring],
-        verdict: None,
-    };
-    let text = tables(&report, "results/", "###");
+    let text = tables(&report_of(vec![codec, uring]), "results/", "###");
     assert!(
         text.contains(
             "| µs per request | tokio_server (codec) | io_uring_server | io_uring_server − tokio codec |"
@@ -103,15 +107,7 @@ fn the_flat_out_file_profile_is_a_closed_loop_with_no_verdict_row_and_names_the_
         p.offered_per_sec = None;
         p.client_busy = Some(busy);
     }
-    let report = ProfilesReport {
-        machine: harness::machine::Machine::detect(),
-        pinning: "server on CPU 0, client on CPU 1".into(),
-        seconds_per_profile: 3.0,
-        calibration: Vec::new(),
-        profiles: vec![codec, uring],
-        verdict: None,
-    };
-    let text = tables(&report, "results/", "###");
+    let text = tables(&report_of(vec![codec, uring]), "results/", "###");
     assert!(text.contains("Offered: a closed loop"), "{text}");
     assert!(
         text.contains("client 60% busy | 50000/s, p99 900 µs, client 95% busy, client-bound |"),
