@@ -13,6 +13,7 @@ pub mod files;
 pub mod headers;
 pub mod limits;
 pub mod output;
+pub mod pace;
 pub mod request;
 pub mod response;
 pub mod routes;

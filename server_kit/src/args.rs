@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use http_core::limits::{self, Limits};
+use http_core::pace::{self, Pace};
 
 use crate::StartupError;
 
@@ -56,6 +57,16 @@ pub struct CommonArgs {
     #[arg(long, default_value_t = limits::IDLE_TIMEOUT.as_secs())]
     pub idle_timeout_secs: u64,
 
+    /// Seconds a request (head and body) may take from its first byte before it must
+    /// average --min-request-rate; a request that falls behind is closed.
+    #[arg(long, default_value_t = pace::REQUEST_GRACE.as_secs())]
+    pub request_grace_secs: u64,
+
+    /// Bytes per second a request must average past its grace: each byte received
+    /// extends its deadline by 1/rate seconds (at least 1).
+    #[arg(long, default_value_t = pace::MIN_REQUEST_RATE)]
+    pub min_request_rate: u64,
+
     /// Directory `GET /files/{name}` serves regular files from (see `http_core::files`).
     /// Default is none: every file is 404.
     #[arg(long)]
@@ -96,6 +107,14 @@ impl CommonArgs {
         Duration::from_secs(self.idle_timeout_secs)
     }
 
+    /// A request's time budget: `--request-grace-secs` and `--min-request-rate`.
+    pub fn pace(&self) -> Pace {
+        Pace {
+            grace: Duration::from_secs(self.request_grace_secs),
+            min_rate: self.min_request_rate,
+        }
+    }
+
     /// With --tls-cert and --tls-key, the TLS configuration every connection shares;
     /// an error names the file and what is wrong with it.
     pub fn tls(&self) -> Result<Option<std::sync::Arc<rustls::ServerConfig>>, String> {
@@ -120,6 +139,9 @@ impl CommonArgs {
         }
         if self.max_headers == 0 {
             return Err("--max-headers must be at least 1".into());
+        }
+        if self.min_request_rate == 0 {
+            return Err("--min-request-rate must be at least 1 byte per second".into());
         }
         if let Some(dir) = &self.files_dir
             && !dir.is_dir()
