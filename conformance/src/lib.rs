@@ -11,6 +11,7 @@ pub mod endpoint;
 pub mod file_tree;
 pub mod file_upload;
 pub mod files;
+pub mod flood;
 pub mod large_bodies;
 pub mod robust;
 pub mod stress;
@@ -21,6 +22,7 @@ pub mod tls_fairness;
 pub mod tls_hostile;
 pub mod tls_input;
 pub mod tls_stalled;
+pub mod trickle;
 pub mod upload_cases;
 pub mod upload_limits;
 pub mod upload_memory;
@@ -54,7 +56,60 @@ pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
     failures.extend(upload_memory::flat_memory(binary, args).err());
     failures.extend(behaviour::stuck_reader_released(addr).err());
     failures.extend(behaviour::graceful_shutdown(&mut server).err());
+    failures.extend(trickle_checks(binary, args, None));
     report(server.label(), failures);
+}
+
+/// The [`trickle`] checks against a server of their own: `binary args` with a short
+/// grace, over TLS with `identity`.
+fn trickle_checks(binary: &str, args: &[&str], identity: Option<&TestIdentity>) -> Vec<String> {
+    let pace = trickle::pace_args();
+    let mut all_args = args.to_vec();
+    all_args.extend(pace.iter().map(String::as_str));
+    let server = ServerProcess::start(binary, &all_args);
+    let to = match identity {
+        Some(identity) => Endpoint::https(server.addr(), identity),
+        None => server.addr().into(),
+    };
+    trickle::trickles(&to)
+}
+
+/// Clients that pipeline requests for static bodies and never read ([`flood`]), against
+/// `binary args --threads 1`, over plain TCP and then, `over_tls`, over TLS; panics with
+/// the list of failures, if any.
+pub fn check_floods(binary: &str, args: &[&str], over_tls: bool) {
+    let (server, _) = start_single_threaded(binary, args);
+    let mut failures = flood::floods(&server, &server.addr().into());
+    over_tls.then(|| {
+        with_identity(|identity, tls_args| {
+            let mut all_args = args.to_vec();
+            all_args.extend(tls_args);
+            let (server, _) = start_single_threaded(binary, &all_args);
+            let to = Endpoint::https(server.addr(), identity);
+            failures.extend(
+                flood::floods(&server, &to)
+                    .into_iter()
+                    .map(|e| format!("over TLS: {e}")),
+            );
+        })
+    });
+    report(server.label(), failures);
+}
+
+/// Calls `check` with a fresh [`TestIdentity`] and the flags that serve it
+/// (`--tls-cert`, `--tls-key`), its files removed afterwards.
+fn with_identity<R>(check: impl FnOnce(&TestIdentity, [&str; 4]) -> R) -> R {
+    let identity = TestIdentity::generate();
+    // One directory per check: a test binary runs several at once.
+    static CHECKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let check_number = CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("conformance-tls-{}-{check_number}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory for the test identity");
+    let (cert, key) = identity.write(&dir).expect("the test identity's files");
+    let (cert, key) = (cert.to_string_lossy(), key.to_string_lossy());
+    let result = check(&identity, ["--tls-cert", &cert, "--tls-key", &key]);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 /// The contract over HTTPS: `binary args` started with a fresh [`TestIdentity`]
@@ -62,32 +117,27 @@ pub fn check_server(binary: &str, args: &[&str], deviations: &[Deviation]) {
 /// shutdown and the stuck reader checked over TLS 1.3, after what every server must
 /// negotiate ([`tls_fairness`]), then bad TLS input and the leak check after it
 /// ([`tls_input`]), then hostile clients that keep to the protocol: one-byte records,
-/// readers that never read, a dribbled handshake ([`tls_hostile`]); panics with the list
-/// of failures, if any.
+/// readers that never read, a dribbled handshake ([`tls_hostile`]), and trickled
+/// requests ([`trickle`]); panics with the list of failures, if any.
 pub fn check_tls(binary: &str, args: &[&str], deviations: &[Deviation]) {
-    let identity = TestIdentity::generate();
-    // One directory per check: a test binary runs several at once.
-    static CHECKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let check = CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("conformance-tls-{}-{check}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a directory for the test identity");
-    let (cert, key) = identity.write(&dir).expect("the test identity's files");
-    let (request, idle) = (
-        behaviour::REQUEST_TIMEOUT_SECS.to_string(),
-        behaviour::IDLE_TIMEOUT_SECS.to_string(),
-    );
-    let (cert, key) = (cert.to_string_lossy(), key.to_string_lossy());
-    let mut all_args = args.to_vec();
-    all_args.extend(["--tls-cert", &cert, "--tls-key", &key]);
-    all_args.extend(["--request-timeout-secs", &request, "--idle-timeout-secs", &idle]);
-    let server = ServerProcess::start(binary, &all_args);
-    let to = Endpoint::https(server.addr(), &identity);
-    let mut failures = tls_fairness::negotiates_the_shared_configuration(&to, &identity);
-    failures.extend(tls_cases(&to, deviations));
-    failures.extend(tls_input::bad_tls_input(&server, &to));
-    failures.extend(tls_hostile::hostile_clients(&server, &to));
-    let _ = std::fs::remove_dir_all(&dir);
-    report(server.label(), failures);
+    with_identity(|identity, tls_args| {
+        let (request, idle) = (
+            behaviour::REQUEST_TIMEOUT_SECS.to_string(),
+            behaviour::IDLE_TIMEOUT_SECS.to_string(),
+        );
+        let mut served_args = args.to_vec();
+        served_args.extend(tls_args);
+        let mut all_args = served_args.clone();
+        all_args.extend(["--request-timeout-secs", &request, "--idle-timeout-secs", &idle]);
+        let server = ServerProcess::start(binary, &all_args);
+        let to = Endpoint::https(server.addr(), identity);
+        let mut failures = tls_fairness::negotiates_the_shared_configuration(&to, identity);
+        failures.extend(tls_cases(&to, deviations));
+        failures.extend(tls_input::bad_tls_input(&server, &to));
+        failures.extend(tls_hostile::hostile_clients(&server, &to));
+        failures.extend(trickle_checks(binary, &served_args, Some(identity)));
+        report(server.label(), failures);
+    })
 }
 
 /// Every case and behaviour of [`check_server`] that runs over any connection, against

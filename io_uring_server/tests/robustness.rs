@@ -1,4 +1,4 @@
-//! The robustness suite (hostile clients, exhaustion, soak) for io_uring_server, with its
+//! The robustness suite (hostile clients, exhaustion, soak, pipelined floods that never read) for io_uring_server, with its
 //! default features and with every feature switched off.
 
 mod flags;
@@ -18,4 +18,9 @@ fn every_feature_off_is_robust() {
 #[test]
 fn fixed_files_are_robust() {
     conformance::check_robustness(BIN, &["--fixed-files"]);
+}
+
+#[test]
+fn pipelined_floods_that_never_read_stay_bounded() {
+    conformance::check_floods(BIN, &[], true);
 }

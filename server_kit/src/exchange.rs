@@ -10,9 +10,17 @@
 //! and compio.
 //! A file request (`/files/{name}`) is answered through [`crate::file_reply`] with the
 //! transport's own file I/O ([`Transport::Files`]).
+//!
+//! A client that pipelines requests and never reads cannot grow the server's memory: a
+//! round answers requests only until [`OUTPUT_LIMIT`] bytes of answers wait (the codec
+//! stops before the request that would start past it), writes them, and answers the rest
+//! of the input before anything more is read. Writing waits for the client, so a client
+//! that never reads holds at most the input (its capacity trimmed between requests) and
+//! one limit of answers, until its timeout.
 
 use std::time::Duration;
 
+use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output, Received};
 
 use crate::file_reply;
@@ -32,7 +40,7 @@ pub async fn serve<T: Transport>(transport: &mut T, settings: &Settings) {
     let watchdog = activity.clone();
     tokio::select! {
         _ = exchange(transport, settings, &activity) => {}
-        _ = watchdog.expired((settings.request_timeout, settings.idle_timeout), T::sleep) => {}
+        _ = watchdog.expired(settings.deadlines(), T::sleep) => {}
     }
 }
 
@@ -59,17 +67,18 @@ async fn exchange<T: Transport>(transport: &mut T, settings: &Settings, activity
             Err(_) => return,
             Ok(n) => {
                 buffers.read_size.record(n);
-                activity.touch(true);
+                activity.read(n);
             }
         }
-        // A file answer ends a round of the codec: the requests after it are served in
-        // the next round, before anything more is read.
+        // A file answer, or answers up to the output limit, end a round of the codec:
+        // the requests after them are served in the next round, before anything more is
+        // read.
         loop {
             match serve_round(transport, &mut buffers, settings, activity).await {
                 Round::Close => return linger_close(transport).await,
                 Round::End => return,
-                Round::AfterFile if !buffers.input.is_empty() => continue,
-                Round::AfterFile | Round::Read => break,
+                Round::More if !buffers.input.is_empty() => continue,
+                Round::More | Round::Read => break,
             }
         }
         if settings.shutdown.is_cancelled() && buffers.between_requests() {
@@ -120,8 +129,9 @@ impl Buffers {
 enum Round {
     /// Read more: the input holds no complete request.
     Read,
-    /// A file was answered: the input may hold complete requests.
-    AfterFile,
+    /// A file was answered, or answers reached the output limit: the input may hold
+    /// complete requests.
+    More,
     /// Close with a lingering drain, as the codec said.
     Close,
     /// Close now: the socket failed, or a file's response could not be completed.
@@ -129,7 +139,8 @@ enum Round {
 }
 
 /// Answers the complete requests at the start of the input up to the first file request
-/// (its answer included), and writes the answers.
+/// (its answer included) or until [`OUTPUT_LIMIT`] bytes of answers wait, and writes the
+/// answers.
 async fn serve_round<T: Transport>(
     transport: &mut T,
     buffers: &mut Buffers,
@@ -143,8 +154,11 @@ async fn serve_round<T: Transport>(
         output,
         ..
     } = buffers;
+    let offered = input.len();
     let (outcome, kept_input) =
-        codec.serve_lending(Received::Writable(input), output, usize::MAX, T::LENDS_INPUT);
+        codec.serve_lending(Received::Writable(input), output, OUTPUT_LIMIT, T::LENDS_INPUT);
+    // The codec stopped with complete requests left: the answers reached the limit.
+    let limited = outcome.consumed < offered && outcome.needed == 0;
     if kept_input {
         let rest = std::mem::take(spare);
         let answered = std::mem::replace(input, rest);
@@ -152,6 +166,9 @@ async fn serve_round<T: Transport>(
         output.adopt(answered);
     } else {
         input.drain(..outcome.consumed);
+    }
+    if outcome.responses > 0 || outcome.file.is_some() {
+        activity.answered();
     }
     let mut close = outcome.close;
     let mut streaming = None;
@@ -179,10 +196,10 @@ async fn serve_round<T: Transport>(
         return Round::End;
     }
     activity.touch(!input.is_empty() || codec.mid_request());
-    match (close, outcome.file) {
+    match (close, outcome.file.is_some() || limited) {
         (true, _) => Round::Close,
-        (false, Some(_)) => Round::AfterFile,
-        (false, None) => Round::Read,
+        (false, true) => Round::More,
+        (false, false) => Round::Read,
     }
 }
 
@@ -216,6 +233,8 @@ mod tests {
         sent: usize,
         reads: Vec<(usize, usize)>,
         answers: Vec<u8>,
+        /// The most bytes one `send_all` was given.
+        largest_send: usize,
     }
 
     impl Transport for Peer {
@@ -238,9 +257,11 @@ mod tests {
         }
 
         async fn send_all(&mut self, output: &mut Output) -> io::Result<()> {
+            let before = self.answers.len();
             output
                 .slices()
                 .for_each(|slice| self.answers.extend_from_slice(slice));
+            self.largest_send = self.largest_send.max(self.answers.len() - before);
             Ok(())
         }
 
@@ -263,15 +284,7 @@ mod tests {
             messages: vec![upload, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n".to_vec()],
             ..Peer::default()
         };
-        let settings = Settings {
-            limits: http_core::Limits::default(),
-            request_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(10),
-            files_dir: None,
-            sendfile: false,
-            shutdown: CancellationToken::new(),
-        };
-        serve(&mut peer, &settings).await;
+        serve(&mut peer, &settings()).await;
 
         let answers = String::from_utf8_lossy(&peer.answers);
         assert_eq!(answers.matches("HTTP/1.1 200").count(), 2, "{answers}");
@@ -284,6 +297,40 @@ mod tests {
         for &(reserve, capacity) in &peer.reads[peer.reads.len() - 2..] {
             assert_eq!(reserve, INITIAL);
             assert!(capacity <= IDLE_CAPACITY, "{capacity} bytes kept while idle");
+        }
+    }
+
+    #[tokio::test]
+    async fn pipelined_requests_are_answered_a_limit_of_output_at_a_time() {
+        const REQUESTS: usize = 2000;
+        const BODY: usize = 4095;
+        let request = format!("GET /bytes/{BODY} HTTP/1.1\r\nHost: a\r\n\r\n");
+        let mut peer = Peer {
+            messages: vec![request.repeat(REQUESTS).into_bytes()],
+            ..Peer::default()
+        };
+        serve(&mut peer, &settings()).await;
+
+        let answers = String::from_utf8_lossy(&peer.answers);
+        assert_eq!(answers.matches("HTTP/1.1 200").count(), REQUESTS);
+        // Over 8 MiB of answers, written at most one limit and one response at a time.
+        let one_response = peer.answers.len() / REQUESTS;
+        assert!(
+            peer.largest_send <= OUTPUT_LIMIT + one_response,
+            "{} bytes in one write",
+            peer.largest_send
+        );
+    }
+
+    fn settings() -> Settings {
+        Settings {
+            limits: http_core::Limits::default(),
+            request_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(10),
+            pace: http_core::pace::Pace::default(),
+            files_dir: None,
+            sendfile: false,
+            shutdown: CancellationToken::new(),
         }
     }
 }

@@ -52,6 +52,6 @@ pub use workers::Workers;
 #[cfg(feature = "tokio")]
 pub use accept::AcceptBackoff;
 #[cfg(feature = "tokio")]
-pub use activity::Activity;
+pub use activity::{Activity, Deadlines};
 #[cfg(feature = "tokio")]
 pub use settings::Settings;

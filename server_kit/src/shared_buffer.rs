@@ -6,8 +6,13 @@
 //! within that one step is copied into the connection's own buffers: the rest of a
 //! partial request (received into directly until it is consumed, then freed) and the
 //! part of the answer the socket did not take (written with `write_all`, then freed).
-//! Each read is offered what the connection's [`ReadSize`] says: more while reads fill
-//! it, [`crate::read_size::INITIAL`] again between requests.
+//! Each read takes at most what the connection's [`ReadSize`] says (more while reads fill
+//! it, [`crate::read_size::INITIAL`] again between requests), however large another
+//! connection grew the shared input. A step answers requests only until
+//! [`OUTPUT_LIMIT`] bytes of answers wait; the complete requests after them are held
+//! with the partial rest and answered, once the answers are written, before anything
+//! more is read. So a client that pipelines and never reads holds at most one read of
+//! requests and one limit of answers, until its timeout.
 //!
 //! Nothing awaits while the shared buffers are borrowed, so tasks that move between
 //! threads (the multi-thread runtime) stay correct: each step uses its thread's buffers.
@@ -18,7 +23,9 @@
 use std::cell::RefCell;
 use std::io::ErrorKind;
 
+use bytes::BufMut;
 use http_core::files::FileRequest;
+use http_core::limits::OUTPUT_LIMIT;
 use http_core::{Codec, Output};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
@@ -57,8 +64,13 @@ enum Step {
     /// End of stream or a socket error: the connection is over.
     End,
     /// Bytes were answered as far as they go, up to a `file` request if one was found
-    /// (its answer is still to send); `close` as the codec said.
-    Served { close: bool, file: Option<FileRequest> },
+    /// (its answer is still to send) or up to the output limit (`more`: the held rest
+    /// may hold complete requests); `close` as the codec said.
+    Served {
+        close: bool,
+        file: Option<FileRequest>,
+        more: bool,
+    },
 }
 
 /// Serves one connection until either side closes, the codec says to close, the server
@@ -68,7 +80,7 @@ pub async fn serve(stream: &mut TcpStream, settings: &Settings) {
     let watchdog = activity.clone();
     tokio::select! {
         _ = exchange(stream, settings, &activity) => {}
-        _ = watchdog.expired((settings.request_timeout, settings.idle_timeout), tokio::time::sleep) => {}
+        _ = watchdog.expired(settings.deadlines(), tokio::time::sleep) => {}
     }
 }
 
@@ -76,7 +88,8 @@ async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activi
     let mut codec = Codec::new(settings.limits);
     let mut held = Held::default();
     let mut read_size = ReadSize::new();
-    // After a file answer the held rest may hold complete requests: serve them first.
+    // After a file answer, or answers up to the output limit, the held rest may hold
+    // complete requests: serve them first.
     let mut serve_held = false;
     loop {
         if !serve_held {
@@ -92,13 +105,13 @@ async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activi
             }
         }
         let read = (!serve_held).then_some(&mut read_size);
-        let step = SHARED.with_borrow_mut(|shared| serve_step(stream, &mut codec, &mut held, shared, read));
-        let (mut close, file) = match step {
+        let step = SHARED
+            .with_borrow_mut(|shared| serve_step(stream, &mut codec, &mut held, shared, read, activity));
+        let (mut close, file, more) = match step {
             Step::Wait => continue,
             Step::End => return,
-            Step::Served { close, file } => (close, file),
+            Step::Served { close, file, more } => (close, file, more),
         };
-        activity.touch(true);
         if !held.unsent.is_empty() {
             if stream.write_all(&held.unsent).await.is_err() {
                 return;
@@ -111,7 +124,7 @@ async fn exchange(stream: &mut TcpStream, settings: &Settings, activity: &Activi
                 None => return,
             }
         }
-        serve_held = file.is_some() && !held.partial.is_empty();
+        serve_held = (file.is_some() || more) && !held.partial.is_empty();
         activity.touch(mid_request(&held, &codec));
         if close {
             return linger_close(stream).await;
@@ -157,6 +170,7 @@ fn serve_step(
     held: &mut Held,
     shared: &mut Shared,
     read: Option<&mut ReadSize>,
+    activity: &Activity,
 ) -> Step {
     let Shared { input, output } = shared;
     let from_shared = held.partial.is_empty();
@@ -170,18 +184,26 @@ fn serve_step(
         };
         match read {
             Ok(0) => return Step::End,
-            Ok(n) => read_size.record(n),
+            Ok(n) => {
+                read_size.record(n);
+                activity.read(n);
+            }
             Err(e) if e.kind() == ErrorKind::WouldBlock => return Step::Wait,
             Err(_) => return Step::End,
         }
     }
     output.clear();
+    let offered = if from_shared {
+        input.len()
+    } else {
+        held.partial.len()
+    };
     let outcome = if from_shared {
-        let outcome = codec.serve(input, output);
+        let outcome = codec.serve_within(input, output, OUTPUT_LIMIT);
         held.partial.extend_from_slice(&input[outcome.consumed..]);
         outcome
     } else {
-        let outcome = codec.serve(&held.partial, output);
+        let outcome = codec.serve_within(&held.partial, output, OUTPUT_LIMIT);
         held.partial.drain(..outcome.consumed);
         if held.partial.is_empty() {
             held.partial = Vec::new();
@@ -192,17 +214,23 @@ fn serve_step(
         return Step::End;
     };
     held.unsent.extend_from_slice(&output[written..]);
+    if outcome.responses > 0 || outcome.file.is_some() {
+        activity.answered();
+    }
     Step::Served {
         close: outcome.close,
         file: outcome.file,
+        // The codec stopped with complete requests left: the answers reached the limit.
+        more: outcome.consumed < offered && outcome.needed == 0,
     }
 }
 
-/// Appends what the socket has (up to `reserve` more, or what spare capacity `input`
-/// already has) without waiting.
+/// Appends what the socket has, at most `reserve` bytes, without waiting: the shared
+/// input's capacity, grown by whichever connection read the most, never decides how much
+/// one read takes.
 fn read_now(stream: &TcpStream, input: &mut Vec<u8>, reserve: usize) -> std::io::Result<usize> {
     input.reserve(reserve);
-    stream.try_read_buf(input)
+    stream.try_read_buf(&mut input.limit(reserve))
 }
 
 /// Writes as much of `output` as the socket takes without waiting; returns how much.
@@ -234,7 +262,10 @@ mod tests {
     async fn step(server: &TcpStream, codec: &mut Codec, held: &mut Held) -> Step {
         server.readable().await.unwrap();
         let mut read_size = ReadSize::new();
-        SHARED.with_borrow_mut(|shared| serve_step(server, codec, held, shared, Some(&mut read_size)))
+        let activity = Activity::new();
+        SHARED.with_borrow_mut(|shared| {
+            serve_step(server, codec, held, shared, Some(&mut read_size), &activity)
+        })
     }
 
     #[tokio::test]
@@ -251,7 +282,8 @@ mod tests {
             first,
             Step::Served {
                 close: false,
-                file: None
+                file: None,
+                more: false
             }
         );
         assert_eq!(held.partial, b"GET / HT", "only the partial request is kept");
@@ -263,7 +295,8 @@ mod tests {
             second,
             Step::Served {
                 close: false,
-                file: None
+                file: None,
+                more: false
             }
         );
         assert_eq!((held.partial.capacity(), held.unsent.capacity()), (0, 0));

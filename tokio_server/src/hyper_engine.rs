@@ -73,7 +73,7 @@ where
     tokio::pin!(connection);
     tokio::select! {
         _ = connection.as_mut() => return,
-        _ = activity.expired((settings.request_timeout, settings.idle_timeout), tokio::time::sleep) => return,
+        _ = activity.expired(settings.deadlines(), tokio::time::sleep) => return,
         _ = settings.shutdown.cancelled() => connection.as_mut().graceful_shutdown(),
     }
     let _ = connection.await;
@@ -148,7 +148,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Tracked<S> {
         let before = buf.filled().len();
         let result = Pin::new(&mut self.stream).poll_read(cx, buf);
         if buf.filled().len() > before {
-            self.activity.touch(true);
+            self.activity.read(buf.filled().len() - before);
         }
         result
     }
