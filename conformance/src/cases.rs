@@ -14,6 +14,7 @@ fn post(headers: &str, body: &str) -> String {
 pub fn all() -> Vec<Case> {
     let mut cases = routes();
     cases.extend(bytes());
+    cases.extend(work());
     cases.extend(persistence());
     cases.extend(framing_errors());
     cases.extend(syntax_errors());
@@ -77,6 +78,21 @@ fn routes() -> Vec<Case> {
             false,
         ),
         case("leading_empty_line", format!("\r\n{}", get("/")), &[200], false),
+    ]
+}
+
+/// `GET /work/{µs}`: `GET /`'s answer after the handler's work, 404 out of range.
+fn work() -> Vec<Case> {
+    let over = http_core::work::MAX_WORK_MICROS + 1;
+    vec![
+        case("get_work", get("/work/50"), &[200], false),
+        case(
+            "get_work_over_limit_404",
+            get(&format!("/work/{over}")),
+            &[404],
+            false,
+        ),
+        case("get_work_malformed_404", get("/work/5x"), &[404], false),
     ]
 }
 

@@ -18,6 +18,7 @@ pub mod request;
 pub mod response;
 pub mod routes;
 pub mod upload;
+pub mod work;
 
 pub use codec::{Codec, Outcome, Received};
 pub use error::HttpError;

@@ -7,6 +7,7 @@
 //! | `POST /payload` | 200, the request body echoed with the request's Content-Type |
 //! | `POST /upload` | 200 `application/json`, the body's length and CRC32C ([`upload_receipt`]) |
 //! | `GET /bytes/{n}`, `HEAD /bytes/{n}` | 200 `application/octet-stream`, `n` bytes of [`pattern_byte`] |
+//! | `GET /work/{µs}`, `HEAD /work/{µs}` | as `GET /`, after keeping the thread busy `µs` microseconds ([`crate::work`]) |
 //! | `GET /files/{name}`, `HEAD /files/{name}` | 200 `application/octet-stream`, the file (see [`crate::files`]) |
 //! | other methods on those paths | 405 with `Allow` |
 //! | any other path | 404 |
@@ -24,6 +25,7 @@ use serde::Serialize;
 
 use crate::file_name::FileName;
 use crate::limits::{Limits, MAX_BODY_BYTES};
+use crate::work;
 
 /// The body of `GET /`.
 pub const HELLO: &[u8] = b"Hello, World!";
@@ -154,6 +156,16 @@ pub fn route<'a>(request: &RouteRequest<'a>) -> Reply<'a> {
     let method = request.method;
     if FileName::from_path(path).is_some() && !matches!(method, "GET" | "HEAD") {
         return not_allowed("GET, HEAD");
+    }
+    if let Some(digits) = path.strip_prefix("/work/") {
+        return match (work::work_micros(digits), method) {
+            (None, _) => plain_error(404),
+            (Some(micros), "GET" | "HEAD") => {
+                work::spin(micros);
+                ok(TEXT_PLAIN, Body::Static(HELLO))
+            }
+            (Some(_), _) => not_allowed("GET, HEAD"),
+        };
     }
     if let Some(digits) = path.strip_prefix("/bytes/") {
         return match (bytes_body(digits), method) {
