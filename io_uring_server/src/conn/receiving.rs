@@ -92,7 +92,10 @@ impl Conn {
                 if self.phase != Phase::Open {
                     return 0;
                 }
-                self.answer_within_cap()
+                self.request_bytes(now, result as usize);
+                let answered = self.answer_within_cap();
+                self.request_timed(now, answered);
+                answered
             }
             (0, _) => {
                 self.on_eof();
@@ -112,6 +115,18 @@ impl Conn {
     /// completion is never copied before it is answered.
     pub fn on_data(&mut self, data: &[u8], now: u64) -> usize {
         self.last_progress = now;
+        if self.phase != Phase::Open {
+            return 0;
+        }
+        self.request_bytes(now, data.len());
+        let answered = self.answer_data(data);
+        self.request_timed(now, answered);
+        answered
+    }
+
+    /// Answers `data` (plain bytes, or over TLS a record's plaintext) while open, as
+    /// [`Conn::on_data`] says; returns the responses rendered.
+    pub(super) fn answer_data(&mut self, data: &[u8]) -> usize {
         if self.phase != Phase::Open {
             return 0;
         }

@@ -9,6 +9,7 @@ use http_core::Limits;
 
 mod closing;
 mod files;
+mod pace;
 mod receiving;
 mod sending;
 mod tls;
@@ -18,6 +19,10 @@ const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 const TIMEOUTS: Timeouts = Timeouts {
     request: 10,
     idle: 60,
+    pace: Pace {
+        grace: http_core::pace::REQUEST_GRACE,
+        min_rate: http_core::pace::MIN_REQUEST_RATE,
+    },
 };
 
 fn conn() -> Conn {
@@ -67,24 +72,34 @@ fn slices(conn: &Conn) -> Vec<(*const u8, usize)> {
 
 /// Completes the send in flight with `n` of its bytes; returns those bytes.
 fn complete_send(conn: &mut Conn, n: usize) -> Vec<u8> {
+    complete_send_at(conn, n, 0)
+}
+
+/// [`complete_send`] in tick `now`.
+fn complete_send_at(conn: &mut Conn, n: usize, now: u64) -> Vec<u8> {
     let mut bytes = unsent(conn);
     let n = n.min(bytes.len());
     bytes.truncate(n);
     conn.completed(Kind::Send, false);
-    conn.on_sent(n, 0);
+    conn.on_sent(n, now);
     bytes
 }
 
 /// Completes whole sends (the one in flight first) until nothing is left to send;
 /// returns the bytes.
 fn flush(conn: &mut Conn) -> Vec<u8> {
+    flush_at(conn, 0)
+}
+
+/// [`flush`] in tick `now`.
+fn flush_at(conn: &mut Conn, now: u64) -> Vec<u8> {
     let mut out = Vec::new();
     loop {
         ops(conn);
         if conn.ops.send.is_idle() {
             return out;
         }
-        out.extend(complete_send(conn, usize::MAX));
+        out.extend(complete_send_at(conn, usize::MAX, now));
     }
 }
 
