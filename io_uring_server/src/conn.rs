@@ -75,10 +75,14 @@ pub struct Timeouts {
 pub enum Receiving {
     /// Every recv a plain one into at least `size` bytes of the input.
     Plain { size: usize },
-    /// A multishot recv into the provided-buffer ring of buffer group `group`; with
-    /// `large_bodies_plain`, plain recvs into the input for a large body still to come
-    /// (see [`DIRECT_BODY_MIN`]).
-    Ring { group: u16, large_bodies_plain: bool },
+    /// A multishot recv into the provided-buffer ring of buffer group `group`, whose
+    /// buffers hold `ring_bytes` in all; with `large_bodies_plain`, plain recvs into the
+    /// input for a large body still to come (see [`DIRECT_BODY_MIN`]).
+    Ring {
+        group: u16,
+        large_bodies_plain: bool,
+        ring_bytes: usize,
+    },
 }
 
 /// What a completion led to that the event loop must know of.

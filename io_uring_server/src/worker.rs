@@ -165,6 +165,7 @@ fn build(
         Some(buffers) => Receiving::Ring {
             group: buffers.group,
             large_bodies_plain: !cli.features.no_plain_body_recv,
+            ring_bytes: buffers.capacity(),
         },
         None => Receiving::Plain {
             size: cli.buffers(false).size,

@@ -16,6 +16,9 @@ mod tls;
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
+/// The default buffer ring's bytes: 16 buffers of 256 KiB, consumed incrementally.
+const RING_BYTES: usize = 16 * (256 << 10);
+
 const TIMEOUTS: Timeouts = Timeouts {
     request: 10,
     idle: 60,
@@ -32,6 +35,7 @@ fn conn() -> Conn {
         Receiving::Ring {
             group: 0,
             large_bodies_plain: true,
+            ring_bytes: RING_BYTES,
         },
         Codec::new(Limits::default()),
         0,
