@@ -62,16 +62,18 @@ pub enum FileAnswer {
 impl FileAnswer {
     /// The answer for a failed open or stat, from its errno: names that do not lead to a
     /// readable file in the root (ENOENT, ENOTDIR, ELOOP from `O_NOFOLLOW`, EISDIR,
-    /// ENXIO from a FIFO) are missing; anything else failed. The numbers are Linux's.
+    /// ENXIO from a FIFO, EXDEV from `RESOLVE_NO_XDEV`: a file on another mount) are
+    /// missing; anything else failed. The numbers are Linux's.
     pub fn from_errno(errno: i32) -> FileAnswer {
         const ENOENT: i32 = 2;
         const ENXIO: i32 = 6;
+        const EXDEV: i32 = 18;
         const ENOTDIR: i32 = 20;
         const EISDIR: i32 = 21;
         const ENAMETOOLONG: i32 = 36;
         const ELOOP: i32 = 40;
         match errno {
-            ENOENT | ENXIO | ENOTDIR | EISDIR | ENAMETOOLONG | ELOOP => FileAnswer::Missing,
+            ENOENT | ENXIO | EXDEV | ENOTDIR | EISDIR | ENAMETOOLONG | ELOOP => FileAnswer::Missing,
             _ => FileAnswer::Failed,
         }
     }
@@ -193,6 +195,11 @@ mod tests {
     fn errors_and_metadata_decide_the_status() {
         assert_eq!(FileAnswer::from_errno(2), FileAnswer::Missing);
         assert_eq!(FileAnswer::from_errno(40), FileAnswer::Missing);
+        assert_eq!(
+            FileAnswer::from_errno(18),
+            FileAnswer::Missing,
+            "EXDEV: another mount"
+        );
         assert_eq!(FileAnswer::from_errno(13), FileAnswer::Failed);
         assert_eq!(FileAnswer::from_errno(24), FileAnswer::Failed);
         assert_eq!(FileAnswer::from_metadata(false, 10), FileAnswer::Missing);

@@ -207,6 +207,11 @@ impl BufRing {
             AtomicU16::from_ptr(tail).store(self.tail, Ordering::Release);
         }
     }
+
+    /// The bytes of all its buffers: the most a multishot recv can be handed at once.
+    pub fn capacity(&self) -> usize {
+        usize::from(self.count) * self.size
+    }
 }
 
 impl Drop for BufRing {

@@ -7,8 +7,9 @@
 //! This file holds the state and the completion dispatch; the transitions live by concept
 //! in its children: `next` (the choice of the next operation), `receiving` (input, and
 //! answering it), `sending` (output and the send in flight), `closing` (EOF, failures,
-//! timeouts and shutdown), `files` (a file answer) and `tls` (the same over TLS). Which of
-//! its memory the kernel may touch, and until which completion: `DESIGN.md`.
+//! timeouts and shutdown), `pace` (a request's deadline from its first byte), `files` (a
+//! file answer) and `tls` (the same over TLS). Which of its memory the kernel may touch,
+//! and until which completion: `DESIGN.md`.
 //!
 //! Both outputs are freed whenever everything rendered has been sent, and the input holds
 //! nothing once its requests are answered, and a file's read buffer is given up at the
@@ -22,6 +23,7 @@ use crate::files::spare::{FileScratch, FileSpare};
 use crate::files::transfer::FileTransfer;
 
 use http_core::limits::OUTPUT_LIMIT;
+use http_core::pace::{Pace, RequestClock};
 use http_core::{Codec, Output};
 
 use crate::gather::Gather;
@@ -33,6 +35,7 @@ use crate::token::Kind;
 mod closing;
 mod files;
 mod next;
+mod pace;
 mod receiving;
 mod sending;
 mod tls;
@@ -63,6 +66,8 @@ pub struct Timeouts {
     pub request: u64,
     /// An idle keep-alive connection.
     pub idle: u64,
+    /// A request's grace and minimum byte rate from its first byte (`conn/pace.rs`).
+    pub pace: Pace,
 }
 
 /// How a connection receives (`--no-multishot-recv`, `--no-plain-body-recv`).
@@ -70,10 +75,14 @@ pub struct Timeouts {
 pub enum Receiving {
     /// Every recv a plain one into at least `size` bytes of the input.
     Plain { size: usize },
-    /// A multishot recv into the provided-buffer ring of buffer group `group`; with
-    /// `large_bodies_plain`, plain recvs into the input for a large body still to come
-    /// (see [`DIRECT_BODY_MIN`]).
-    Ring { group: u16, large_bodies_plain: bool },
+    /// A multishot recv into the provided-buffer ring of buffer group `group`, whose
+    /// buffers hold `ring_bytes` in all; with `large_bodies_plain`, plain recvs into the
+    /// input for a large body still to come (see [`DIRECT_BODY_MIN`]).
+    Ring {
+        group: u16,
+        large_bodies_plain: bool,
+        ring_bytes: usize,
+    },
 }
 
 /// What a completion led to that the event loop must know of.
@@ -137,6 +146,8 @@ pub struct Conn {
     read_closed: bool,
     /// The tick of the last progress, for timeouts.
     last_progress: u64,
+    /// The request under way: when its first byte came, and how many since.
+    request_clock: RequestClock,
     /// The tick it was accepted in: a TLS handshake must end within the request timeout
     /// of it, however its bytes trickle in.
     accepted: u64,
@@ -193,6 +204,7 @@ impl Conn {
             zero_copy_refused: false,
             read_closed: false,
             last_progress: now,
+            request_clock: RequestClock::default(),
             accepted: now,
             shutting_down: false,
             input_cap,

@@ -6,7 +6,7 @@
 //! memory it names until the operation's final completion. Each push states which memory
 //! that is and why it stays valid, by the rules in `DESIGN.md`. The connection's entries
 //! are pushed here, and the worker's own (accept, tick, wake-up, their cancels); a file's
-//! OPENAT, STATX and READ are pushed by `files/entries.rs`, which [`submit`] hands them
+//! OPENAT2, STATX and READ are pushed by `files/entries.rs`, which [`submit`] hands them
 //! to. What to submit is decided elsewhere (`Conn::next_op`, the worker's accept and
 //! timer states); this module only carries it out.
 

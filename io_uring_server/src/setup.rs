@@ -142,6 +142,7 @@ fn check_opcodes(ring: &IoUring) -> Result<(), String> {
         ("TIMEOUT", opcode::Timeout::CODE),
         ("READ", opcode::Read::CODE),
         ("POLL_ADD", opcode::PollAdd::CODE),
+        ("OPENAT2", opcode::OpenAt2::CODE),
     ];
     match needed.iter().find(|(_, code)| !probe.is_supported(*code)) {
         Some((name, _)) => Err(format!(

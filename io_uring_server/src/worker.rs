@@ -165,6 +165,7 @@ fn build(
         Some(buffers) => Receiving::Ring {
             group: buffers.group,
             large_bodies_plain: !cli.features.no_plain_body_recv,
+            ring_bytes: buffers.capacity(),
         },
         None => Receiving::Plain {
             size: cli.buffers(false).size,
@@ -172,13 +173,7 @@ fn build(
     };
     let config = WorkerConfig {
         limits: cli.common.limits(),
-        // A connection's silence is counted in whole ticks from the tick it last made
-        // progress in, so N ticks of it may be as little as N - 1 seconds: one tick more
-        // than the seconds keeps a timeout from closing a connection early.
-        timeouts: Timeouts {
-            request: cli.common.request_timeout_secs + 1,
-            idle: cli.common.idle_timeout_secs + 1,
-        },
+        timeouts: timeouts(cli),
         grace_ticks: http_core::limits::SHUTDOWN_GRACE.as_secs(),
         features: cli.features,
         recv,
@@ -189,6 +184,18 @@ fn build(
     };
     let worker = Worker::new(ring, buf_ring, (listener, wake), config, batch_wait_us);
     Ok((worker, ready_line))
+}
+
+/// The timeouts the flags ask for, in ticks. A connection's silence is counted in whole
+/// ticks from the tick it last made progress in, so N ticks of it may be as little as
+/// N - 1 seconds: one tick more than the seconds keeps a timeout from closing a
+/// connection early.
+fn timeouts(cli: &Cli) -> Timeouts {
+    Timeouts {
+        request: cli.common.request_timeout_secs + 1,
+        idle: cli.common.idle_timeout_secs + 1,
+        pace: cli.common.pace(),
+    }
 }
 
 /// The ready line's words for what `granted` holds, beside what was asked for.

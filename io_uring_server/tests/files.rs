@@ -182,3 +182,40 @@ fn a_file_not_in_the_page_cache_is_read_whole() {
         assert!(response.body == pattern(LARGE), "{args:?}: the body differs");
     }
 }
+
+/// A file bind-mounted into the root (another mount, whose stat and reads the root's file
+/// system cannot vouch for) is refused, 404, as a file the server cannot serve; the root's
+/// own files are served beside it. The server runs in a private mount namespace
+/// (`unshare`) holding the bind mount, so nothing outside the test sees it.
+#[test]
+fn a_file_on_another_mount_inside_the_root_is_404() {
+    let dir = root("mount");
+    let outside = TempDir::new("mount-source");
+    std::fs::write(outside.0.join("secret"), b"from another mount").unwrap();
+    std::fs::write(dir.0.join("mounted"), b"").unwrap();
+    let bind = format!(
+        "mount --bind {} {}",
+        outside.0.join("secret").display(),
+        dir.0.join("mounted").display()
+    );
+    let namespace = ["--mount", "--propagation", "private", "sh", "-c"];
+    let can_mount = std::process::Command::new("unshare")
+        .args(namespace)
+        .arg(&bind)
+        .status();
+    if !can_mount.is_ok_and(|status| status.success()) {
+        eprintln!("skipped: cannot bind-mount in a private mount namespace (unshare --mount needs root)");
+        return;
+    }
+    let mount = format!("{bind} && exec \"$0\" \"$@\"");
+    let mut command = std::process::Command::new("unshare");
+    command.args(namespace).args([&mount, BIN]);
+    command.args(["--threads", "1", "--files-dir", dir.0.to_str().unwrap()]);
+    let server = ServerProcess::spawn(command, "io_uring_server in a mount namespace".into()).unwrap();
+    for (name, status) in [("mounted", 404), ("small", 200)] {
+        let mut conn = conformance::wire::Conn::connect(server.addr());
+        conn.send(format!("GET /files/{name} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes())
+            .unwrap();
+        assert_eq!(conn.response(false).unwrap().status, status, "{name}");
+    }
+}

@@ -44,9 +44,9 @@ impl Conn {
     }
 
     /// Once a second: close connections past their timeouts or linger (and a TLS
-    /// handshake still unfinished a request timeout after the accept, however its bytes
-    /// trickle in), and allow another cancel-all should the last one have left an
-    /// operation behind.
+    /// handshake still unfinished a request timeout after the accept, or a request behind
+    /// its pace, `pace.rs`, however their bytes trickle in), and allow another cancel-all
+    /// should the last one have left an operation behind.
     pub fn on_tick(&mut self, now: u64, timeouts: Timeouts) {
         let silent = now.saturating_sub(self.last_progress);
         let busy = !self.input.is_empty()
@@ -62,7 +62,8 @@ impl Conn {
             Phase::Closing => false,
         };
         let handshake_late = self.tls_handshaking() && now.saturating_sub(self.accepted) >= timeouts.request;
-        if expired || handshake_late {
+        let request_late = self.request_late(now, timeouts.pace);
+        if expired || handshake_late || request_late {
             self.phase = Phase::Closing;
         }
         if !busy && silent > 0 {

@@ -12,11 +12,6 @@ use http_core::limits::OUTPUT_LIMIT;
 
 use super::{Conn, DIRECT_BODY_MIN, Phase, Receiving};
 
-/// While reading is held, the input cap is this many times the usual one: more than a
-/// buffer ring of the default size (1024 buffers of 8 KiB) can post before the hold's
-/// cancel reaches the kernel, with the default limits. Default is 4.
-const HELD_CAP_FACTOR: usize = 4;
-
 /// Room given to an output buffer when it is allocated afresh, so that one small
 /// response is rendered without regrowing it. Default is 512 bytes.
 const OUTPUT_RESERVE: usize = 512;
@@ -92,7 +87,10 @@ impl Conn {
                 if self.phase != Phase::Open {
                     return 0;
                 }
-                self.answer_within_cap()
+                self.request_bytes(now, result as usize);
+                let answered = self.answer_within_cap();
+                self.request_timed(now, answered);
+                answered
             }
             (0, _) => {
                 self.on_eof();
@@ -115,6 +113,18 @@ impl Conn {
         if self.phase != Phase::Open {
             return 0;
         }
+        self.request_bytes(now, data.len());
+        let answered = self.answer_data(data);
+        self.request_timed(now, answered);
+        answered
+    }
+
+    /// Answers `data` (plain bytes, or over TLS a record's plaintext) while open, as
+    /// [`Conn::on_data`] says; returns the responses rendered.
+    pub(super) fn answer_data(&mut self, data: &[u8]) -> usize {
+        if self.phase != Phase::Open {
+            return 0;
+        }
         let mut answered = 0;
         if self.input.is_empty() {
             let consumed;
@@ -128,21 +138,33 @@ impl Conn {
         answered + self.answer_within_cap()
     }
 
-    /// Input grew: answer what it can, then close if what is left passed the cap. Held (a
-    /// file's answer under way with input waiting behind it, or output backed up), a
-    /// connection's input still grows by the completions a multishot recv had posted
-    /// before the hold's cancel reached the kernel: the peer did nothing wrong, so those
-    /// are kept (answered once the hold ends) up to [`HELD_CAP_FACTOR`] times the cap.
+    /// Input grew: answer what it can, then close if what is left passed the cap (while
+    /// reading is held, [`Conn::held_cap`]).
     fn answer_within_cap(&mut self) -> usize {
         let answered = self.answer();
         let cap = match self.reading_held() {
-            true => HELD_CAP_FACTOR * self.input_cap,
+            true => self.held_cap(),
             false => self.input_cap,
         };
         if self.input.len() > cap {
             self.phase = Phase::Closing;
         }
         answered
+    }
+
+    /// The input cap while reading is held (a file's answer under way with input waiting
+    /// behind it, or output backed up). The input still grows by what the recv in flight
+    /// was handed before the hold's cancel reached the kernel: the peer did nothing wrong,
+    /// so that is kept (and answered once the hold ends). The input held at most the cap
+    /// when the hold began; since, a multishot recv can have been handed at most every
+    /// buffer of the ring, and a plain recv at most its room, never more than the cap
+    /// (`lend_input`). So the cap, plus the larger of the cap and the ring's bytes.
+    fn held_cap(&self) -> usize {
+        let ring_bytes = match self.receiving {
+            Receiving::Ring { ring_bytes, .. } => ring_bytes,
+            Receiving::Plain { .. } => 0,
+        };
+        self.input_cap + self.input_cap.max(ring_bytes)
     }
 
     /// Runs the codec over buffered input if it can progress (and no recv is writing

@@ -9,15 +9,23 @@ use http_core::Limits;
 
 mod closing;
 mod files;
+mod pace;
 mod receiving;
 mod sending;
 mod tls;
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
+/// The default buffer ring's bytes: 16 buffers of 256 KiB, consumed incrementally.
+const RING_BYTES: usize = 16 * (256 << 10);
+
 const TIMEOUTS: Timeouts = Timeouts {
     request: 10,
     idle: 60,
+    pace: Pace {
+        grace: http_core::pace::REQUEST_GRACE,
+        min_rate: http_core::pace::MIN_REQUEST_RATE,
+    },
 };
 
 fn conn() -> Conn {
@@ -27,6 +35,7 @@ fn conn() -> Conn {
         Receiving::Ring {
             group: 0,
             large_bodies_plain: true,
+            ring_bytes: RING_BYTES,
         },
         Codec::new(Limits::default()),
         0,
@@ -67,24 +76,34 @@ fn slices(conn: &Conn) -> Vec<(*const u8, usize)> {
 
 /// Completes the send in flight with `n` of its bytes; returns those bytes.
 fn complete_send(conn: &mut Conn, n: usize) -> Vec<u8> {
+    complete_send_at(conn, n, 0)
+}
+
+/// [`complete_send`] in tick `now`.
+fn complete_send_at(conn: &mut Conn, n: usize, now: u64) -> Vec<u8> {
     let mut bytes = unsent(conn);
     let n = n.min(bytes.len());
     bytes.truncate(n);
     conn.completed(Kind::Send, false);
-    conn.on_sent(n, 0);
+    conn.on_sent(n, now);
     bytes
 }
 
 /// Completes whole sends (the one in flight first) until nothing is left to send;
 /// returns the bytes.
 fn flush(conn: &mut Conn) -> Vec<u8> {
+    flush_at(conn, 0)
+}
+
+/// [`flush`] in tick `now`.
+fn flush_at(conn: &mut Conn, now: u64) -> Vec<u8> {
     let mut out = Vec::new();
     loop {
         ops(conn);
         if conn.ops.send.is_idle() {
             return out;
         }
-        out.extend(complete_send(conn, usize::MAX));
+        out.extend(complete_send_at(conn, usize::MAX, now));
     }
 }
 

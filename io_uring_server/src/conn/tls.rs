@@ -51,10 +51,11 @@ impl Conn {
             return 0;
         }
         self.last_progress = now;
+        self.request_bytes(now, data.len());
         let mut tls = self.tls.take().expect("an encrypted connection has its session");
         self.tls_outgoing_lent = tls.outgoing_len();
         let mut answered = 0;
-        let received = tls.receive(data, &mut |plaintext| answered += self.on_data(plaintext, now));
+        let received = tls.receive(data, &mut |plaintext| answered += self.answer_data(plaintext));
         self.tls = Some(tls);
         self.tls_outgoing_lent = 0;
         match received {
@@ -67,6 +68,7 @@ impl Conn {
             }
             Err(_) => self.fail(),
         }
+        self.request_timed(now, answered);
         answered
     }
 

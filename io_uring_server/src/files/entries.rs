@@ -1,4 +1,4 @@
-//! The submission entries of `/files/{name}`, on the worker's own ring: OPENAT on the
+//! The submission entries of `/files/{name}`, on the worker's own ring: OPENAT2 on the
 //! root directory, STATX on the opened descriptor where the root's file system may wait
 //! (elsewhere the stat is a syscall, `FileTransfer::stat_now`), READ into the connection's
 //! read buffer. Like `ops.rs` (which hands file operations here), building an entry is safe
@@ -22,19 +22,27 @@ use crate::token::Token;
 const OPEN_FLAGS: i32 =
     libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
 
+/// OPENAT2's `open_how`: [`OPEN_FLAGS`], resolved without leaving the root's mount
+/// (RESOLVE_NO_XDEV): a file bind-mounted into the root is refused (EXDEV, answered 404),
+/// so every file served is on the root's mount and the stat on the ring thread and the
+/// sendfile gate, both judged by the root's file system (`FilesRoot`), hold for it.
+/// Read by the kernel when the entry is submitted; `static`, so it outlives that.
+static OPEN_HOW: types::OpenHow = types::OpenHow::new()
+    .flags(OPEN_FLAGS as u64)
+    .resolve(libc::RESOLVE_NO_XDEV);
+
 /// Pushes `op` for `transfer`, which the connection has just marked submitted.
 pub fn submit(ring: &mut Ring, transfer: &mut FileTransfer, op: FileOp, token: Token) {
     let user_data = token.encode();
     match op {
         FileOp::Open => {
             let (root, path) = transfer.open_args();
-            let entry = opcode::OpenAt::new(types::Fd(root), path.as_ptr())
-                .flags(OPEN_FLAGS)
-                .build();
-            // SAFETY: the kernel reads the NUL-terminated name in the transfer's boxed
-            // scratch, which the transfer owns and does not change; the transfer is not
-            // dropped before this operation's completion (`DESIGN.md`, rules 1 and 7). The root stays open
-            // for the process's lifetime (`main.rs`).
+            let entry = opcode::OpenAt2::new(types::Fd(root), path.as_ptr(), &OPEN_HOW).build();
+            // SAFETY: the kernel reads the `static` `open_how` and the NUL-terminated
+            // name in the transfer's boxed scratch, which the transfer owns and does not
+            // change; the transfer is not dropped before this operation's completion
+            // (`DESIGN.md`, rules 1 and 7). The root stays open for the process's
+            // lifetime (`main.rs`).
             unsafe { ring.push(entry.user_data(user_data)) };
         }
         FileOp::Stat => {

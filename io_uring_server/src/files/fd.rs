@@ -1,12 +1,12 @@
 //! The descriptors of `/files/{name}` outside the ring: the root opened once at startup,
-//! whether its file system's reads may stay non-blocking, the descriptor an OPENAT
+//! whether its file system's reads may stay non-blocking, the descriptor an OPENAT2
 //! returned (owned, so it closes on drop), made blocking where they may not.
 
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-/// Opens `--files-dir` once, as a handle for OPENAT to resolve names in
+/// Opens `--files-dir` once, as a handle for OPENAT2 to resolve names in
 /// (O_PATH|O_DIRECTORY; std adds O_CLOEXEC).
 pub fn open_root(dir: &Path) -> std::io::Result<OwnedFd> {
     let root = std::fs::OpenOptions::new()
@@ -22,8 +22,8 @@ pub fn open_root(dir: &Path) -> std::io::Result<OwnedFd> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FilesRoot {
     pub fd: RawFd,
-    /// The root's mount id (STATX_MNT_ID); a file on another (bind-mounted into the root)
-    /// is made blocking.
+    /// The root's mount id (STATX_MNT_ID); a file on another would be made blocking, but
+    /// none is opened (RESOLVE_NO_XDEV, `files/entries.rs`).
     pub mount: u64,
     pub nowait_reads: bool,
 }
@@ -78,11 +78,9 @@ pub fn make_blocking(fd: &OwnedFd) -> Result<(), i32> {
 /// `statx(2)` of an opened descriptor (AT_EMPTY_PATH): its type, size and mount, into
 /// `into`; 0 or the negated errno. Called on the ring thread only where the root's file
 /// system reads without waiting (`FilesRoot::nowait_reads`), where a stat of an open
-/// descriptor reads its inode in memory; AT_STATX_DONT_SYNC besides, so that a file of
-/// another file system bind-mounted into such a root answers from what its file system
-/// holds where it can (NFS, FUSE) rather than asking its server. Some do not (CIFS
-/// revalidates, GFS2 takes a cluster lock): such a mount inside the root could stall the
-/// worker, as a descriptor's `close(2)` there already could.
+/// descriptor reads its inode in memory; AT_STATX_DONT_SYNC besides. A file of another
+/// file system bind-mounted into the root (CIFS, GFS2, FUSE, whose stat may wait) never
+/// gets here: its open is refused (RESOLVE_NO_XDEV, `files/entries.rs`).
 pub fn stat_into(fd: &OwnedFd, into: &mut libc::statx) -> i32 {
     use rustix::fs::{AtFlags, StatxFlags, statx};
     let flags = AtFlags::EMPTY_PATH | AtFlags::STATX_DONT_SYNC;
@@ -106,9 +104,9 @@ pub fn zeroed_statx() -> libc::statx {
     unsafe { std::mem::zeroed() }
 }
 
-/// The descriptor an OPENAT completion returned, owned from now on (closed on drop).
+/// The descriptor an OPENAT2 completion returned, owned from now on (closed on drop).
 pub fn opened(result: i32) -> Option<OwnedFd> {
-    // SAFETY: a non-negative OPENAT result is a descriptor the kernel has just opened for
+    // SAFETY: a non-negative OPENAT2 result is a descriptor the kernel has just opened for
     // this transfer; nothing else knows it, so it has exactly one owner.
     (result >= 0).then(|| unsafe { OwnedFd::from_raw_fd(result) })
 }

@@ -1,11 +1,11 @@
 //! What a connection keeps between two files, so that a file costs no allocation: its
 //! read buffer (kept to be reused, with no page faults either, lent to the output that
-//! sends from it) and the [`FileScratch`] OPENAT and the stat use; both given up when the
+//! sends from it) and the [`FileScratch`] OPENAT2 and the stat use; both given up when the
 //! connection falls idle, so that an idle connection holds no buffer.
 
 use http_core::files::MAX_FILE_NAME;
 
-/// The memory OPENAT reads (the name, NUL-terminated), on the heap so that it stays put
+/// The memory OPENAT2 reads (the name, NUL-terminated), on the heap so that it stays put
 /// while the connection moves, and the `statx` the stat fills.
 pub struct FileScratch {
     pub statx: libc::statx,
@@ -28,7 +28,7 @@ impl FileScratch {
         })
     }
 
-    /// Sets the name OPENAT opens (no NUL in it: file names are ASCII letters, digits and
+    /// Sets the name OPENAT2 opens (no NUL in it: file names are ASCII letters, digits and
     /// `._-`), NUL-terminated.
     pub fn set_name(&mut self, name: &str) {
         self.name[..name.len()].copy_from_slice(name.as_bytes());

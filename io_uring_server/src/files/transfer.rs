@@ -23,7 +23,7 @@ use crate::files::spare::{FileScratch, FileSpare};
 /// Where the transfer stands; each step names the operation it waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    /// Open the name inside the root (IORING_OP_OPENAT).
+    /// Open the name inside the root (IORING_OP_OPENAT2, RESOLVE_NO_XDEV).
     Open,
     /// Stat the opened descriptor: the `statx(2)` syscall, carried out at once, or
     /// IORING_OP_STATX where the root's file system may wait ([`FileTransfer::stats_inline`]).
@@ -79,7 +79,7 @@ pub struct FileTransfer {
     root: FilesRoot,
     /// The descriptor is still O_NONBLOCK, as opened.
     nonblocking: bool,
-    /// The name, NUL-terminated, read by OPENAT until its completion, and the `statx` the
+    /// The name, NUL-terminated, read by OPENAT2 until its completion, and the `statx` the
     /// stat fills (written by STATX until its completion, where it goes through the ring).
     scratch: Box<FileScratch>,
     /// The opened file; closed on drop.
@@ -178,7 +178,7 @@ impl FileTransfer {
         matches!(self.step, Step::Sendfile { .. } | Step::Writable { .. })
     }
 
-    /// OPENAT's operands: the root and the NUL-terminated name.
+    /// OPENAT2's operands: the root and the NUL-terminated name.
     pub fn open_args(&self) -> (RawFd, &CStr) {
         (self.root.fd, self.scratch.name())
     }

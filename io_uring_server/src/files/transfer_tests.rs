@@ -28,7 +28,7 @@ fn transfer_in(root: FilesRoot, head_only: bool) -> FileTransfer {
     FileTransfer::new(request, root, (FileScratch::new(), Vec::new()), false)
 }
 
-/// Plays a successful OPENAT: the result is a real descriptor, which the transfer owns.
+/// Plays a successful OPENAT2: the result is a real descriptor, which the transfer owns.
 fn opened(transfer: &mut FileTransfer) {
     let fd = std::fs::File::open("/dev/null").unwrap().into_raw_fd();
     assert_eq!(transfer.completed(fd), Progress::Continue);

@@ -17,7 +17,7 @@ pub(super) const ROOT: FilesRoot = FilesRoot {
 
 const FILE_THEN_GET: &[u8] = b"GET /files/a HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
-/// A descriptor for a played OPENAT result (the transfer owns and closes it).
+/// A descriptor for a played OPENAT2 result (the transfer owns and closes it).
 fn some_fd() -> i32 {
     std::fs::File::open("/dev/null").unwrap().into_raw_fd()
 }

@@ -234,3 +234,30 @@ fn an_echo_split_over_the_ring_is_sent_from_the_input_with_its_head_and_leaves_n
     assert_eq!(ops(&mut c), []);
     assert_eq!(c.allocated(), 0, "nothing is held for the next request");
 }
+
+/// An honest client pipelines an upload behind answers backed up to the output limit,
+/// with a large buffer ring (`--buf-count 4096` of 8 KiB: 32 MiB). All the ring can have
+/// handed the recv before the hold's cancel reached the kernel is kept, far more than
+/// four times the input cap; a ring's worth more is not.
+#[test]
+fn while_reading_is_held_the_input_may_grow_by_what_the_ring_can_post() {
+    let ring_bytes = 4096 * (8 << 10);
+    let receiving = Receiving::Ring {
+        group: 0,
+        large_bodies_plain: true,
+        ring_bytes,
+    };
+    let mut c = Conn::new(7, false, receiving, Codec::new(Limits::default()), 0);
+    c.on_data(&GET.repeat(20_000), 0);
+    assert!(c.reading_held(), "answers backed up");
+    let head = format!("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: {ring_bytes}\r\n\r\n");
+    let mut upload = head.into_bytes();
+    upload.resize(ring_bytes, b'u');
+    for posted in upload.chunks(8 << 10) {
+        c.on_data(posted, 0);
+    }
+    assert!(c.input.len() > 4 * c.input_cap);
+    assert_eq!(c.phase(), Phase::Open, "not cut off");
+    c.on_data(&vec![b'u'; c.input_cap], 0);
+    assert_eq!(c.phase(), Phase::Closing, "more than the ring can post");
+}

@@ -18,7 +18,7 @@ fn tls_pair() -> (Conn, ClientConnection) {
 }
 
 /// [`tls_pair`] with its handshake done.
-fn established() -> (Conn, ClientConnection) {
+pub(super) fn established() -> (Conn, ClientConnection) {
     let (mut c, mut client) = tls_pair();
     ops(&mut c);
     exchange(&mut c, &mut client);
@@ -43,7 +43,7 @@ fn heard_close_notify(client: &mut ClientConnection) -> bool {
 }
 
 /// The ciphertext the client has to send now.
-fn said(client: &mut ClientConnection) -> Vec<u8> {
+pub(super) fn said(client: &mut ClientConnection) -> Vec<u8> {
     let mut to_server = Vec::new();
     while client.wants_write() {
         client.write_tls(&mut to_server).unwrap();
