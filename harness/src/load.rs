@@ -144,6 +144,9 @@ pub enum Ask {
     Echo(Post),
     /// `GET /bytes/{n}`: a response body of `n` bytes.
     Bytes(usize),
+    /// `GET /work/{µs}`: the hello, after the handler kept its thread busy `µs`
+    /// microseconds (`http_core::work`).
+    Work(u64),
     /// `POST /upload` of `n` patterned bytes (Content-Length), answered with the receipt of
     /// their length and CRC32C (`http_core::routes::upload_receipt`).
     Upload(usize),
@@ -165,6 +168,10 @@ impl Ask {
                 post.bytes,
             ),
             Ask::Bytes(n) => (loadgen::target::parse(&format!("{base_url}/bytes/{n}"))?, n),
+            Ask::Work(micros) => (
+                loadgen::target::parse(&format!("{base_url}/work/{micros}"))?,
+                http_core::routes::HELLO.len(),
+            ),
             Ask::Upload(n) => {
                 let target = loadgen::target::post(&format!("{base_url}/upload"), n, None)?;
                 let receipt = target.contract_body.len();

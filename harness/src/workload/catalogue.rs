@@ -65,6 +65,20 @@ pub const WORKLOADS: &[Workload] = &[
         shape: Shape::KeepAlive { connections: 256 },
     },
     Workload {
+        name: "keep-alive, 10 µs handler",
+        shape: Shape::Handler {
+            micros: 10,
+            connections: 256,
+        },
+    },
+    Workload {
+        name: "keep-alive, 100 µs handler",
+        shape: Shape::Handler {
+            micros: 100,
+            connections: 256,
+        },
+    },
+    Workload {
         name: "pipelined 16 deep",
         shape: Shape::Pipelined {
             connections: 64,
@@ -195,6 +209,20 @@ pub const WORKLOADS: &[Workload] = &[
         name: "keep-alive, small requests at 50% load",
         shape: Shape::Offered {
             of: "keep-alive, small requests",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "keep-alive, 10 µs handler at 50% load",
+        shape: Shape::Offered {
+            of: "keep-alive, 10 µs handler",
+            percent: 50,
+        },
+    },
+    Workload {
+        name: "keep-alive, 100 µs handler at 50% load",
+        shape: Shape::Offered {
+            of: "keep-alive, 100 µs handler",
             percent: 50,
         },
     },

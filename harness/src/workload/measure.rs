@@ -155,6 +155,7 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
             ..Load::new(LoadKind::Echo, (connections, 1), None, duration, pinning)
         },
         Shape::Response { bytes, connections } => closed(connections, Ask::Bytes(bytes)),
+        Shape::Handler { micros, connections } => closed(connections, Ask::Work(micros)),
         Shape::Upload { bytes, connections } => closed(connections, Ask::Upload(bytes)),
         Shape::Files { set, connections } => closed(connections, Ask::File { set, seed: 1 }),
         Shape::Churn { closes, clients } => Load {

@@ -34,6 +34,10 @@ pub mod verdict;
 pub enum Shape {
     /// `GET /` in a closed loop on kept-alive connections.
     KeepAlive { connections: usize },
+    /// `GET /work/{micros}` in a closed loop on kept-alive connections: kept-alive small
+    /// requests whose handler does `micros` µs of work (`http_core::work`), so the saving
+    /// is read beside an application's own cost.
+    Handler { micros: u64, connections: usize },
     /// `GET /` with `depth` requests in flight per connection.
     Pipelined { connections: usize, depth: usize },
     /// `GET /` on one kept-alive connection: the round trip (and, a second verdict row,

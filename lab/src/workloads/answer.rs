@@ -214,7 +214,7 @@ pub(crate) fn rank(row: &Row) -> usize {
         None => return 7,
     };
     match shape {
-        Shape::KeepAlive { .. } | Shape::TlsKeepAlive { .. } => 0,
+        Shape::KeepAlive { .. } | Shape::TlsKeepAlive { .. } | Shape::Handler { .. } => 0,
         Shape::Echo { .. } | Shape::Upload { .. } => 1,
         Shape::Churn { .. } | Shape::ShortLived { .. } | Shape::TlsChurn { .. } => 2,
         Shape::OneConnection { .. } => 3,
