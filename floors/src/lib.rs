@@ -7,8 +7,9 @@
 //!   current-thread tokio runtime per thread (the floor of tokio_server's hyper engine);
 //! - `bare_tokio`: a tokio loop that reads, counts complete requests by their `\r\n\r\n`
 //!   ends and writes that many [`canned_hello`]s (the floor of the codec on tokio);
-//! - `bare_uring`: the same counting over a plain io_uring loop (the floor of
-//!   io_uring_server and tokio_uring_server).
+//! - `bare_uring`: the same counting over a plain io_uring loop, a multishot recv into a
+//!   provided-buffer ring per connection (the floor of io_uring_server and the io_uring
+//!   runtimes).
 //!
 //! All three take the flags the harness passes (`--addr`, `--threads`, and server_kit's
 //! common flags, of which only `--threads` is used), print server_kit's ready line, and

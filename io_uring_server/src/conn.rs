@@ -1,8 +1,10 @@
 //! One connection's state and its pure transitions: no ring types here, so every rule is
 //! unit-tested without a kernel. The event loop reports each completion
-//! ([`Conn::on_completion`], here: the one place a connection's completions are handled;
-//! the accept, the tick and the wake-up have no connection and stay in the event loop) and
-//! asks what to submit next (`next_op`, then `submitted`, in `next`).
+//! ([`Conn::on_completion`], here: the one place a connection's completions are handled,
+//! and the results of the operations carried out as syscalls, which `Worker::drive`
+//! hands it as their completions; the accept, the tick and the wake-up have no
+//! connection and stay in the event loop) and asks what to submit next (`next_op`, then
+//! `submitted`, in `next`).
 //!
 //! This file holds the state and the completion dispatch; the transitions live by concept
 //! in its children: `next` (the choice of the next operation), `receiving` (input, and
@@ -11,7 +13,8 @@
 //! file answer) and `tls` (the same over TLS). Which of its memory the kernel may touch,
 //! and until which completion: `DESIGN.md`.
 //!
-//! Both outputs are freed whenever everything rendered has been sent, and the input holds
+//! The outputs (`pending` and `sending`, and over TLS `sealing`) are freed whenever
+//! everything rendered has been sent, and the input holds
 //! nothing once its requests are answered, and a file's read buffer is given up at the
 //! first silent tick, so an idle keep-alive connection holds no buffer: only its slab entry (its bytes come from the provided-buffer ring on arrival).
 
@@ -123,6 +126,7 @@ pub struct Conn {
     input: Input,
     /// Input length below which the codec cannot progress (what it said it needs).
     input_needed: usize,
+    /// The responses rendered while a send is in flight (the first of three outputs).
     pending: Output,
     /// Over TLS, what `pending` held when sealing it began (swapped out, so the codec
     /// renders on into an empty `pending`): sealed from its front a send's worth at a
@@ -130,6 +134,8 @@ pub struct Conn {
     sealing: Output,
     /// The bytes at the front of `sealing` already sealed into ciphertext.
     sealed: usize,
+    /// What the send in flight (or the next) names: the kernel reads it until the send's
+    /// completion (`DESIGN.md`, rule 4).
     sending: Output,
     /// Bytes of `sending` the kernel has acknowledged.
     sent: usize,
@@ -240,10 +246,11 @@ impl Conn {
         self.ops.in_flight()
     }
 
-    /// A completion of this connection's operation of `kind`, final unless `more`;
-    /// `data` is what a recv received into a provided buffer, if anything. Every
-    /// per-kind transition starts here: the operation's stage first (`op_state.rs`), then
-    /// what the completion carries, handled by the child module of its concept.
+    /// A completion of this connection's operation of `kind`, final unless `more`, or the
+    /// result of one carried out as a syscall (final, with no data); `data` is what a
+    /// recv received into a provided buffer, if anything. Every per-kind transition
+    /// starts here: the operation's stage first (`op_state.rs`), then what the completion
+    /// carries, handled by the child module of its concept.
     pub fn on_completion(
         &mut self,
         kind: Kind,

@@ -2,7 +2,8 @@
 //! make one `io_uring_enter`, then drain every completion, report it to the state that
 //! owns its operation (a connection's `Conn::on_completion`, the accept or timer state),
 //! ask the connection what it wants next (`drive`) and carry that out
-//! (`ops::carry_out`). It also admits accepted connections and runs the tick and the
+//! (`ops::carry_out`); an operation carried out as a syscall has its result reported to
+//! `Conn::on_completion` at once, as its completion would be. It also admits accepted connections and runs the tick and the
 //! shutdown. The rules it keeps for memory the kernel may touch
 //! (when a slot may be freed, when a provided buffer goes back): `DESIGN.md`.
 
@@ -234,14 +235,10 @@ impl Worker {
             };
             conn.submitted(op, self.now);
             if let Carried::Done(result) = ops::carry_out(&mut self.ring, conn, op, id.token(op.kind())) {
-                conn.completed(op.kind(), false);
-                if op.kind() == Kind::File {
-                    let answered = conn.on_file(result, self.now);
-                    if let Some(batcher) = self.batcher.as_mut() {
-                        batcher.on_answered(answered);
-                    }
-                } else if result < 0 {
-                    conn.fail();
+                // A syscall's result, handled as the operation's final completion would be.
+                let completed = conn.on_completion(op.kind(), result, false, None, self.now);
+                if let (Completed::Answered(answered), Some(batcher)) = (completed, self.batcher.as_mut()) {
+                    batcher.on_answered(answered);
                 }
             }
             if op == Op::Send

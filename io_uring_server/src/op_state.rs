@@ -18,7 +18,8 @@ pub enum Stage {
     /// Nothing of this kind is submitted.
     #[default]
     Idle,
-    /// Submitted; its final completion (one without `IORING_CQE_F_MORE`) has not arrived.
+    /// Submitted (pushed, or a syscall under way); its final completion (one without
+    /// `IORING_CQE_F_MORE`, or the syscall's result) has not been reported.
     InFlight,
     /// Submitted, and a cancel naming it was submitted too; still awaiting its final
     /// completion, which the cancel makes prompt.
@@ -52,7 +53,8 @@ pub enum Op {
     CancelAll,
     /// Close the descriptor; the slot is freed on its completion.
     Close,
-    /// The next step of a `/files/{name}` answer (open, stat or read).
+    /// The next step of a `/files/{name}` answer: open, stat, read, sendfile, or a poll for
+    /// room in the socket (`FileOp`).
     File(FileOp),
     /// Cancel the file operation in flight: the connection is ending.
     CancelFile,
@@ -104,7 +106,9 @@ impl OpStates {
         !(self.recv.is_idle() && self.send.is_idle() && self.shutdown.is_idle())
     }
 
-    /// `op` was pushed to the submission queue.
+    /// `op` is being carried out (`ops::carry_out`): pushed to the submission queue, or
+    /// made at once as a syscall, whose result is then reported through
+    /// [`OpStates::completed`] as its final completion.
     pub fn submitted(&mut self, op: Op) {
         match op {
             Op::Recv | Op::RecvInto => self.recv = Stage::InFlight,

@@ -1,10 +1,11 @@
 //! The send side of a connection: what the next send hands the kernel, and what its
 //! completion means.
 //!
-//! Two outputs, `sending` (the kernel's while a send is in flight) and `pending` (what is
-//! rendered meanwhile); a send gathers a head and its body in one `sendmsg` (`Gather`).
-//! When each may change, and the assertions that hold them to it: `DESIGN.md`, rules 4
-//! and 5.
+//! Three outputs: `sending` (the kernel's while a send is in flight), `pending` (what is
+//! rendered meanwhile) and, over TLS only, `sealing` (what `pending` held when sealing
+//! began, encrypted into the ciphertext `sending` then holds: `conn/tls.rs`). A send
+//! gathers a head and its body in one `sendmsg` (`Gather`). When each may change, and
+//! the assertions that hold them to it: `DESIGN.md`, rules 4 and 5.
 
 use http_core::Output;
 

@@ -175,9 +175,9 @@ const FLOOR_NOTE: &str = "\"÷ its floor\" is server CPU per request over that o
      under io_uring_server and the io_uring runtimes, tokio_uring, monoio and compio (the same kernel \
      interface, under each runtime). \
      The floors answer with canned bytes and parse no HTTP; they are not contenders. The io_uring floor is a \
-     plain loop (one recv or send in flight per connection, one wait per turn, no buffer ring, no batched \
-     waits), so io_uring_server, which has both, can cost less than it: below 1.00x its design beats the \
-     plain loop by more than its HTTP costs.";
+     plain loop (a multishot recv per connection over its thread's ring of whole provided buffers, one \
+     send at a time, one wait per turn, no batched waits), so io_uring_server can cost less than it only \
+     where its own design beats that loop by more than its HTTP costs.";
 
 /// `p`'s server CPU per request divided by its floor's among `points` (the same point of
 /// the sweep); "floor" on a floor's own row, "n/a" when either was not measured.

@@ -1,6 +1,8 @@
-//! One thread's loop: accept, recv, count the request ends, send that many canned
-//! answers, recv again; EOF or an error closes the connection. Each connection is either
-//! receiving or sending, never both (see `kernel.rs` for why that keeps memory safe).
+//! One thread's loop: accept, then per connection one multishot recv that stays armed,
+//! each of its completions counting the request ends (`\r\n\r\n`) in a provided buffer
+//! before handing the buffer back, and sends of that many canned answers, one at a time.
+//! The peer's EOF, or an error, ends the recv; the connection closes once what it owes
+//! is sent. Why the kernel's use of memory stays sound: `kernel.rs` and `buf_ring.rs`.
 
 use std::io;
 use std::net::TcpListener;
@@ -18,9 +20,16 @@ pub fn run(mut kernel: Kernel, listener: &TcpListener) -> io::Error {
         if let Err(error) = kernel.wait(&mut completions) {
             return error;
         }
-        for Completion { op, result } in completions.drain(..) {
+        for Completion {
+            op,
+            result,
+            more,
+            buffer,
+        } in completions.drain(..)
+        {
+            kernel.completed(op, more);
             match op {
-                Op::Accept { more } => {
+                Op::Accept => {
                     if result >= 0 {
                         let slot = kernel.open(result);
                         if ends.len() <= slot {
@@ -36,23 +45,26 @@ pub fn run(mut kernel: Kernel, listener: &TcpListener) -> io::Error {
                         kernel.accept(listener);
                     }
                 }
-                Op::Recv(slot) if result > 0 => {
-                    let requests = ends[slot].count(kernel.received(slot, result as usize));
-                    if requests == 0 {
-                        kernel.recv(slot);
-                        continue;
+                Op::Recv(slot) => {
+                    if let Some(buffer) = buffer {
+                        let requests = kernel.read(buffer, |bytes| ends[slot].count(bytes));
+                        kernel.owe(slot, requests);
                     }
-                    kernel.owe(slot, requests);
-                    kernel.send(slot);
-                }
-                Op::Send(slot) if result > 0 => {
-                    if kernel.sent(slot, result as usize) {
+                    // Ended, but not by the peer's EOF nor an error: arm it again. ENOBUFS
+                    // means every provided buffer was taken; some are back by now.
+                    if !more && (result > 0 || result == -libc::ENOBUFS) {
                         kernel.recv(slot);
+                    }
+                    kernel.advance(slot);
+                }
+                Op::Send(slot) => {
+                    if result > 0 {
+                        kernel.sent(slot, result as usize);
                     } else {
-                        kernel.send(slot);
+                        kernel.broken(slot);
                     }
+                    kernel.advance(slot);
                 }
-                Op::Recv(slot) | Op::Send(slot) => kernel.close(slot),
             }
         }
     }

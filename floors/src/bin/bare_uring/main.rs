@@ -1,9 +1,15 @@
 //! `bare_uring`, a floor: a plain io_uring loop with no HTTP at all, one ring and one
 //! SO_REUSEPORT listener per thread. A multishot accept takes connections; each
-//! connection receives into a 4 KiB buffer, counts the request ends (`\r\n\r\n`) it
-//! completed and sends that many canned `GET /` answers in one send. What
-//! io_uring_server (or tokio-uring) costs beyond this is HTTP and its own design.
+//! connection has a multishot recv into the thread's provided-buffer ring, counts the
+//! request ends (`\r\n\r\n`) each arrival completed and sends that many canned `GET /`
+//! answers. What io_uring_server (or tokio-uring) costs beyond this is HTTP and its own
+//! design.
+//!
+//! Read `main.rs`, then `event_loop.rs` (what each completion leads to), `kernel.rs` (the
+//! ring, the connections, and why the kernel's use of memory is sound) and `buf_ring.rs`
+//! (the provided buffers: who owns each, when).
 
+mod buf_ring;
 mod event_loop;
 mod kernel;
 
@@ -31,7 +37,11 @@ fn main() {
     })
     .unwrap_or_else(|e| e.exit());
     let setup = setups.first().copied().unwrap_or("plain");
-    let details = format!("threads={threads}, floor=bare io_uring loop, no HTTP parsing, setup={setup}");
+    let (count, size) = (buf_ring::COUNT, buf_ring::SIZE);
+    let details = format!(
+        "threads={threads}, floor=bare io_uring loop, no HTTP parsing, setup={setup}, \
+         recv=multishot with buffer ring {count}x{size} B"
+    );
     server_kit::ready::announce(local, &details);
     workers.serve_until_signal(|| std::process::exit(0));
 }
