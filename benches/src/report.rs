@@ -67,7 +67,8 @@ pub fn render_markdown(report: &Report) -> String {
          decided over rounds). `single` and `single_cold` run at concurrency 1.\n\n\
          | machine | |\n|---|---|\n\
          | CPU | {} |\n| cores | {} logical, {} physical |\n| memory | {:.1} GiB |\n\
-         | kernel | {} |\n| rustc | {} |\n| CPU steal during the run | {} |\n| pinning | {} |\n\
+         | kernel | {} |\n| rustc | {} |\n| CPU steal during the run | {} |\n| wake-up | {} |\n\
+         | pinning | {} |\n\
          | criterion | profile `{}`: warm-up {} s, measurement {} s, {} samples, {} bootstrap resamples |\n\n",
         m.cpu_model,
         m.logical_cores,
@@ -78,6 +79,9 @@ pub fn render_markdown(report: &Report) -> String {
         m.rustc,
         m.steal_percent
             .map_or_else(|| "not counted".into(), |s| format!("{s:.1}%")),
+        m.wake_up
+            .as_ref()
+            .map_or_else(|| "not measured".into(), |w| w.describe()),
         r.pinning,
         r.profile,
         r.warm_up_s,

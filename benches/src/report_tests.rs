@@ -85,7 +85,10 @@ fn flat_out(label: &str, requests_per_sec: f64, server_cpu_us: f64) -> FlatOut {
 
 fn fixture() -> Report {
     Report {
-        machine: Machine::example(),
+        machine: Machine {
+            wake_up: Some(Box::new(harness::wake_up::WakeUp::example())),
+            ..Machine::example()
+        },
         run: RunInfo {
             profile: "quick".into(),
             warm_up_s: 1.0,

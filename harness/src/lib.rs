@@ -3,7 +3,7 @@
 //! they are started pinned (nginx among them, as the outside anchor), a [`load::Load`]
 //! measured into a [`load::Point`], CPU accounting ([`cpu`], [`usage`]), the platform's
 //! noise beside a point ([`noise`]: [`steal`] and the [`hiccup`] meter), the [`machine`]
-//! record, the file studies' [`corpus`] and what a server read from disk and how many
+//! record (with what a [`wake_up`] costs), the file studies' [`corpus`] and what a server read from disk and how many
 //! threads it ran ([`process_watch`]), the one rule that judges rounds ([`judge`]) and how rounds are ordered ([`rounds`]) and cut into slices ([`slices`]), and how results are
 //! written ([`output`], [`chart`], [`format`]). Servers on another host, started by the
 //! agent there: [`remote`].
@@ -13,6 +13,7 @@ pub mod chart;
 pub mod commits;
 pub mod corpus;
 pub mod cpu;
+pub mod cpuidle;
 pub mod format;
 pub mod hiccup;
 pub mod io_workers;
@@ -25,6 +26,7 @@ pub mod memory_group;
 pub mod noise;
 pub mod output;
 pub mod perf;
+pub mod ping_pong;
 pub mod process_watch;
 pub mod progress;
 pub mod remote;
@@ -36,4 +38,5 @@ pub mod stale;
 pub mod steal;
 pub mod tool;
 pub mod usage;
+pub mod wake_up;
 pub mod workload;

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::steal::StealWatch;
+use crate::wake_up::{self, WakeUp};
 
 /// Steal of every CPU since the tool started ([`start_run`]).
 static RUN_STEAL: OnceLock<Option<StealWatch>> = OnceLock::new();
@@ -42,19 +43,36 @@ pub struct Machine {
     /// time since the tool started; `None` when it was not counted.
     #[serde(default)]
     pub steal_percent: Option<f64>,
+    /// What a wake-up costs on this machine ([`crate::wake_up`]); `None` when it was not
+    /// measured (a record made before it was). Boxed, so a record stays small inside the
+    /// agent's answers ([`crate::remote`]).
+    #[serde(default)]
+    pub wake_up: Option<Box<WakeUp>>,
 }
 
 impl Machine {
-    /// "CPU, N logical cores, X GiB, kernel K, rustc R, steal S% during the run": the
-    /// machine in one phrase.
+    /// "CPU, N logical cores, X GiB, kernel K, rustc R, steal S% during the run, wake-up:
+    /// ...": the machine in one phrase.
     pub fn summary(&self) -> String {
         let steal = self.steal_percent.map_or_else(String::new, |s| {
             format!(", steal {s:.1}% of CPU time during the run")
         });
+        let wake_up = self.wake_up_phrase();
         format!(
-            "{}, {} logical cores, {:.1} GiB, kernel {}, {}{steal}",
+            "{}, {} logical cores, {:.1} GiB, kernel {}, {}{steal}{wake_up}",
             self.cpu_model, self.logical_cores, self.memory_gib, self.kernel, self.rustc
         )
+    }
+
+    /// "CPU, wake-up: ...": the CPU model and what a wake-up costs on it.
+    pub fn cpu_and_wake_up(&self) -> String {
+        format!("{}{}", self.cpu_model, self.wake_up_phrase())
+    }
+
+    fn wake_up_phrase(&self) -> String {
+        self.wake_up
+            .as_ref()
+            .map_or_else(String::new, |w| format!(", wake-up: {}", w.describe()))
     }
 
     /// A fixed machine for the reports' tests (2 cores, 3.25% steal); never measured.
@@ -69,6 +87,7 @@ impl Machine {
             kernel: "6.1.0".into(),
             rustc: "rustc 1.95.0".into(),
             steal_percent: Some(3.25),
+            wake_up: None,
         }
     }
 
@@ -88,6 +107,7 @@ impl Machine {
             kernel: sysinfo::System::kernel_version().unwrap_or_else(|| "unknown".into()),
             rustc: command_output("rustc", &["--version"]),
             steal_percent: run_steal_percent(),
+            wake_up: wake_up::for_this_run().map(Box::new),
         }
     }
 }
@@ -104,6 +124,7 @@ pub fn blank(git_commit: &str) -> Machine {
         kernel: String::new(),
         rustc: String::new(),
         steal_percent: None,
+        wake_up: None,
     }
 }
 

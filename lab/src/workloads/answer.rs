@@ -57,7 +57,7 @@ pub fn render(report: &WorkloadsReport) -> String {
          server on one core).\n\n**The answer.** {}\n",
         machine.date,
         machine.git_commit,
-        machine.cpu_model,
+        machine.cpu_and_wake_up(),
         machine.logical_cores,
         in_words(report, &rows),
     );

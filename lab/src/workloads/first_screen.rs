@@ -67,7 +67,7 @@ pub fn render(report: &WorkloadsReport) -> String {
          rounds, offered rate and load share: [the full verdict]({VERDICT}).\n",
         machine.date,
         machine.git_commit,
-        machine.cpu_model,
+        machine.cpu_and_wake_up(),
         lines.join("\n"),
         table(report, &rows),
     )
