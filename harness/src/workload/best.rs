@@ -14,7 +14,8 @@ use super::samples::WorkloadsReport;
 use super::{SUBJECT, Shape, Unit, Workload};
 use crate::rounds;
 use crate::servers::{
-    Contender, TOKIO_CODEC, TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED, TOKIO_HYPER, TOKIO_HYPER_MULTI_THREAD,
+    Contender, TOKIO_CODEC, TOKIO_CODEC_IO_URING_FS, TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED, TOKIO_HYPER,
+    TOKIO_HYPER_MULTI_THREAD,
 };
 
 /// The tokio configurations a tokio user would deploy, in the order a table names them.
@@ -28,22 +29,26 @@ pub const TOKIO_CONFIGURATIONS: [Contender; 4] = [
 /// How the column is chosen, for the line under a table and the glossary.
 pub const HOW_CHOSEN: &str = "the cheapest tokio configuration is, per row, whichever of \
      tokio_server's codec engine, the codec engine with sendfile (rows of files of 64 KiB \
-     or more; below that it runs the codec engine's code), the codec engine with one shared \
-     read buffer (idle connections), hyper, and \
+     or more; below that it runs the codec engine's code), the codec engine on tokio's own \
+     io_uring file path (file rows: tokio's unstable `io-uring-fs` build), the codec engine \
+     with one shared read buffer (idle connections), hyper, and \
      hyper on tokio's multi-thread scheduler has the lowest geometric mean of the row's \
      measure (the highest for requests/s) over the rounds that measured them all, so the one \
      io_uring_server's ratios favour least; the cell names it";
 
 /// The tokio configurations that can serve `workload` (over TLS, those with a rustls
-/// adapter; sendfile where files go by sendfile; on idle connections the codec engine
-/// with one shared read buffer, as a tokio server holding many idle ones is tuned): the
-/// candidates for its cheapest.
+/// adapter; sendfile where files go by sendfile; where files are served, the codec engine
+/// on tokio's own io_uring file path, tokio's best file I/O; on idle connections the codec
+/// engine with one shared read buffer, as a tokio server holding many idle ones is
+/// tuned): the candidates for its cheapest.
 pub fn candidates(workload: &Workload) -> Vec<Contender> {
     let idle = matches!(workload.shape, Shape::Idle { .. }).then_some(TOKIO_CODEC_SHARED);
+    let files = workload.serves_files().then_some(TOKIO_CODEC_IO_URING_FS);
     TOKIO_CONFIGURATIONS
         .into_iter()
         .filter(|c| *c != TOKIO_CODEC_SENDFILE || workload.sends_by_sendfile())
         .filter(|c| workload.tls().is_none() || c.speaks_tls())
+        .chain(files)
         .chain(idle)
         .collect()
 }

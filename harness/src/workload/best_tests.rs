@@ -17,9 +17,13 @@ fn flat(label: &str, cpu_us: f64) -> FlatOut {
 }
 
 #[test]
-fn sendfile_is_a_candidate_where_files_are_served_and_tls_keeps_the_adapted_ones() {
+fn sendfile_and_tokio_io_uring_files_are_candidates_where_files_are_served_and_tls_keeps_the_adapted_ones() {
     let files = candidates(&by_name("1 MiB files, 16 connections at 50% load").unwrap());
-    assert_eq!(files, TOKIO_CONFIGURATIONS.to_vec());
+    let mut expected = TOKIO_CONFIGURATIONS.to_vec();
+    expected.push(TOKIO_CODEC_IO_URING_FS);
+    assert_eq!(files, expected);
+    let small_files = candidates(&by_name("4 KiB files, 16 connections at 50% load").unwrap());
+    assert!(small_files.contains(&TOKIO_CODEC_IO_URING_FS) && !small_files.contains(&TOKIO_CODEC_SENDFILE));
     let keep_alive = candidates(&by_name("keep-alive, small requests at 50% load").unwrap());
     assert_eq!(
         keep_alive,

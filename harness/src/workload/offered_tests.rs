@@ -153,6 +153,7 @@ fn every_offered_workload_names_a_base_that_saturates() {
                 matches!(
                     base.shape,
                     Shape::KeepAlive { .. }
+                        | Shape::Handler { .. }
                         | Shape::Echo { .. }
                         | Shape::Upload { .. }
                         | Shape::Response { .. }
