@@ -65,11 +65,16 @@ pub const FLOODS: [Flood; 4] = [
     },
 ];
 
-/// Runs every flood of [`FLOODS`] against the server at `to`; one line per failure.
-pub fn floods(server: &ServerProcess, to: &Endpoint) -> Vec<String> {
+/// Runs every flood of [`FLOODS`], each against a fresh server from `start` (so what the
+/// allocator kept after one flood cannot hide the next one's growth); one line per
+/// failure.
+pub fn floods(start: impl Fn() -> (ServerProcess, Endpoint)) -> Vec<String> {
     FLOODS
         .iter()
-        .filter_map(|flood| flood_once(server, to, *flood).err())
+        .filter_map(|flood| {
+            let (server, to) = start();
+            flood_once(&server, &to, *flood).err()
+        })
         .collect()
 }
 

@@ -78,22 +78,25 @@ fn trickle_checks(binary: &str, args: &[&str], identity: Option<&TestIdentity>) 
 /// `binary args --threads 1`, over plain TCP and then, `over_tls`, over TLS; panics with
 /// the list of failures, if any.
 pub fn check_floods(binary: &str, args: &[&str], over_tls: bool) {
-    let (server, _) = start_single_threaded(binary, args);
-    let mut failures = flood::floods(&server, &server.addr().into());
+    let plain = || {
+        let (server, _) = start_single_threaded(binary, args);
+        let to = server.addr().into();
+        (server, to)
+    };
+    let mut failures = flood::floods(plain);
     over_tls.then(|| {
         with_identity(|identity, tls_args| {
             let mut all_args = args.to_vec();
             all_args.extend(tls_args);
-            let (server, _) = start_single_threaded(binary, &all_args);
-            let to = Endpoint::https(server.addr(), identity);
-            failures.extend(
-                flood::floods(&server, &to)
-                    .into_iter()
-                    .map(|e| format!("over TLS: {e}")),
-            );
+            let tls = || {
+                let (server, _) = start_single_threaded(binary, &all_args);
+                let to = Endpoint::https(server.addr(), identity);
+                (server, to)
+            };
+            failures.extend(flood::floods(tls).into_iter().map(|e| format!("over TLS: {e}")));
         })
     });
-    report(server.label(), failures);
+    report(&format!("{binary} {}", args.join(" ")), failures);
 }
 
 /// Calls `check` with a fresh [`TestIdentity`] and the flags that serve it

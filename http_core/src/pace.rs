@@ -68,7 +68,9 @@ impl RequestClock {
     /// `now` was given in); `None` while no request is being timed.
     pub fn deadline(&self, pace: Pace) -> Option<Duration> {
         let earned = Duration::from_secs_f64(self.bytes as f64 / pace.min_rate.max(1) as f64);
-        self.started.map(|started| started + pace.grace + earned)
+        // Saturating: a grace of u64::MAX seconds means no pace, not an overflow.
+        self.started
+            .map(|started| started.saturating_add(pace.grace).saturating_add(earned))
     }
 }
 
@@ -105,6 +107,17 @@ mod tests {
         }
         let deadline = clock.deadline(PACE).unwrap();
         assert!(deadline > secs(2_000), "{deadline:?}");
+    }
+
+    #[test]
+    fn a_grace_too_long_to_add_means_no_deadline_rather_than_an_overflow() {
+        let mut clock = RequestClock::default();
+        clock.received(secs(5), 1);
+        let forever = Pace {
+            grace: Duration::MAX,
+            min_rate: 1,
+        };
+        assert_eq!(clock.deadline(forever), Some(Duration::MAX));
     }
 
     #[test]

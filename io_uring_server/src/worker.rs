@@ -192,8 +192,8 @@ fn build(
 /// connection early.
 fn timeouts(cli: &Cli) -> Timeouts {
     Timeouts {
-        request: cli.common.request_timeout_secs + 1,
-        idle: cli.common.idle_timeout_secs + 1,
+        request: cli.common.request_timeout_secs.saturating_add(1),
+        idle: cli.common.idle_timeout_secs.saturating_add(1),
         pace: cli.common.pace(),
     }
 }

@@ -47,7 +47,7 @@ impl Conn {
             return false;
         }
         let deadline = self.request_clock.deadline(pace);
-        deadline.is_some_and(|deadline| Duration::from_secs(now) >= deadline + TICK)
+        deadline.is_some_and(|deadline| Duration::from_secs(now) >= deadline.saturating_add(TICK))
     }
 
     /// Part of a request has arrived and waits for its rest: a partial head or body in
