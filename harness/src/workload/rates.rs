@@ -163,9 +163,12 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
         "## Offered rates and capacities\n\nA contender's capacity is 10^6 ÷ its server CPU µs \
          per request flat out in the calibration (times its server CPUs where it had more than \
          one). \"How it was set\" names the pair whose capacities set the rate, and the \
-         lower flat-out requests/s where that capped it.\n\n| workload | offered req/s | how it was set \
-         | server | capacity req/s | offered ÷ capacity | flat out req/s | client busy flat out \
-         |\n|---|---|---|---|---|---|---|---|\n",
+         lower flat-out requests/s where that capped it. Beside the share of each server's \
+         capacity the offered rate took, how busy the client was with it in the rounds at that \
+         rate (median, and the highest: a round at 90% or more counts for nothing).\n\n| \
+         workload | offered req/s | how it was set | server | capacity req/s | offered ÷ \
+         capacity | client busy in the rounds | flat out req/s | client busy flat out \
+         |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for calibration in &report.calibrations {
         let rate = calibration.rate(VERDICT_PERCENT);
@@ -180,8 +183,9 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
                 None => ("unknown".into(), "n/a".into()),
             };
             out.push_str(&format!(
-                "| {workload} | {offered} | {how} | {} | {capacity} | {share} | {} | {:.0}% |\n",
+                "| {workload} | {offered} | {how} | {} | {capacity} | {share} | {} | {} | {:.0}% |\n",
                 flat.label,
+                report.client_in_rounds(&calibration.workload, &flat.label),
                 show_rate(flat.requests_per_sec),
                 flat.client_busy * 100.0
             ));
@@ -254,6 +258,30 @@ fn capacity() -> String {
 }
 
 impl WorkloadsReport {
+    /// "62% (91%)": how busy the client was with the server `label` in the rounds of the
+    /// verdict's fixed-rate row over `base`, the median and the highest; "n/a" without a
+    /// share.
+    pub fn client_in_rounds(&self, base: &str, label: &str) -> String {
+        let at_rate = |workload: &str| {
+            super::catalogue::by_name(workload).is_some_and(|w| {
+                matches!(w.shape, Shape::Offered { of, percent } if of == base && percent == VERDICT_PERCENT)
+            })
+        };
+        let busy: Vec<f64> = self
+            .samples
+            .iter()
+            .filter(|s| s.label == label && at_rate(&s.workload))
+            .filter_map(|s| s.client_busy)
+            .collect();
+        match (
+            crate::rounds::median(&busy),
+            busy.iter().copied().reduce(f64::max),
+        ) {
+            (Some(median), Some(highest)) => format!("{:.0}% ({:.0}%)", median * 100.0, highest * 100.0),
+            _ => "n/a".into(),
+        }
+    }
+
     /// The rate `workload` offered (io_uring_server's, else any server's); `None` for a
     /// workload without one.
     pub fn offered_rate(&self, workload: &str) -> Option<f64> {

@@ -245,7 +245,7 @@ fn runtimes(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
             let codec = (runtime.id, BASELINE.id);
             let ratios: Vec<f64> = rows
                 .iter()
-                .filter(|row| row.client_bound(report, codec).is_none())
+                .filter(|row| row.client_bound(report).is_none())
                 .filter_map(|row| Estimate::of(&row.ratios(report, codec)))
                 .map(|estimate| estimate.ratio)
                 .collect();

@@ -195,14 +195,22 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         unit.describe()
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    let voided = report.voided_rounds(workload);
     for (id, label) in report.contenders(workload) {
         let samples: Vec<&Sample> = report.of(workload, &id).collect();
-        // The per-request medians leave out the rounds it fell behind in, as the tail table does.
-        let kept: Vec<&Sample> = samples.iter().copied().filter(|s| !fell_behind(s)).collect();
-        let values: Vec<f64> = samples.iter().filter_map(|s| s.value).collect();
+        // The per-request medians leave out the rounds it fell behind in, as the tail table
+        // does, and the noisy rounds that count for nothing.
+        let counted: Vec<&Sample> = samples
+            .iter()
+            .copied()
+            .filter(|s| !voided.contains(&s.round))
+            .collect();
+        let kept: Vec<&Sample> = counted.iter().copied().filter(|s| !fell_behind(s)).collect();
+        let values: Vec<f64> = counted.iter().filter_map(|s| s.value).collect();
         let by_round: Vec<String> = samples
             .iter()
             .map(|s| match s.value {
+                Some(v) if voided.contains(&s.round) => format!("({})", unit.show(v)),
                 Some(v) => unit.show(v),
                 None if fell_behind(s) => "fell behind".into(),
                 None => "n/a".into(),
@@ -246,6 +254,16 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         }
     }
     out.push('\n');
+    if !voided.is_empty() {
+        let rounds: Vec<String> = voided.iter().map(|r| (r + 1).to_string()).collect();
+        let _ = writeln!(
+            out,
+            "A figure in parentheses is from a noisy round (round {}: the client was {:.0}% busy \
+             or more with a server the verdict judges), which counts for nothing.\n",
+            rounds.join(", "),
+            harness::usage::CLIENT_SATURATED * 100.0
+        );
+    }
     if let Some(judged) = super::anchor::sentence(report, workload) {
         let _ = writeln!(out, "{judged}\n");
     }
