@@ -190,11 +190,7 @@ fn table_in(report: &WorkloadsReport, workloads: &[Workload], doc: Doc, brief: b
         tally.decided, tally.cells
     );
     if control {
-        let _ = write!(
-            out,
-            "; the A/A control read *ties* in {} of {} rows",
-            tally.aa_ties, tally.aa_cells
-        );
+        let _ = write!(out, "; the A/A control read {}", tally.aa.phrase());
     }
     out.push('.');
     if tally.client_bound > 0 {

@@ -122,7 +122,7 @@ fn clauses(report: &WorkloadsReport, rows: &[Row], against: &dyn Fn(&Row) -> Aga
         (Reading::Rule(Word::Inconclusive), "is undecided on"),
         (
             Reading::ClientBound,
-            "is not judged (the client was 90% busy or more in some round, so its pace may have set the figure) on",
+            "is not judged (the client was 90% busy or more in most of its rounds, so its pace set the figure) on",
         ),
         (
             Reading::FellBehind,

@@ -183,7 +183,7 @@ fn elsewhere(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
         ),
         (
             Reading::ClientBound,
-            "not judged (the client was 90% busy or more in some round, so its pace may have set the figure) on",
+            "not judged (the client was 90% busy or more in most of its rounds, so its pace set the figure) on",
         ),
         (
             Reading::FellBehind,

@@ -62,7 +62,7 @@ fn the_verdict_judges_every_baseline_from_the_rounds() {
         "{text}"
     );
     assert!(
-        text.contains("The rule decided 7 of 9 cells (*wins*, *loses* or *ties*); the A/A control read *ties* in 1 of 1 rows."),
+        text.contains("The rule decided 7 of 9 cells (*wins*, *loses* or *ties*); the A/A control read *ties* in 1 of 1 cells judged, *wins* or *loses* in 0, *inconclusive* in 0."),
         "{text}"
     );
     assert!(text.contains("[results/workloads.md](results/workloads.md)"));
