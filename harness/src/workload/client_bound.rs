@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::best::TOKIO_CONFIGURATIONS;
+use super::offered::VERDICT_PERCENT;
 use super::samples::WorkloadsReport;
 use super::{BASELINES, SUBJECT, Shape, catalogue};
 use crate::judge;
@@ -74,6 +75,30 @@ impl WorkloadsReport {
         }
     }
 
+    /// "62% (91%)": how busy the client was with the server `label` in the rounds of the
+    /// verdict's fixed-rate row over `base`, the median and the highest; "n/a" without a
+    /// share.
+    pub fn client_in_rounds(&self, base: &str, label: &str) -> String {
+        let at_rate = |workload: &str| {
+            super::catalogue::by_name(workload).is_some_and(|w| {
+                matches!(w.shape, Shape::Offered { of, percent } if of == base && percent == VERDICT_PERCENT)
+            })
+        };
+        let busy: Vec<f64> = self
+            .samples
+            .iter()
+            .filter(|s| s.label == label && at_rate(&s.workload))
+            .filter_map(|s| s.client_busy)
+            .collect();
+        match (
+            crate::rounds::median(&busy),
+            busy.iter().copied().reduce(f64::max),
+        ) {
+            (Some(median), Some(highest)) => format!("{:.0}% ({:.0}%)", median * 100.0, highest * 100.0),
+            _ => "n/a".into(),
+        }
+    }
+
     /// The busiest the client was in a noisy round of `workload`, where most of its rounds
     /// were noisy: the row is client-bound. `None`: the rule decides it, from the rounds
     /// that count.
@@ -82,6 +107,22 @@ impl WorkloadsReport {
         let most = 2 * noisy.len() > self.rounds_measured(workload).len();
         most.then(|| noisy.values().copied().fold(0.0, f64::max))
     }
+}
+
+/// "A figure in parentheses is from a noisy round (round 3: ...)": the line under a
+/// detail table whose `workload` had rounds that count for nothing; `None` where none.
+pub fn noisy_note(report: &WorkloadsReport, workload: &str) -> Option<String> {
+    let voided = report.voided_rounds(workload);
+    if voided.is_empty() {
+        return None;
+    }
+    let rounds: Vec<String> = voided.iter().map(|r| (r + 1).to_string()).collect();
+    Some(format!(
+        "A figure in parentheses is from a noisy round (round {}: the client was {:.0}% busy or \
+         more with a server the verdict judges), which counts for nothing.",
+        rounds.join(", "),
+        CLIENT_SATURATED * 100.0
+    ))
 }
 
 /// The highest of the client's busy shares `busy` where it reached [`CLIENT_SATURATED`]:
@@ -167,15 +208,26 @@ mod tests {
             [(2, 0.93)]
         );
         assert_eq!(report.counted_rounds(ROW), 6);
+        let row = catalogue::by_name(ROW).unwrap();
+        let ratios = report.ratios_of(&row, (SUBJECT.id, TOKIO_CODEC.id));
+        assert_eq!(ratios.len(), 6, "judged from the other six rounds");
         assert_eq!(report.client_bound(ROW), None, "one noisy round of seven");
+        let note = noisy_note(&report, ROW).unwrap();
+        assert!(note.contains("(round 3: the client was 90% busy"), "{note}");
+        assert_eq!(noisy_note(&rounds(&[0.6, 0.7]), ROW), None);
     }
 
     #[test]
     fn a_row_most_of_whose_rounds_were_noisy_is_client_bound() {
         let report = rounds(&[0.95, 0.91, 0.6, 0.97]);
         assert_eq!(report.client_bound(ROW), Some(0.97));
+        assert!(
+            report.voided_rounds(ROW).is_empty(),
+            "its cells show every round, unjudged"
+        );
         let half = rounds(&[0.95, 0.6, 0.6, 0.97]);
         assert_eq!(half.client_bound(ROW), None, "half is not most");
+        assert_eq!(half.voided_rounds(ROW).len(), 2);
     }
 
     #[test]

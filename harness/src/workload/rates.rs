@@ -258,30 +258,6 @@ fn capacity() -> String {
 }
 
 impl WorkloadsReport {
-    /// "62% (91%)": how busy the client was with the server `label` in the rounds of the
-    /// verdict's fixed-rate row over `base`, the median and the highest; "n/a" without a
-    /// share.
-    pub fn client_in_rounds(&self, base: &str, label: &str) -> String {
-        let at_rate = |workload: &str| {
-            super::catalogue::by_name(workload).is_some_and(|w| {
-                matches!(w.shape, Shape::Offered { of, percent } if of == base && percent == VERDICT_PERCENT)
-            })
-        };
-        let busy: Vec<f64> = self
-            .samples
-            .iter()
-            .filter(|s| s.label == label && at_rate(&s.workload))
-            .filter_map(|s| s.client_busy)
-            .collect();
-        match (
-            crate::rounds::median(&busy),
-            busy.iter().copied().reduce(f64::max),
-        ) {
-            (Some(median), Some(highest)) => format!("{:.0}% ({:.0}%)", median * 100.0, highest * 100.0),
-            _ => "n/a".into(),
-        }
-    }
-
     /// The rate `workload` offered (io_uring_server's, else any server's); `None` for a
     /// workload without one.
     pub fn offered_rate(&self, workload: &str) -> Option<f64> {

@@ -254,15 +254,8 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         }
     }
     out.push('\n');
-    if !voided.is_empty() {
-        let rounds: Vec<String> = voided.iter().map(|r| (r + 1).to_string()).collect();
-        let _ = writeln!(
-            out,
-            "A figure in parentheses is from a noisy round (round {}: the client was {:.0}% busy \
-             or more with a server the verdict judges), which counts for nothing.\n",
-            rounds.join(", "),
-            harness::usage::CLIENT_SATURATED * 100.0
-        );
+    if let Some(note) = harness::workload::client_bound::noisy_note(report, workload) {
+        let _ = writeln!(out, "{note}\n");
     }
     if let Some(judged) = super::anchor::sentence(report, workload) {
         let _ = writeln!(out, "{judged}\n");
