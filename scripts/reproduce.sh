@@ -10,6 +10,11 @@
 #   scripts/reproduce.sh            # everything
 #   scripts/reproduce.sh --list     # the steps, without running them
 #   scripts/reproduce.sh --from 4   # resume at step 4 (the steps before it are not run)
+#   scripts/reproduce.sh --allow-dirty  # measure a tree with uncommitted changes anyway
+# It refuses a tree with uncommitted changes (outside results/, BENCHMARKS.md and README.md),
+# so that every record's commit says what ran; run it from a worktree at a commit while you
+# edit elsewhere (docs/studies.md, "Running from a worktree"). With --allow-dirty the
+# records name the files that differed, and each study gets --allow-dirty too.
 # First it builds everything the studies run, so that no build happens mid-measurement:
 # lab (release, what every scripts/<study>.sh runs), the servers as the harness builds them (bench profile, and
 # tokio_server with io-uring-fs in target/tokio-io-uring: harness/src/servers/), and the
@@ -35,20 +40,30 @@ steps=(
 minutes=(6 39 8 5 14 7 7 1) # measured, 2 CPUs, already built (the run at afaad2e)
 target_minutes=100
 from=1
-case "${1:-}" in
-  --list) printf '%s\n' "${steps[@]}"; exit 0 ;;
-  --from) from=${2:?--from needs a step number}
-    if ! [[ $from =~ ^[0-9]+$ ]] || ((from < 1 || from > ${#steps[@]})); then
-      echo "reproduce: --from takes 1 to ${#steps[@]}" >&2; exit 2
-    fi ;;
-  "") ;;
-  *) echo "usage: scripts/reproduce.sh [--list | --from N]" >&2; exit 2 ;;
-esac
+allow_dirty=""
+while (($#)); do
+  case "$1" in
+    --list) printf '%s\n' "${steps[@]}"; exit 0 ;;
+    --from) from=${2:?--from needs a step number}; shift
+      if ! [[ $from =~ ^[0-9]+$ ]] || ((from < 1 || from > ${#steps[@]})); then
+        echo "reproduce: --from takes 1 to ${#steps[@]}" >&2; exit 2
+      fi ;;
+    --allow-dirty) allow_dirty="--allow-dirty" ;;
+    *) echo "usage: scripts/reproduce.sh [--list | --from N] [--allow-dirty]" >&2; exit 2 ;;
+  esac
+  shift
+done
 
 commit=$(git rev-parse --short HEAD)
-if [ -n "$(git status --porcelain --untracked-files=no -- . ':!results' ':!BENCHMARKS.md' ':!README.md')" ]; then
-  commit="$commit (with uncommitted changes)"
-  echo "reproduce: the tree has uncommitted changes; every result will say so" >&2
+dirty=$(git status --porcelain --untracked-files=no -- . ':!results' ':!BENCHMARKS.md' ':!README.md' | cut -c4- | paste -sd, - | sed 's/,/, /g')
+if [ -n "$dirty" ]; then
+  if [ -z "$allow_dirty" ]; then
+    echo "reproduce: the tree has uncommitted changes to $dirty: commit them, run from a" \
+      "worktree at a commit (docs/studies.md, \"Running from a worktree\"), or pass --allow-dirty" >&2
+    exit 2
+  fi
+  commit="$commit (uncommitted changes to $dirty)"
+  echo "reproduce: measuring with uncommitted changes to $dirty; every result will name them" >&2
 fi
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 memory=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
@@ -139,8 +154,11 @@ for i in "${!steps[@]}"; do
     labels+=("$current. \`$step\`"); times+=("skipped: perf not installed | ${minutes[$i]} min")
     continue
   fi
+  # A study refuses a dirty tree unless told; cargo bench records the files instead.
+  flags=""
+  [[ $step == scripts/* ]] && flags=$allow_dirty
   # shellcheck disable=SC2086 # a step is a command and its words
-  run_timed "$current. \`$step\`" "${minutes[$i]} min" $step
+  run_timed "$current. \`$step\`" "${minutes[$i]} min" $step $flags
   status="in progress (step $current of ${#steps[@]} done)"
   write_report
 done

@@ -146,22 +146,66 @@ pub fn no_estimate(rounds: usize) -> String {
     }
 }
 
-/// "The A/A control read *ties* in 5 of 6 cells ...": the line under a table with an A/A
-/// column, one ratio set per cell; a cell without a round (not measured) is not counted,
-/// as in the verdict's tally. Any other word there is the rule fooled by the machine's
-/// noise, or too few rounds to tell.
+/// How an A/A control's cells read, counted one way in every view: over the cells the
+/// rule judged (measured in two rounds or more, and not client-bound: a caller leaves
+/// those out), how many read *ties*, how many *wins* or *loses* (the rule fooled by the
+/// machine's noise) and how many *inconclusive*.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ControlCount {
+    pub ties: usize,
+    pub called: usize,
+    pub undecided: usize,
+}
+
+impl ControlCount {
+    /// The count of cells the rule gave `words`; a cell not measured is not counted.
+    pub fn of_words(words: impl IntoIterator<Item = Word>) -> ControlCount {
+        let mut count = ControlCount::default();
+        words.into_iter().for_each(|word| count.add(word));
+        count
+    }
+
+    /// One more cell, which the rule gave `word`.
+    pub fn add(&mut self, word: Word) {
+        match word {
+            Word::Ties => self.ties += 1,
+            Word::Wins | Word::Loses => self.called += 1,
+            Word::Inconclusive => self.undecided += 1,
+            Word::NotMeasured => {}
+        }
+    }
+
+    /// The count of cells of per-round ratios `cells`.
+    pub fn of<'a>(cells: impl IntoIterator<Item = &'a [f64]>) -> ControlCount {
+        ControlCount::of_words(cells.into_iter().map(Word::judge))
+    }
+
+    /// The cells the rule judged.
+    pub fn judged(&self) -> usize {
+        self.ties + self.called + self.undecided
+    }
+
+    /// "*ties* in 18 of 19 cells judged, *wins* or *loses* in 0, *inconclusive* in 1".
+    pub fn phrase(&self) -> String {
+        format!(
+            "*ties* in {} of {} cells judged, *wins* or *loses* in {}, *inconclusive* in {}",
+            self.ties,
+            self.judged(),
+            self.called,
+            self.undecided
+        )
+    }
+}
+
+/// "The A/A control ... read *ties* in 5 of 6 cells judged, ...": the line under a table
+/// with an A/A column, one ratio set per cell ([`ControlCount`]; a caller leaves its
+/// client-bound cells out).
 pub fn control_tally(cells: &[Vec<f64>]) -> String {
-    let cells: Vec<&Vec<f64>> = cells.iter().filter(|ratios| !ratios.is_empty()).collect();
-    let ties = cells.iter().filter(|r| Word::judge(r) == Word::Ties).count();
-    let fooled = cells
-        .iter()
-        .filter(|r| matches!(Word::judge(r), Word::Wins | Word::Loses))
-        .count();
+    let count = ControlCount::of(cells.iter().map(Vec::as_slice));
     format!(
-        "The A/A control (a second io_uring_server process against the first) read *ties* in \
-         {ties} of {} cells and *wins* or *loses* in {fooled}: how often this run's rounds fool \
-         the rule.",
-        cells.len()
+        "The A/A control (a second io_uring_server process against the first) read {}: how \
+         often this run's rounds fool the rule.",
+        count.phrase()
     )
 }
 

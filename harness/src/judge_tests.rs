@@ -76,6 +76,14 @@ fn the_control_tally_counts_ties_and_fooled_cells() {
     let fooled = vec![0.80, 0.81, 0.79];
     let unsure = vec![0.8, 1.2];
     let line = control_tally(&[tied.clone(), tied, fooled, unsure, Vec::new()]);
-    assert!(line.contains("*ties* in 2 of 4 cells"), "{line}");
-    assert!(line.contains("*wins* or *loses* in 1:"), "{line}");
+    assert!(
+        line.contains("*ties* in 2 of 4 cells judged, *wins* or *loses* in 1, *inconclusive* in 1:"),
+        "the cell without rounds is not counted: {line}"
+    );
+    let words = [Word::Ties, Word::NotMeasured, Word::Loses, Word::Wins];
+    let count = ControlCount::of_words(words);
+    assert_eq!(
+        (count.ties, count.called, count.undecided, count.judged()),
+        (1, 2, 0, 3)
+    );
 }

@@ -69,6 +69,10 @@ pub struct Point {
     /// Open loop: from each request's intended send time (corrected for coordinated
     /// omission).
     pub latency_us: Percentiles,
+    /// The median of `latency_us` to a nanosecond's resolution, µs (loadgen's
+    /// `median_us`); `None` in results from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_us: Option<f64>,
     /// Open loop only: from each request's actual send (uncorrected).
     pub uncorrected_latency_us: Option<Percentiles>,
     /// Open loop only: how late the client sent against its schedule.
@@ -113,6 +117,7 @@ pub fn blank_point(contender: &str, kind: LoadKind) -> Point {
         requests_per_sec: 0.0,
         answered_in_window: None,
         latency_us: Percentiles::default(),
+        median_us: None,
         uncorrected_latency_us: None,
         send_lateness_us: None,
         server_cpu_us_per_request: None,
@@ -318,6 +323,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         requests_per_sec: summary.requests_per_sec,
         answered_in_window: Some(summary.answered_in_window),
         latency_us: summary.latency_us,
+        median_us: summary.median_us,
         uncorrected_latency_us: summary.uncorrected_latency_us,
         send_lateness_us: summary.send_lateness_us,
         server_cpu_us_per_request: usage.server_us_per_request(),

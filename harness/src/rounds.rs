@@ -5,11 +5,17 @@
 
 use crate::machine::Machine;
 
-/// The middle value (the lower middle for an even count); `None` for no values.
+/// The median: the middle value, or for an even count the mean of the two middle ones;
+/// `None` for no values. Every median a study shows is this one.
 pub fn median(values: &[f64]) -> Option<f64> {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    sorted.get(sorted.len().saturating_sub(1) / 2).copied()
+    let upper = sorted.len() / 2;
+    match sorted.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(sorted[upper]),
+        _ => Some((sorted[upper - 1] + sorted[upper]) / 2.0),
+    }
 }
 
 /// "0.84 (0.80-0.91)": the median and range of per-round ratios.
@@ -158,7 +164,14 @@ mod tests {
     fn spreads_and_ratios() {
         assert_eq!(spread(&[1.0, 0.5, 2.0]), "1.00 (0.50-2.00)");
         assert_eq!(spread(&[]), "n/a");
-        assert_eq!(median(&[3.0, 1.0, 2.0, 4.0]), Some(2.0));
+        assert_eq!(
+            median(&[3.0, 1.0, 2.0, 4.0]),
+            Some(2.5),
+            "the mean of the middle two"
+        );
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[7.0]), Some(7.0));
+        assert_eq!(median(&[]), None);
         assert_eq!(
             ratios(&[Some(2.0), None, Some(3.0)], &[Some(4.0), Some(1.0), None]),
             [0.5]

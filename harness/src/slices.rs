@@ -76,7 +76,8 @@ pub fn interleave(
 /// each side was and the bottleneck come from those totals; requests/s is every request
 /// over every slice's measured window. The latency percentiles are the slices' averaged,
 /// weighted by their requests (an approximation of the pooled histogram's; each slice's
-/// comes from thousands of requests), the minimum and maximum the smallest and largest,
+/// comes from thousands of requests), the fine median too, the minimum and maximum the
+/// smallest and largest,
 /// the peak memory the largest. `None` for no slices.
 pub fn merge(points: &[Point]) -> Option<Point> {
     let last = points.last()?;
@@ -104,6 +105,11 @@ pub fn merge(points: &[Point]) -> Option<Point> {
             0.0
         },
         latency_us: all(|p| Some(&p.latency_us)).unwrap_or_default(),
+        median_us: points
+            .iter()
+            .map(|p| p.median_us)
+            .collect::<Option<Vec<f64>>>()
+            .and_then(|medians| weighted(&medians, &weights)),
         uncorrected_latency_us: all(|p| p.uncorrected_latency_us.as_ref()),
         send_lateness_us: all(|p| p.send_lateness_us.as_ref()),
         peak_rss_kib: points.iter().filter_map(|p| p.peak_rss_kib).max(),

@@ -1,8 +1,9 @@
 //! What every study takes on its command line beside its own flags: where the servers and
 //! the client run (`--server-cpus`, `--client-cpus`, falling back to `BENCH_SERVER_CPUS`
 //! and `BENCH_CLIENT_CPUS` as `cargo bench` does), servers of yours beside ours
-//! (`--server 'NAME=COMMAND {port}'`, [`harness::servers::outside`]) and where the
-//! reports go (`--out-dir`).
+//! (`--server 'NAME=COMMAND {port}'`, [`harness::servers::outside`]), where the
+//! reports go (`--out-dir`), and whether it may measure a tree with uncommitted changes
+//! (`--allow-dirty`).
 //!
 //! A study writes into a root laid out like the workspace (`results/...` and the study's
 //! section of `BENCHMARKS.md`). The committed reports are the workspace's own; a run with
@@ -38,6 +39,11 @@ pub struct Placement {
     /// `DIR/BENCHMARKS.md`) instead of the committed ones.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Measure on a tree with uncommitted changes (outside results/, BENCHMARKS.md and
+    /// README.md); the record then names the files that differed. Without it a study
+    /// refuses such a tree.
+    #[arg(long)]
+    pub allow_dirty: bool,
 }
 
 impl Placement {
@@ -48,6 +54,12 @@ impl Placement {
             self.server_cpus.clone(),
             self.client_cpus.clone(),
         )
+    }
+
+    /// Refuses a tree with uncommitted changes, unless `--allow-dirty`
+    /// ([`harness::machine::refuse_dirty`]): what every study checks before it measures.
+    pub fn clean_tree(&self) -> Result<(), String> {
+        harness::machine::refuse_dirty(self.allow_dirty)
     }
 
     /// The servers of yours, in the order given.

@@ -10,14 +10,16 @@ use std::process::Command;
 
 use harness::servers::workspace_root;
 
-/// Runs the study binary `bin` with `args` and `--out-dir` under `out`; returns the
-/// report it wrote, `results/<report>.md` there.
+/// Runs the study binary `bin` with `args`, `--out-dir` under `out` and `--allow-dirty`;
+/// returns the report it wrote, `results/<report>.md` there.
 fn run(bin: &str, args: &[&str], out: &Path, report: &str) -> String {
     let dir = out.join(bin);
     let output = Command::new(bin_path(bin))
         .args(args)
         .arg("--out-dir")
         .arg(&dir)
+        // A tree being worked on has uncommitted changes; the refusal is not what is tested.
+        .arg("--allow-dirty")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

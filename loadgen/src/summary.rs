@@ -47,6 +47,9 @@ pub struct Summary {
     /// Open loop: from each request's intended send time to its answer (corrected for
     /// coordinated omission); closed loop: from its send.
     pub latency_us: Percentiles,
+    /// The median of `latency_us` from a histogram kept in nanoseconds, in µs: finer
+    /// than its whole microseconds, for a round trip of a few µs to compare by.
+    pub median_us: Option<f64>,
     /// Open loop only: from each request's actual send to its answer, what a tool
     /// without the correction would report.
     pub uncorrected_latency_us: Option<Percentiles>,
@@ -119,6 +122,11 @@ impl Percentiles {
 /// An empty histogram of µs, from 1 µs to 60 s at 3 significant digits.
 pub(crate) fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid histogram bounds")
+}
+
+/// An empty histogram of ns, from 1 ns to 60 s at 3 significant digits.
+pub(crate) fn new_ns_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("valid histogram bounds")
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::config::Config;
 use crate::errors::{ErrorsByKind, Failure};
 use crate::hdr_log::IntervalLog;
 use crate::pace::{Limits, Sending};
-use crate::summary::{Percentiles, Summary, new_histogram};
+use crate::summary::{Percentiles, Summary, new_histogram, new_ns_histogram};
 use crate::tls::{Negotiated, TlsCounts, TlsSummary};
 
 /// When the measured window starts, in both clocks, and when its schedule ends.
@@ -42,6 +42,8 @@ pub(crate) struct Tally {
     window: Window,
     open: bool,
     corrected: Histogram<u64>,
+    /// `corrected` in nanoseconds, for a median finer than a microsecond.
+    corrected_ns: Histogram<u64>,
     uncorrected: Histogram<u64>,
     lateness: Histogram<u64>,
     log: Option<IntervalLog>,
@@ -61,6 +63,7 @@ impl Tally {
             window,
             open: config.rate.is_some(),
             corrected: new_histogram(),
+            corrected_ns: new_ns_histogram(),
             uncorrected: new_histogram(),
             lateness: new_histogram(),
             log: config.hdr_log.as_ref().map(|_| IntervalLog::default()),
@@ -87,6 +90,8 @@ impl Tally {
         }
         let corrected = micros(now - sending.intended).max(1);
         self.corrected.saturating_record(corrected);
+        let nanos = (now - sending.intended).as_nanos() as u64;
+        self.corrected_ns.saturating_record(nanos.max(1));
         let uncorrected = self.open.then(|| micros(now - sending.sent).max(1));
         if let Some(uncorrected) = uncorrected {
             self.uncorrected.saturating_record(uncorrected);
@@ -113,6 +118,7 @@ impl Tally {
         let sum =
             |into: &mut Histogram<u64>, from: &Histogram<u64>| into.add(from).map_err(|e| e.to_string());
         sum(&mut self.corrected, &other.corrected)?;
+        sum(&mut self.corrected_ns, &other.corrected_ns)?;
         sum(&mut self.uncorrected, &other.uncorrected)?;
         sum(&mut self.lateness, &other.lateness)?;
         if let (Some(log), Some(other)) = (&mut self.log, &other.log) {
@@ -154,6 +160,8 @@ impl Tally {
             elapsed_s,
             requests_per_sec: self.requests as f64 / elapsed_s.max(1e-9),
             latency_us: Percentiles::of(&self.corrected),
+            median_us: (!self.corrected_ns.is_empty())
+                .then(|| self.corrected_ns.value_at_quantile(0.5) as f64 / 1000.0),
             uncorrected_latency_us: open(&self.uncorrected),
             send_lateness_us: open(&self.lateness),
             tls: config.tls.as_ref().map(|tls| TlsSummary {
@@ -200,5 +208,21 @@ mod tests {
         late.add(on_time).unwrap();
         let summary = late.summary(&config, Vec::new()).unwrap();
         assert_eq!((summary.requests, summary.answered_in_window), (2, 1));
+    }
+
+    #[test]
+    fn the_median_round_trip_keeps_what_whole_microseconds_drop() {
+        let config = Config::new("127.0.0.1:1".parse().unwrap(), Vec::new());
+        let limits = Limits::new(Instant::now(), Instant::now(), None);
+        let mut tally = Tally::new(&config, window(Duration::from_secs(1), 10));
+        let sent = Instant::now() - Duration::from_micros(1500);
+        tally.record(Sending { intended: sent, sent }, &limits);
+        let summary = tally.summary(&config, Vec::new()).unwrap();
+        let median = summary.median_us.unwrap();
+        // Recorded just after 1.5 ms: whole microseconds keep 1500, nanoseconds the rest.
+        assert!(
+            median > summary.latency_us.p50 as f64 && median < 1600.0,
+            "{median}"
+        );
     }
 }

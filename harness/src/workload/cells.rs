@@ -7,7 +7,7 @@
 use super::best::Best;
 use super::client_bound;
 use super::samples::WorkloadsReport;
-use crate::judge::{self, Estimate, Word};
+use crate::judge::{self, ControlCount, Estimate, Word};
 
 impl WorkloadsReport {
     /// In how many of its rounds of `workload` any of `contenders` has no figure, which a
@@ -42,16 +42,15 @@ pub fn fell_behind(report: &WorkloadsReport, workload: &str, (a, b): (&str, &str
     ))
 }
 
-/// How many cells and A/A cells a table holds, how many the rule decided, and how many
-/// were client-bound (left out of both): the contenders' own cells in `client_bound`, the
-/// A/A control's apart in `aa_client_bound`, so the count says what the table left out
-/// of its verdict.
+/// How many cells a table holds, how many the rule decided, how its A/A cells read
+/// ([`ControlCount`]), and how many were client-bound (left out of both): the
+/// contenders' own cells in `client_bound`, the A/A control's apart in
+/// `aa_client_bound`, so the count says what the table left out of its verdict.
 #[derive(Default)]
 pub struct Tally {
     pub cells: usize,
     pub decided: usize,
-    pub aa_cells: usize,
-    pub aa_ties: usize,
+    pub aa: ControlCount,
     pub client_bound: usize,
     pub aa_client_bound: usize,
     /// Cells in brief: the ratio and the word, without the interval and the rounds
@@ -121,10 +120,7 @@ impl Tally {
             self.aa_client_bound += 1;
             return self.bound_cell(ratios, busy);
         }
-        self.aa_cells += 1;
-        if Word::judge(ratios) == Word::Ties {
-            self.aa_ties += 1;
-        }
+        self.aa.add(Word::judge(ratios));
         self.rule_cell(ratios)
     }
 }

@@ -76,7 +76,7 @@ pub fn finish(
     };
     let value = match workload.unit() {
         Unit::CpuPerRequest | Unit::CpuPerConnection => point.server_cpu_us_per_request,
-        Unit::LatencyP50 => Some(point.latency_us.p50 as f64),
+        Unit::LatencyP50 => Some(point.median_us.unwrap_or(point.latency_us.p50 as f64)),
         Unit::LatencyP99 => Some(point.latency_us.p99 as f64),
         Unit::RequestsPerSec => Some(point.requests_per_sec),
         Unit::BytesPerIdleConnection => unreachable!("idle workloads return above"),

@@ -163,9 +163,12 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
         "## Offered rates and capacities\n\nA contender's capacity is 10^6 ÷ its server CPU µs \
          per request flat out in the calibration (times its server CPUs where it had more than \
          one). \"How it was set\" names the pair whose capacities set the rate, and the \
-         lower flat-out requests/s where that capped it.\n\n| workload | offered req/s | how it was set \
-         | server | capacity req/s | offered ÷ capacity | flat out req/s | client busy flat out \
-         |\n|---|---|---|---|---|---|---|---|\n",
+         lower flat-out requests/s where that capped it. Beside the share of each server's \
+         capacity the offered rate took, how busy the client was with it in the rounds at that \
+         rate (median, and the highest: a round at 90% or more counts for nothing).\n\n| \
+         workload | offered req/s | how it was set | server | capacity req/s | offered ÷ \
+         capacity | client busy in the rounds | flat out req/s | client busy flat out \
+         |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for calibration in &report.calibrations {
         let rate = calibration.rate(VERDICT_PERCENT);
@@ -180,8 +183,9 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
                 None => ("unknown".into(), "n/a".into()),
             };
             out.push_str(&format!(
-                "| {workload} | {offered} | {how} | {} | {capacity} | {share} | {} | {:.0}% |\n",
+                "| {workload} | {offered} | {how} | {} | {capacity} | {share} | {} | {} | {:.0}% |\n",
                 flat.label,
+                report.client_in_rounds(&calibration.workload, &flat.label),
                 show_rate(flat.requests_per_sec),
                 flat.client_busy * 100.0
             ));

@@ -97,6 +97,8 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
         8.0,
     );
     sample.offered_per_sec = Some(25_000.0);
+    sample.label = "io_uring_server".into();
+    sample.client_busy = Some(0.62);
     let mut report = WorkloadsReport::over(vec![sample]);
     report.calibrations.push(calibration);
     let text = offered_rates(&report);
@@ -121,13 +123,13 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
     assert!(
         table.contains(
             "| keep-alive, small requests | 25,000 | 50% of the smaller capacity of \
-             io_uring_server and tokio_server (codec) | io_uring_server | 100,000 | 25% | 90,000 \
-             | 99% |"
+             io_uring_server and tokio_server (codec) | io_uring_server | 100,000 | 25% | 62% \
+             (62%) | 90,000 | 99% |"
         ),
         "{table}"
     );
     assert!(
-        table.contains("|  |  |  | compio_server | 25,000 | 100% | 30,000 | 90% |"),
+        table.contains("|  |  |  | compio_server | 25,000 | 100% | n/a | 30,000 | 90% |"),
         "{table}"
     );
     let workload = crate::workload::catalogue::by_name("keep-alive, small requests at 50% load").unwrap();

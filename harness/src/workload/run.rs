@@ -3,7 +3,8 @@
 //! the order within a round balanced over the rounds ([`rounds::balanced`]) and each
 //! contender's time cut into slices alternated with the others' ([`crate::slices`]). Past its
 //! planned rounds, a workload whose verdict is not yet decided runs on, up to a cap
-//! (sequential stopping), so the time goes where the noise is.
+//! (sequential stopping), so the time goes where the noise is; so does one short of its
+//! planned rounds because a noisy round counted for nothing ([`super::client_bound`]).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -54,12 +55,14 @@ impl Rounds {
 pub use super::samples::rounds_in;
 
 /// The entries of `plan` still worth a round after `samples`: those with an undecided
-/// verdict cell.
-fn undecided<'a>(plan: &[&'a Entry], samples: &[Sample]) -> Vec<&'a Entry> {
+/// verdict cell, and those with fewer than `planned` rounds that count (a noisy round,
+/// [`super::client_bound`], is run again).
+fn runs_on<'a>(plan: &[&'a Entry], samples: &[Sample], planned: usize) -> Vec<&'a Entry> {
     let so_far = WorkloadsReport::over(samples.to_vec());
+    let short = |w: &Workload| so_far.counted_rounds(w.name) < planned;
     plan.iter()
         .copied()
-        .filter(|entry| !entry.every_round.is_empty() && so_far.undecided(&entry.workload))
+        .filter(|e| !e.every_round.is_empty() && (so_far.undecided(&e.workload) || short(&e.workload)))
         .collect()
 }
 
@@ -85,7 +88,7 @@ pub fn measure_rounds(
     let mut active: Vec<&Entry> = plan.iter().collect();
     for round in 0..rounds.rounds.max(rounds.max_rounds) {
         if round >= rounds.rounds {
-            active = undecided(&active, &samples);
+            active = runs_on(&active, &samples, rounds.rounds);
             if active.is_empty() {
                 break;
             }
@@ -93,7 +96,11 @@ pub fn measure_rounds(
             let names: Vec<&str> = active.iter().map(|e| e.workload.name).collect();
             progress.extend(
                 more,
-                &format!("round {}, undecided: {}", round + 1, names.join(", ")),
+                &format!(
+                    "round {}, undecided or a round short: {}",
+                    round + 1,
+                    names.join(", ")
+                ),
             );
         }
         let of = if round < rounds.rounds {
@@ -264,10 +271,27 @@ mod tests {
         let mut samples = rounds_of(decided.workload.name, [5.0, 5.1], [5.0, 5.1]);
         // 8 and 13 against 10: the interval straddles 1; the A/A control too.
         samples.extend(rounds_of(scattered.workload.name, [8.0, 13.0], [13.0, 8.0]));
-        let left = undecided(&[&decided, &scattered], &samples);
+        let left = runs_on(&[&decided, &scattered], &samples, 4);
         assert_eq!(left.len(), 1);
         assert_eq!(left[0].workload.name, "64 KiB echo at 50% load");
         assert_eq!(rounds_in(&samples), 4);
-        assert!(undecided(&[&decided], &samples).is_empty());
+        assert!(runs_on(&[&decided], &samples, 4).is_empty());
+    }
+
+    #[test]
+    fn a_noisy_round_is_run_again() {
+        let decided = entry("keep-alive, small requests at 50% load");
+        let mut samples = rounds_of(decided.workload.name, [5.0, 5.1], [5.0, 5.1]);
+        assert!(
+            runs_on(&[&decided], &samples, 4).is_empty(),
+            "decided in 4 rounds"
+        );
+        samples
+            .iter_mut()
+            .filter(|s| s.round == 1 && s.contender == BASELINES[0].id)
+            .for_each(|s| s.client_busy = Some(0.95));
+        let left = runs_on(&[&decided], &samples, 4);
+        assert_eq!(left.len(), 1, "3 rounds count of the 4 planned");
+        assert!(runs_on(&[&decided], &samples, 3).is_empty());
     }
 }

@@ -165,10 +165,16 @@ impl WorkloadsReport {
             .filter(move |s| s.workload == workload && s.contender == contender)
     }
 
-    /// The compared figure of `contender` at `workload`, by round.
+    /// The compared figure of `contender` at `workload`, by round; `None` in a round it
+    /// has none and in a noisy one that counts for nothing
+    /// ([`WorkloadsReport::voided_rounds`]).
     pub fn values(&self, workload: &str, contender: &str) -> Vec<Option<f64>> {
+        let voided = self.voided_rounds(workload);
         (0..self.rounds)
-            .map(|round| self.of(workload, contender).find(|s| s.round == round)?.value)
+            .map(|round| match voided.contains(&round) {
+                true => None,
+                false => self.of(workload, contender).find(|s| s.round == round)?.value,
+            })
             .collect()
     }
 
@@ -243,10 +249,15 @@ impl WorkloadsReport {
         }
     }
 
-    /// `contender`'s figures at `workload` in `unit` (one of its verdict units), by round.
+    /// `contender`'s figures at `workload` in `unit` (one of its verdict units), by round,
+    /// as [`Self::values`]: `None` in a round that counts for nothing.
     pub fn figures_in(&self, workload: &Workload, unit: Unit, contender: &str) -> Vec<Option<f64>> {
+        let voided = self.voided_rounds(workload.name);
         (0..self.rounds)
             .map(|round| {
+                if voided.contains(&round) {
+                    return None;
+                }
                 let sample = self.of(workload.name, contender).find(|s| s.round == round)?;
                 workload.figure(unit, sample)
             })
@@ -254,26 +265,25 @@ impl WorkloadsReport {
     }
 
     /// Whether any cell of `workload`'s verdict rows (the cheapest tokio configuration's
-    /// and the A/A control's included, where they ran) is still *inconclusive*: more rounds could decide it (a client-bound one
-    /// cannot: [`super::client_bound`]).
+    /// and the A/A control's included, where they ran) is still *inconclusive*: more
+    /// rounds could decide it (a client-bound row's cannot: [`super::client_bound`]).
     pub fn undecided(&self, workload: &Workload) -> bool {
         if self.judged_on_fit(workload) {
             // Every count runs on while any cell of the fit is undecided.
             return self.idle_fit_undecided();
         }
-        let pairs = BASELINES.iter().map(|b| (SUBJECT.id, b.id));
-        let pairs: Vec<_> = pairs.chain([(AA_CONTROL.id, SUBJECT.id)]).collect();
+        if self.client_bound(workload.name).is_some() {
+            return false;
+        }
         self.verdict_rows(workload)
             .into_iter()
             .any(|(unit, (baselines, aa))| {
                 let best = self.best_tokio(workload, unit);
-                let best = best.contender.map(|c| (best.ratios, (SUBJECT.id, c.id)));
-                let aa = (!aa.is_empty()).then_some(aa);
-                let cells = baselines.into_iter().chain(aa).zip(pairs.iter().copied());
-                cells.chain(best).any(|(ratios, pair)| {
-                    Word::judge(&ratios) == Word::Inconclusive
-                        && self.client_bound(workload.name, unit, pair).is_none()
-                })
+                let best = best.contender.map(|_| best.ratios);
+                let cells = baselines.into_iter().chain([aa]).chain(best);
+                cells
+                    .into_iter()
+                    .any(|ratios| Word::judge(&ratios) == Word::Inconclusive)
             })
     }
 

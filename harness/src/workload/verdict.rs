@@ -133,19 +133,21 @@ fn table_in(report: &WorkloadsReport, workloads: &[Workload], doc: Doc, brief: b
             } else {
                 unit.describe().to_string()
             };
-            let bound = |pair| report.client_bound(workload.name, unit, pair);
+            let bound = report.client_bound(workload.name);
             let behind = |pair| fell_behind(report, workload.name, pair);
             let best = report.best_tokio(workload, unit);
             let mut cells = vec![match best.contender {
-                Some(c) => tally.best(&best, bound((SUBJECT.id, c.id)), behind((SUBJECT.id, c.id))),
+                Some(c) => tally.best(&best, bound, behind((SUBJECT.id, c.id))),
                 None => tally.best(&best, None, None),
             }];
-            cells.extend(baselines.iter().zip(BASELINES).map(|(r, b)| {
-                let pair = (SUBJECT.id, b.id);
-                tally.cell(r, bound(pair), behind(pair))
-            }));
+            cells.extend(
+                baselines
+                    .iter()
+                    .zip(BASELINES)
+                    .map(|(r, b)| tally.cell(r, bound, behind((SUBJECT.id, b.id)))),
+            );
             let aa = if control {
-                format!(" {} |", tally.aa_cell(&aa, bound((AA_CONTROL.id, SUBJECT.id))))
+                format!(" {} |", tally.aa_cell(&aa, bound))
             } else {
                 String::new()
             };
@@ -188,11 +190,7 @@ fn table_in(report: &WorkloadsReport, workloads: &[Workload], doc: Doc, brief: b
         tally.decided, tally.cells
     );
     if control {
-        let _ = write!(
-            out,
-            "; the A/A control read *ties* in {} of {} rows",
-            tally.aa_ties, tally.aa_cells
-        );
+        let _ = write!(out, "; the A/A control read {}", tally.aa.phrase());
     }
     out.push('.');
     if tally.client_bound > 0 {

@@ -41,6 +41,7 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    cli.placement.clean_tree()?;
     let contenders = cli
         .placement
         .with_yours(&[&CONTENDERS[..], &[AA_CONTROL]].concat())?;

@@ -61,6 +61,7 @@ fn run(cli: Cli) -> Result<(), String> {
         println!("churn rendered again from {}", path.display());
         return Ok(());
     }
+    cli.placement.clean_tree()?;
     let plan: Vec<ChurnPoint> = plan()
         .into_iter()
         .filter(|p| {

@@ -78,6 +78,7 @@ fn run(cli: Cli) -> Result<(), String> {
         println!("files rendered again from {}", path.display());
         return Ok(());
     }
+    cli.placement.clean_tree()?;
     let plan: Vec<Workload> = plan()
         .into_iter()
         .filter(|w| {

@@ -56,6 +56,7 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.render {
         return render();
     }
+    cli.placement.clean_tree()?;
     let scratch = workspace_root().join("target").join("profiles");
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     let pinning = cli.placement.pinning();

@@ -53,6 +53,7 @@ fn run(cli: Cli) -> Result<(), String> {
         println!("scaling rendered again from {}", path.display());
         return Ok(());
     }
+    cli.placement.clean_tree()?;
     let whole = cli.placement.pinning();
     let server_cpus = whole.server_cpus();
     let counts = core_counts(server_cpus);

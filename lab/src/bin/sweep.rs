@@ -53,6 +53,7 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    cli.placement.clean_tree()?;
     if cli.open_rounds == 0 {
         return Err("--open-rounds must be at least 1".into());
     }

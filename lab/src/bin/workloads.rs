@@ -108,6 +108,7 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.render {
         return render();
     }
+    cli.placement.clean_tree()?;
     let yours = cli.placement.yours()?;
     let agent = cli.across.agent()?;
     let remote = agent.is_some();

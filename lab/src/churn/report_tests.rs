@@ -100,7 +100,7 @@ fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
     );
     assert!(!text.contains("nginx"), "an anchor is in no ratio: {text}");
     assert!(
-        text.contains("read *ties* in 2 of 2 cells and *wins* or *loses* in 0"),
+        text.contains("read *ties* in 2 of 2 cells judged, *wins* or *loses* in 0, *inconclusive* in 0"),
         "{text}"
     );
 }

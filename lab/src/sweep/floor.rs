@@ -65,7 +65,7 @@ impl OpenCell<'_> {
         let as_f64: Vec<f64> = values.iter().map(|&v| v as f64).collect();
         let low = values.iter().copied().min().unwrap_or(0);
         let high = values.iter().copied().max().unwrap_or(0);
-        (median(&as_f64).unwrap_or(0.0) as u64, low, high)
+        (median(&as_f64).unwrap_or(0.0).round() as u64, low, high)
     }
 
     /// Within the floor in any round (see the module's rule).
@@ -192,7 +192,11 @@ pub(crate) mod tests {
                 ("a", 50, vec![800])
             ]
         );
-        assert_eq!(cells[0].spread(Tail::P99), (200, 200, 300));
+        assert_eq!(
+            cells[0].spread(Tail::P99),
+            (250, 200, 300),
+            "the mean of the middle two"
+        );
         assert!(!cells[0].within_floor(Tail::P99));
         assert!(
             cells[1].within_floor(Tail::P99),

@@ -200,12 +200,12 @@ mod tests {
         report.points[1].noise.as_mut().unwrap().steal.client = 0.062;
         let section = open_loop_section(&report);
         assert!(
-            section.contains("| a server | 50% | 50 | 1,000 µs (1,000-1,200) | 2,000 µs (2,000-2,400) |"),
+            section.contains("| a server | 50% | 50 | 1,100 µs (1,000-1,200) | 2,200 µs (2,000-2,400) |"),
             "{section}"
         );
         // b's first round is under its 300 µs hiccups: its summary cell is marked.
         assert!(
-            section.contains("| b server | 50% | 50 | 250 µs (250-2,500) ≈ |"),
+            section.contains("| b server | 50% | 50 | 1,375 µs (250-2,500) ≈ |"),
             "{section}"
         );
         assert!(

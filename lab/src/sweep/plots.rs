@@ -19,6 +19,7 @@ use crate::sweep::{CONNECTIONS, OPEN_LOOP_CONNECTIONS, SweepReport};
 use harness::chart::{Axis, Line, chart, chart_with, connections_axis, contender_lines, svg};
 use harness::format::group_thousands;
 use harness::load::{LoadKind, Point};
+use harness::rounds::median;
 
 /// The spectrum's ticks as `1 / (1 - q)`, on a log axis (so each tick is one more "nine"):
 /// 50%, 90%, 99%, 99.9%, 99.99%.
@@ -77,9 +78,14 @@ pub fn draw_from_json(json: &Path, out: &Path) -> Result<(), String> {
 /// p99 (corrected) against the offered load.
 fn latency_by_load(path: &Path, report: &SweepReport) -> Result<(), String> {
     let medians = lines(report, |points| {
-        by_rate(points)
+        let open: Vec<&Point> = points.filter(|p| p.kind == LoadKind::Open).collect();
+        by_rate(open.iter().copied())
             .into_iter()
-            .map(|(rate, p)| (rate, p.latency_us.p99 as f64))
+            .filter_map(|(rate, _)| {
+                let at_rate = open.iter().filter(|p| p.rate == Some(rate));
+                let p99: Vec<f64> = at_rate.map(|p| p.latency_us.p99 as f64).collect();
+                Some((rate, median(&p99)?))
+            })
             .collect()
     });
     let rounds = lines(report, |points| {
@@ -167,7 +173,8 @@ fn nines_label(position: f64) -> String {
 }
 
 /// Each (rate, point) of the open loop in rate order; with several rounds at a rate, the
-/// round with the median p99.
+/// round whose p99 is the median, or for an even count the lower of the middle two: a
+/// spectrum is one round's own, so it cannot be the mean of two.
 fn by_rate<'a>(points: impl Iterator<Item = &'a Point>) -> Vec<(f64, &'a Point)> {
     let mut open: Vec<&Point> = points
         .filter(|p| p.kind == LoadKind::Open && p.rate.is_some())

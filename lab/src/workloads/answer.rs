@@ -12,7 +12,6 @@ use std::path::Path;
 use crate::workloads::answer_lines::{keeps, left_out, not_measured};
 use crate::workloads::answer_table::table;
 use crate::workloads::judged::{self, Row};
-use crate::workloads::runtimes::BASELINE;
 use crate::workloads::worth::handlers;
 use crate::workloads::{SUBJECT, Shape, Unit, WorkloadsReport};
 use harness::judge::{Estimate, Word};
@@ -79,7 +78,7 @@ pub fn render(report: &WorkloadsReport) -> String {
 /// Each judged row's name and the A/A control's estimate on it.
 pub(crate) fn controls(report: &WorkloadsReport, rows: &[Row]) -> Vec<(String, Option<Estimate>)> {
     rows.iter()
-        .filter(|row| row.client_bound(report, (SUBJECT.id, BASELINE.id)).is_none())
+        .filter(|row| row.client_bound(report).is_none())
         .map(|row| (row.name(), Estimate::of(&row.aa)))
         .collect()
 }
@@ -102,7 +101,7 @@ pub(crate) fn reading(report: &WorkloadsReport, row: &Row, against: Against) -> 
     let Some((baseline, ratios)) = against else {
         return Reading::NotMeasured;
     };
-    if row.client_bound(report, (SUBJECT.id, baseline.id)).is_some() {
+    if row.client_bound(report).is_some() {
         return Reading::ClientBound;
     }
     match Estimate::of(&ratios) {
@@ -123,7 +122,7 @@ fn clauses(report: &WorkloadsReport, rows: &[Row], against: &dyn Fn(&Row) -> Aga
         (Reading::Rule(Word::Inconclusive), "is undecided on"),
         (
             Reading::ClientBound,
-            "is not judged (the client was 90% busy or more in some round, so its pace may have set the figure) on",
+            "is not judged (the client was 90% busy or more in most of its rounds, so its pace set the figure) on",
         ),
         (
             Reading::FellBehind,

@@ -23,7 +23,7 @@ pub fn keeps(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
             let pair = (runtime.id, BASELINE.id);
             let ran: Vec<Vec<f64>> = wins
                 .iter()
-                .filter(|row| row.client_bound(report, pair).is_none())
+                .filter(|row| row.client_bound(report).is_none())
                 .map(|row| row.ratios(report, pair))
                 .filter(|ratios| !ratios.is_empty())
                 .collect();
@@ -75,7 +75,7 @@ pub fn against_best(report: &WorkloadsReport, rows: &[Row]) -> Vec<(Contender, S
                 .iter()
                 .filter_map(|row| {
                     let pair = (runtime.id, row.best.contender?.id);
-                    let unbound = row.client_bound(report, pair).is_none();
+                    let unbound = row.client_bound(report).is_none();
                     unbound.then(|| Estimate::of(&row.ratios(report, pair)))?
                 })
                 .map(|estimate| estimate.word)

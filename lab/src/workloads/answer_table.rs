@@ -72,7 +72,7 @@ fn runtimes(report: &WorkloadsReport, row: &Row, ready: &[&Contender]) -> String
             let pair = (runtime.id, BASELINE.id);
             let estimate = Estimate::of(&row.ratios(report, pair))?;
             let name = runtime.label.trim_end_matches("_server");
-            let bound = match row.client_bound(report, pair) {
+            let bound = match row.client_bound(report) {
                 Some(_) => " *client-bound*",
                 None => "",
             };

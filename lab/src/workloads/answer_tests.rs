@@ -193,7 +193,7 @@ fn a_row_the_client_bound_is_no_win_and_says_so() {
     }
     let text = render(&WorkloadsReport::over(report.samples));
     assert!(
-        text.contains("is not judged (the client was 90% busy or more in some round, so its pace may have set the figure) on *16 KiB responses*"),
+        text.contains("is not judged (the client was 90% busy or more in most of its rounds, so its pace set the figure) on *16 KiB responses*"),
         "{text}"
     );
     assert!(text.contains("Of its 1 win over the codec engine"), "{text}");

@@ -3,13 +3,20 @@
 //! called a difference shows how much this machine moves on its own, the yardstick for the
 //! small margins in the rows beside it.
 
-use harness::judge::{Estimate, Word};
+use harness::judge::{ControlCount, Estimate, Word};
 
 use crate::workloads::SUBJECT;
 use crate::workloads::worth::word;
 
+/// Which studies the line covers: the verdict's rows; each other study with an A/A
+/// control counts its own under its table.
+const COVERS: &str = "This is the verdict's A/A control; the churn, bodies and files studies \
+     count their own under their tables ([churn](results/churn.md), \
+     [bodies](results/bodies.md), [files](results/files.md)).";
+
 /// The sentence for `rows` (each row's name and the control's estimate on it, `None`
-/// where the control did not run there); `None` where it ran on no row.
+/// where the control did not run there; a caller leaves client-bound rows out), counted
+/// as every view counts an A/A control ([`ControlCount`]); `None` where it ran on no row.
 pub fn sentence(rows: &[(String, Option<Estimate>)]) -> Option<String> {
     let judged: Vec<(&String, &Estimate)> = rows
         .iter()
@@ -18,7 +25,7 @@ pub fn sentence(rows: &[(String, Option<Estimate>)]) -> Option<String> {
     if judged.is_empty() {
         return None;
     }
-    let count = |wanted: Word| judged.iter().filter(|(_, e)| e.word == wanted).count();
+    let count = ControlCount::of_words(judged.iter().map(|(_, e)| e.word));
     let called: Vec<String> = judged
         .iter()
         .filter(|(_, e)| matches!(e.word, Word::Wins | Word::Loses))
@@ -31,21 +38,18 @@ pub fn sentence(rows: &[(String, Option<Estimate>)]) -> Option<String> {
         })
         .collect();
     let head = format!(
-        "{} against a second process of itself, which should tie, ties on {} of {} rows and \
-         is undecided on {}",
+        "{} against a second process of itself, which should tie, read {}",
         SUBJECT.label,
-        count(Word::Ties),
-        judged.len(),
-        count(Word::Inconclusive),
+        count.phrase()
     );
     Some(match called.is_empty() {
         true => format!(
-            "{head}: the rule called no false difference in this run (one run's evidence, \
-             and blind to a bias both processes share)."
+            "{head}: the rule called no false difference on these rows (one run's evidence, \
+             and blind to a bias both processes share). {COVERS}"
         ),
         false => format!(
             "{head}; it reads {}: a difference the machine alone made, so read a row that \
-             wins without \"by ≥10%\" with that in mind.",
+             wins without \"by ≥10%\" with that in mind. {COVERS}",
             called.join(", ")
         ),
     })
@@ -68,9 +72,12 @@ mod tests {
         ];
         assert_eq!(
             sentence(&rows).unwrap(),
-            "io_uring_server against a second process of itself, which should tie, ties on 1 \
-             of 2 rows and is undecided on 1: the rule called no false difference in this run \
-             (one run's evidence, and blind to a bias both processes share)."
+            format!(
+                "io_uring_server against a second process of itself, which should tie, read \
+                 *ties* in 1 of 2 cells judged, *wins* or *loses* in 0, *inconclusive* in 1: the \
+                 rule called no false difference on these rows (one run's evidence, and blind \
+                 to a bias both processes share). {COVERS}"
+            )
         );
     }
 
@@ -83,8 +90,8 @@ mod tests {
         let text = sentence(&rows).unwrap();
         assert!(
             text.contains(
-                "ties on 1 of 2 rows and is undecided on 0; it reads *loses* on *a* (the second \
-             process's figure 1.04x the first's):"
+                "*ties* in 1 of 2 cells judged, *wins* or *loses* in 1, *inconclusive* in 0; it \
+                 reads *loses* on *a* (the second process's figure 1.04x the first's):"
             ),
             "{text}"
         );

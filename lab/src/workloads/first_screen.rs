@@ -183,7 +183,7 @@ fn elsewhere(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
         ),
         (
             Reading::ClientBound,
-            "not judged (the client was 90% busy or more in some round, so its pace may have set the figure) on",
+            "not judged (the client was 90% busy or more in most of its rounds, so its pace set the figure) on",
         ),
         (
             Reading::FellBehind,
@@ -245,7 +245,7 @@ fn runtimes(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
             let codec = (runtime.id, BASELINE.id);
             let ratios: Vec<f64> = rows
                 .iter()
-                .filter(|row| row.client_bound(report, codec).is_none())
+                .filter(|row| row.client_bound(report).is_none())
                 .filter_map(|row| Estimate::of(&row.ratios(report, codec)))
                 .map(|estimate| estimate.ratio)
                 .collect();

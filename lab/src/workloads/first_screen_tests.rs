@@ -35,7 +35,7 @@ fn the_bottom_line_states_each_saving_with_its_unit_and_names_the_rest() {
     assert!(text.contains("it wins on 1 of 2 rows, saving 20% of"), "{text}");
     assert!(
         text.contains(
-            "monoio wins on 1, ties on 1 and loses on 0 of the 2 rows it ran (−5% on its median \
+            "monoio wins on 1, ties on 1 and loses on 0 of the 2 rows it ran (−3% on its median \
              row against the codec engine)"
         ),
         "{text}"

@@ -56,9 +56,9 @@ fn label_with_best(row: &Row) -> String {
 /// A/A control where it ran; a client-bound cell has no estimate, and a series without
 /// any is left out.
 fn panels(report: &WorkloadsReport, rows: &[Row]) -> Vec<Panel> {
-    let estimates = |pair: (&str, &str), ratios: &dyn Fn(&Row) -> Vec<f64>| -> Vec<Option<Estimate>> {
+    let estimates = |ratios: &dyn Fn(&Row) -> Vec<f64>| -> Vec<Option<Estimate>> {
         rows.iter()
-            .map(|row| match row.client_bound(report, pair) {
+            .map(|row| match row.client_bound(report) {
                 Some(_) => None,
                 None => Estimate::of(&ratios(row)),
             })
@@ -77,11 +77,11 @@ fn panels(report: &WorkloadsReport, rows: &[Row]) -> Vec<Panel> {
     }];
     panels.extend(BASELINES.iter().enumerate().map(|(index, baseline)| {
         let against = |row: &Row| row.against[index].clone();
-        let mut series = vec![(SUBJECT, estimates((SUBJECT.id, baseline.id), &against))];
+        let mut series = vec![(SUBJECT, estimates(&against))];
         if index == 0 {
             for runtime in READY {
                 let pair = (runtime.id, baseline.id);
-                series.push((runtime, estimates(pair, &|row| row.ratios(report, pair))));
+                series.push((runtime, estimates(&|row| row.ratios(report, pair))));
             }
         }
         Panel {
@@ -94,10 +94,7 @@ fn panels(report: &WorkloadsReport, rows: &[Row]) -> Vec<Panel> {
     }));
     panels.push(Panel {
         title: "A/A control ÷ io_uring_server".into(),
-        series: vec![(
-            AA_CONTROL,
-            estimates((AA_CONTROL.id, SUBJECT.id), &|row| row.aa.clone()),
-        )],
+        series: vec![(AA_CONTROL, estimates(&|row| row.aa.clone()))],
     });
     for panel in &mut panels {
         panel.series.retain(|(_, e)| e.iter().any(Option::is_some));
@@ -112,15 +109,9 @@ pub fn draw(path: &Path, report: &WorkloadsReport) -> Result<usize, String> {
     let panels = panels(report, &rows);
     let labels: Vec<String> = rows
         .iter()
-        .map(|row| {
-            let bound = row.best_bound(report).is_some()
-                || BASELINES
-                    .iter()
-                    .any(|b| row.client_bound(report, (SUBJECT.id, b.id)).is_some());
-            match bound {
-                true => format!("{} (client-bound: not drawn)", label_with_best(row)),
-                false => label_with_best(row),
-            }
+        .map(|row| match row.client_bound(report).is_some() {
+            true => format!("{} (client-bound: not drawn)", label_with_best(row)),
+            false => label_with_best(row),
         })
         .collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;

@@ -60,18 +60,19 @@ impl Row {
         }
     }
 
-    /// How busy the client was where it bound io_uring_server ÷ the cheapest tokio
-    /// configuration on this row; `None` where it did not, or none was chosen.
+    /// How busy the client was where this row is client-bound and a cheapest tokio
+    /// configuration was chosen; `None` where it is not, or none was chosen.
     pub fn best_bound(&self, report: &WorkloadsReport) -> Option<f64> {
-        let chosen = self.best.contender?;
-        self.client_bound(report, (harness::workload::SUBJECT.id, chosen.id))
+        self.best.contender?;
+        self.client_bound(report)
     }
 
-    /// How busy the client was where it bound `subject` ÷ `baseline` on this row
-    /// ([`harness::workload::client_bound`]); `None`: the rule decides.
-    pub fn client_bound(&self, report: &WorkloadsReport, pair: (&str, &str)) -> Option<f64> {
+    /// How busy the client was where most of this row's rounds were noisy, so that the
+    /// row is client-bound ([`harness::workload::client_bound`]); `None`: the rule decides
+    /// every cell of it.
+    pub fn client_bound(&self, report: &WorkloadsReport) -> Option<f64> {
         match self.source {
-            Source::Values(w) | Source::Also(w) => report.client_bound(w.name, self.unit, pair),
+            Source::Values(w) | Source::Also(w) => report.client_bound(w.name),
             Source::IdleFit => None,
         }
     }

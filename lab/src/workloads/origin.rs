@@ -42,8 +42,7 @@ fn control(row: &Row) -> Option<Contender> {
 
 /// Whether `row` wins against the codec engine (the same code on epoll), the rule deciding.
 pub fn wins_over_codec(report: &WorkloadsReport, row: &Row) -> bool {
-    row.client_bound(report, (SUBJECT.id, BASELINE.id)).is_none()
-        && Estimate::of(&row.against[0]).is_some_and(|e| e.word == Word::Wins)
+    row.client_bound(report).is_none() && Estimate::of(&row.against[0]).is_some_and(|e| e.word == Word::Wins)
 }
 
 /// The tokio configuration whose technique a win over the codec engine on `row` may owe

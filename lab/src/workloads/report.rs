@@ -195,14 +195,22 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         unit.describe()
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    let voided = report.voided_rounds(workload);
     for (id, label) in report.contenders(workload) {
         let samples: Vec<&Sample> = report.of(workload, &id).collect();
-        // The per-request medians leave out the rounds it fell behind in, as the tail table does.
-        let kept: Vec<&Sample> = samples.iter().copied().filter(|s| !fell_behind(s)).collect();
-        let values: Vec<f64> = samples.iter().filter_map(|s| s.value).collect();
+        // The per-request medians leave out the rounds it fell behind in, as the tail table
+        // does, and the noisy rounds that count for nothing.
+        let counted: Vec<&Sample> = samples
+            .iter()
+            .copied()
+            .filter(|s| !voided.contains(&s.round))
+            .collect();
+        let kept: Vec<&Sample> = counted.iter().copied().filter(|s| !fell_behind(s)).collect();
+        let values: Vec<f64> = counted.iter().filter_map(|s| s.value).collect();
         let by_round: Vec<String> = samples
             .iter()
             .map(|s| match s.value {
+                Some(v) if voided.contains(&s.round) => format!("({})", unit.show(v)),
                 Some(v) => unit.show(v),
                 None if fell_behind(s) => "fell behind".into(),
                 None => "n/a".into(),
@@ -246,6 +254,9 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         }
     }
     out.push('\n');
+    if let Some(note) = harness::workload::client_bound::noisy_note(report, workload) {
+        let _ = writeln!(out, "{note}\n");
+    }
     if let Some(judged) = super::anchor::sentence(report, workload) {
         let _ = writeln!(out, "{judged}\n");
     }

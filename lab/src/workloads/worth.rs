@@ -4,7 +4,7 @@
 //! ratio, the amount from the baseline's median figure times that ratio's distance from 1.
 
 use crate::workloads::judged::Row;
-use crate::workloads::{SUBJECT, Unit, WorkloadsReport};
+use crate::workloads::{Unit, WorkloadsReport};
 use harness::format::group_thousands;
 use harness::judge::Estimate;
 use harness::rounds::median;
@@ -16,7 +16,7 @@ use harness::workload::offered::base;
 /// io_uring_server saves (−) or costs (+) of it, from the ratio.
 /// A cell the client bound says *client-bound* in place of the rule's word.
 pub fn amount(report: &WorkloadsReport, row: &Row, baseline: &Contender, ratios: &[f64]) -> Option<String> {
-    let bound = row.client_bound(report, (SUBJECT.id, baseline.id)).is_some();
+    let bound = row.client_bound(report).is_some();
     let (estimate, change, figure) = change_of(report, row, baseline.id, ratios)?;
     let sign = if estimate.ratio <= 1.0 { "−" } else { "+" };
     let unit = match row.unit {

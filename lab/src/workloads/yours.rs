@@ -37,7 +37,7 @@ pub fn render(report: &WorkloadsReport) -> String {
                 .map(|id| {
                     let pair = (SUBJECT.id, id.as_str());
                     let ratios = report.ratios_in(workload, unit, pair);
-                    match report.client_bound(workload.name, unit, pair) {
+                    match report.client_bound(workload.name) {
                         Some(busy) => client_bound::cell(&ratios, busy),
                         None => judge::cell(&ratios),
                     }
@@ -52,13 +52,9 @@ pub fn render(report: &WorkloadsReport) -> String {
             );
         }
     }
-    let bound = report.outside.iter().any(|id| {
-        judged_rows(report).iter().any(|w| {
-            report
-                .client_bound(w.name, w.unit(), (SUBJECT.id, id.as_str()))
-                .is_some()
-        })
-    });
+    let bound = judged_rows(report)
+        .iter()
+        .any(|w| report.client_bound(w.name).is_some());
     if bound {
         let _ = writeln!(out, "\n{}", client_bound::explain());
     }
