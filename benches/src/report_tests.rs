@@ -31,7 +31,7 @@ fn row(contender: &str, label: &str, mean_ns: f64, usage: Usage) -> Row {
     }
 }
 
-/// Three rounds of the 64 KiB echo at 50% load: io_uring_server at 8 µs per request, the
+/// Three rounds of the 64 KiB echo at a fixed rate: io_uring_server at 8 µs per request, the
 /// codec at 10 and hyper at 10 ± 2%, so the first ratio wins and the second does not
 /// decide; its rate calibrated on the three, hyper's capacity the smallest.
 fn verdict() -> WorkloadsReport {
@@ -43,7 +43,7 @@ fn verdict() -> WorkloadsReport {
             ("tokio_hyper", [10.0, 7.0, 9.0][round]),
         ] {
             samples.push(Sample::example(
-                "64 KiB echo at 50% load",
+                "64 KiB echo at a fixed rate",
                 contender,
                 round,
                 value,
@@ -201,7 +201,7 @@ fn the_benchmarks_section_is_the_short_verdict_and_matches_its_golden_file() {
     let first = rendered.lines().next().unwrap_or_default();
     assert!(harness::stale::commit_of(first).is_some(), "{first}");
     assert!(first.ends_with("; method: [Method](#method)."), "{first}");
-    assert!(rendered.contains("| 64 KiB echo at 50% load |"), "{rendered}");
+    assert!(rendered.contains("| 64 KiB echo at a fixed rate |"), "{rendered}");
     assert!(
         !rendered.contains("## single") && !rendered.contains("Williams"),
         "{rendered}"

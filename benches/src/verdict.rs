@@ -21,10 +21,10 @@ use harness::workload::{BASELINES, SUBJECT, Workload, verdict};
 /// request (or connection) at a fixed offered rate, never on a saturated closed loop (a
 /// capacity figure, not a cost).
 pub const KEY_WORKLOADS: [&str; 5] = [
-    "keep-alive, small requests at 50% load",
+    "keep-alive, small requests at a fixed rate",
     "one connection",
-    "64 KiB echo at 50% load",
-    "churn, server closes at 50% load",
+    "64 KiB echo at a fixed rate",
+    "churn, server closes at a fixed rate",
     "5k idle connections",
 ];
 

@@ -125,7 +125,10 @@ fn every_study_runs_its_smallest_plan_and_writes_its_report_apart() {
     let workloads = run("workloads", &workloads, &out, "workloads");
     assert!(workloads.contains("4 connections"), "{workloads}");
     // Calibrated, then offered its rate: every server read every upload and sent its receipt.
-    assert!(workloads.contains("## 20 MiB uploads at 50% load"), "{workloads}");
+    assert!(
+        workloads.contains("## 20 MiB uploads at a fixed rate"),
+        "{workloads}"
+    );
 
     let sweep = run(
         "sweep",
@@ -140,11 +143,11 @@ fn every_study_runs_its_smallest_plan_and_writes_its_report_apart() {
             "--seconds",
             "0.3",
             "--only",
-            "keep-alive, small requests at 50% load",
+            "keep-alive, small requests at a fixed rate",
         ];
         let profiles = run("profiles", &only, &out, "profiles");
         assert!(
-            profiles.contains("keep-alive, small requests at 50% load"),
+            profiles.contains("keep-alive, small requests at a fixed rate"),
             "{profiles}"
         );
     } else {

@@ -18,18 +18,18 @@ fn flat(label: &str, cpu_us: f64) -> FlatOut {
 
 #[test]
 fn sendfile_and_tokio_io_uring_files_are_candidates_where_files_are_served_and_tls_keeps_the_adapted_ones() {
-    let files = candidates(&by_name("1 MiB files, 16 connections at 50% load").unwrap());
+    let files = candidates(&by_name("1 MiB files, 16 connections at a fixed rate").unwrap());
     let mut expected = TOKIO_CONFIGURATIONS.to_vec();
     expected.push(TOKIO_CODEC_IO_URING_FS);
     assert_eq!(files, expected);
-    let small_files = candidates(&by_name("4 KiB files, 16 connections at 50% load").unwrap());
+    let small_files = candidates(&by_name("4 KiB files, 16 connections at a fixed rate").unwrap());
     assert!(small_files.contains(&TOKIO_CODEC_IO_URING_FS) && !small_files.contains(&TOKIO_CODEC_SENDFILE));
-    let keep_alive = candidates(&by_name("keep-alive, small requests at 50% load").unwrap());
+    let keep_alive = candidates(&by_name("keep-alive, small requests at a fixed rate").unwrap());
     assert_eq!(
         keep_alive,
         vec![TOKIO_CODEC, TOKIO_HYPER, TOKIO_HYPER_MULTI_THREAD]
     );
-    let tls = candidates(&by_name("keep-alive over TLS at 50% load").unwrap());
+    let tls = candidates(&by_name("keep-alive over TLS at a fixed rate").unwrap());
     assert_eq!(tls, keep_alive, "every engine but sendfile has a rustls adapter");
     assert!(!files.contains(&TOKIO_CODEC_SHARED) && !files.contains(&TOKIO_URING));
 }
@@ -149,7 +149,7 @@ fn a_round_in_which_every_candidate_fell_behind_is_left_out_of_the_choice() {
 
 #[test]
 fn the_report_names_the_cheapest_per_row_with_its_ratios() {
-    let name = "keep-alive, small requests at 50% load";
+    let name = "keep-alive, small requests at a fixed rate";
     let mut samples = Vec::new();
     for round in 0..3 {
         for (contender, value) in [
@@ -171,7 +171,7 @@ fn the_report_names_the_cheapest_per_row_with_its_ratios() {
 
 #[test]
 fn the_rate_is_set_by_io_uring_server_and_the_candidate_with_the_most_capacity() {
-    let workload = by_name("keep-alive, small requests at 50% load").unwrap();
+    let workload = by_name("keep-alive, small requests at a fixed rate").unwrap();
     let flat_out = vec![
         flat("io_uring_server", 6.0),
         flat("tokio_server (codec)", 8.0),

@@ -148,14 +148,14 @@ mod tests {
             offered: None,
         };
         let plan = [
-            entry("64 KiB echo at 50% load"),
-            entry("1 MiB files, 16 connections at 50% load"),
+            entry("64 KiB echo at a fixed rate"),
+            entry("1 MiB files, 16 connections at a fixed rate"),
         ];
         assert_eq!(
             contenders_of(&plan, "64 KiB echo"),
             [super::super::SUBJECT, TOKIO_CODEC, TOKIO_HYPER]
         );
-        let mut files = entry("1 MiB files, 16 connections at 50% load");
+        let mut files = entry("1 MiB files, 16 connections at a fixed rate");
         files.every_round.push(TOKIO_CODEC_SENDFILE);
         assert!(contenders_of(&[files], "1 MiB files, 16 connections").contains(&TOKIO_CODEC_SENDFILE));
     }

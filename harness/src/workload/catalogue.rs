@@ -206,126 +206,126 @@ pub const WORKLOADS: &[Workload] = &[
         },
     },
     Workload {
-        name: "keep-alive, small requests at 50% load",
+        name: "keep-alive, small requests at a fixed rate",
         shape: Shape::Offered {
             of: "keep-alive, small requests",
             percent: 50,
         },
     },
     Workload {
-        name: "keep-alive, 10 µs handler at 50% load",
+        name: "keep-alive, 10 µs handler at a fixed rate",
         shape: Shape::Offered {
             of: "keep-alive, 10 µs handler",
             percent: 50,
         },
     },
     Workload {
-        name: "keep-alive, 100 µs handler at 50% load",
+        name: "keep-alive, 100 µs handler at a fixed rate",
         shape: Shape::Offered {
             of: "keep-alive, 100 µs handler",
             percent: 50,
         },
     },
     Workload {
-        name: "64 KiB echo at 50% load",
+        name: "64 KiB echo at a fixed rate",
         shape: Shape::Offered {
             of: "64 KiB echo",
             percent: 50,
         },
     },
     Workload {
-        name: "20 MiB uploads at 50% load",
+        name: "20 MiB uploads at a fixed rate",
         shape: Shape::Offered {
             of: "20 MiB uploads",
             percent: 50,
         },
     },
     Workload {
-        name: "16 KiB responses at 50% load",
+        name: "16 KiB responses at a fixed rate",
         shape: Shape::Offered {
             of: "16 KiB responses",
             percent: 50,
         },
     },
     Workload {
-        name: "256 KiB responses at 50% load",
+        name: "256 KiB responses at a fixed rate",
         shape: Shape::Offered {
             of: "256 KiB responses",
             percent: 50,
         },
     },
     Workload {
-        name: "1 MiB responses at 50% load",
+        name: "1 MiB responses at a fixed rate",
         shape: Shape::Offered {
             of: "1 MiB responses",
             percent: 50,
         },
     },
     Workload {
-        name: "1 MiB files, 16 connections at 50% load",
+        name: "1 MiB files, 16 connections at a fixed rate",
         shape: Shape::Offered {
             of: "1 MiB files, 16 connections",
             percent: 50,
         },
     },
     Workload {
-        name: "4 KiB files, 256 connections at 50% load",
+        name: "4 KiB files, 256 connections at a fixed rate",
         shape: Shape::Offered {
             of: "4 KiB files, 256 connections",
             percent: 50,
         },
     },
     Workload {
-        name: "1 MiB files, 256 connections at 50% load",
+        name: "1 MiB files, 256 connections at a fixed rate",
         shape: Shape::Offered {
             of: "1 MiB files, 256 connections",
             percent: 50,
         },
     },
     Workload {
-        name: "4 KiB files, 16 connections at 50% load",
+        name: "4 KiB files, 16 connections at a fixed rate",
         shape: Shape::Offered {
             of: "4 KiB files, 16 connections",
             percent: 50,
         },
     },
     Workload {
-        name: "churn, server closes at 50% load",
+        name: "churn, server closes at a fixed rate",
         shape: Shape::Offered {
             of: "churn, server closes",
             percent: 50,
         },
     },
     Workload {
-        name: "churn, client closes at 50% load",
+        name: "churn, client closes at a fixed rate",
         shape: Shape::Offered {
             of: "churn, client closes",
             percent: 50,
         },
     },
     Workload {
-        name: "10 requests per connection at 50% load",
+        name: "10 requests per connection at a fixed rate",
         shape: Shape::Offered {
             of: "10 requests per connection",
             percent: 50,
         },
     },
     Workload {
-        name: "keep-alive over TLS at 50% load",
+        name: "keep-alive over TLS at a fixed rate",
         shape: Shape::Offered {
             of: "keep-alive over TLS",
             percent: 50,
         },
     },
     Workload {
-        name: "TLS churn, full handshakes at 50% load",
+        name: "TLS churn, full handshakes at a fixed rate",
         shape: Shape::Offered {
             of: "TLS churn, full handshakes",
             percent: 50,
         },
     },
     Workload {
-        name: "TLS churn, resumed sessions at 50% load",
+        name: "TLS churn, resumed sessions at a fixed rate",
         shape: Shape::Offered {
             of: "TLS churn, resumed sessions",
             percent: 50,

@@ -180,7 +180,7 @@ mod tests {
     use crate::servers::{TOKIO_CODEC, TOKIO_URING};
     use crate::workload::samples::Sample;
 
-    const ROW: &str = "keep-alive, small requests at 50% load";
+    const ROW: &str = "keep-alive, small requests at a fixed rate";
 
     fn sample(contender: &str, round: usize, busy: f64) -> Sample {
         Sample {

@@ -135,7 +135,7 @@ pub fn offered_rates(report: &WorkloadsReport) -> String {
             capacity()
         ),
         false => format!(
-            "Rows \"at {VERDICT_PERCENT}% load\" offered every server the same open-loop rate, \
+            "Rows \"at a fixed rate\" offered every server the same open-loop rate, \
              {VERDICT_PERCENT}% of the smallest capacity among the contenders (or of the \
              client's reach, the slowest requests/s it reached flat out, where that was less). {}",
             capacity()

@@ -91,7 +91,7 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
         "{line}"
     );
     let mut sample = crate::workload::samples::Sample::example(
-        "keep-alive, small requests at 50% load",
+        "keep-alive, small requests at a fixed rate",
         SUBJECT.id,
         0,
         8.0,
@@ -132,7 +132,7 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
         table.contains("|  |  |  | compio_server | 25,000 | 100% | n/a | 30,000 | 90% |"),
         "{table}"
     );
-    let workload = crate::workload::catalogue::by_name("keep-alive, small requests at 50% load").unwrap();
+    let workload = crate::workload::catalogue::by_name("keep-alive, small requests at a fixed rate").unwrap();
     assert_eq!(
         report.rate_label(&workload),
         "keep-alive, small requests at 25,000 req/s"

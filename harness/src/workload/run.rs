@@ -265,22 +265,22 @@ mod tests {
     #[test]
     fn only_a_workload_with_an_undecided_cell_runs_on() {
         let (decided, scattered) = (
-            entry("keep-alive, small requests at 50% load"),
-            entry("64 KiB echo at 50% load"),
+            entry("keep-alive, small requests at a fixed rate"),
+            entry("64 KiB echo at a fixed rate"),
         );
         let mut samples = rounds_of(decided.workload.name, [5.0, 5.1], [5.0, 5.1]);
         // 8 and 13 against 10: the interval straddles 1; the A/A control too.
         samples.extend(rounds_of(scattered.workload.name, [8.0, 13.0], [13.0, 8.0]));
         let left = runs_on(&[&decided, &scattered], &samples, 4);
         assert_eq!(left.len(), 1);
-        assert_eq!(left[0].workload.name, "64 KiB echo at 50% load");
+        assert_eq!(left[0].workload.name, "64 KiB echo at a fixed rate");
         assert_eq!(rounds_in(&samples), 4);
         assert!(runs_on(&[&decided], &samples, 4).is_empty());
     }
 
     #[test]
     fn a_noisy_round_is_run_again() {
-        let decided = entry("keep-alive, small requests at 50% load");
+        let decided = entry("keep-alive, small requests at a fixed rate");
         let mut samples = rounds_of(decided.workload.name, [5.0, 5.1], [5.0, 5.1]);
         assert!(
             runs_on(&[&decided], &samples, 4).is_empty(),

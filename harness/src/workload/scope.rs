@@ -105,11 +105,9 @@ mod tests {
         };
         let said = decided_in_the_verdict(echo).unwrap();
         assert!(said.contains("(*64 KiB echo*, closed loop flat out)"), "{said}");
-        assert!(
-            said.contains(
-                "fixed rate in the verdict at the top of BENCHMARKS.md (*64 KiB echo at 50% load*)"
-            )
-        );
+        assert!(said.contains(
+            "fixed rate in the verdict at the top of BENCHMARKS.md (*64 KiB echo at a fixed rate*)"
+        ));
         let one = decided_in_the_verdict(Shape::OneConnection { tls: false }).unwrap();
         assert!(one.contains("(*one connection*, the same load)"), "{one}");
         let pipelined = Shape::Pipelined {
@@ -138,14 +136,14 @@ mod tests {
         assert!(
             outside_verdict(&capacity)
                 .unwrap()
-                .contains("*256 KiB responses at 50% load*")
+                .contains("*256 KiB responses at a fixed rate*")
         );
         for name in ["pipelined 16 deep", "4 connections", "16 connections"] {
             assert!(!in_verdict(&by_name(name).unwrap()), "{name}");
         }
         for name in [
-            "4 KiB files, 256 connections at 50% load",
-            "1 MiB responses at 50% load",
+            "4 KiB files, 256 connections at a fixed rate",
+            "1 MiB responses at a fixed rate",
             "one connection",
         ] {
             assert!(in_verdict(&by_name(name).unwrap()), "{name}");

@@ -4,7 +4,7 @@
 use super::*;
 use crate::workload::samples::Sample;
 
-/// Three rounds of "64 KiB echo at 50% load" (server CPU per request), io_uring_server 20%
+/// Three rounds of "64 KiB echo at a fixed rate" (server CPU per request), io_uring_server 20%
 /// cheaper than the codec every round and too noisy a ratio to hyper to decide, the client
 /// `busy[round]` busy with hyper and half busy with the others.
 fn report(busy: [f64; 3]) -> WorkloadsReport {
@@ -24,7 +24,7 @@ fn report(busy: [f64; 3]) -> WorkloadsReport {
     WorkloadsReport::over(samples)
 }
 
-const ECHO: &str = "64 KiB echo at 50% load";
+const ECHO: &str = "64 KiB echo at a fixed rate";
 
 fn echo() -> Vec<Workload> {
     vec![super::super::catalogue::by_name(ECHO).unwrap()]
@@ -60,7 +60,7 @@ fn a_noisy_round_counts_for_nothing_in_every_cell_of_its_row() {
 
 #[test]
 fn a_fixed_rate_cell_too_short_to_judge_says_a_server_fell_behind() {
-    let row = "64 KiB echo at 50% load";
+    let row = "64 KiB echo at a fixed rate";
     let mut samples = Vec::new();
     for round in 0..3 {
         for contender in [SUBJECT.id, BASELINES[0].id, BASELINES[1].id] {
@@ -96,7 +96,7 @@ fn a_client_with_cpu_to_spare_leaves_every_cell_to_the_rule() {
 fn the_first_column_names_the_cheapest_tokio_configuration_and_the_row_its_rate() {
     use crate::servers::TOKIO_HYPER_MULTI_THREAD;
     use crate::workload::offered::{Calibration, FlatOut};
-    let row = "keep-alive, small requests at 50% load";
+    let row = "keep-alive, small requests at a fixed rate";
     let mut samples = Vec::new();
     for round in 0..4 {
         let wobble = 1.0 + 0.01 * round as f64;
@@ -203,19 +203,19 @@ fn a_client_saturated_with_the_control_makes_the_round_noisy_for_every_cell() {
 #[test]
 fn a_report_from_before_a_row_says_it_was_not_measured() {
     let mut report = WorkloadsReport::over(vec![Sample::example(
-        "keep-alive, small requests at 50% load",
+        "keep-alive, small requests at a fixed rate",
         "io_uring",
         0,
         5.0,
     )]);
     assert!(not_measured(&report).is_empty(), "no list of what was judged");
-    report.judged = Some(vec!["keep-alive, small requests at 50% load".into()]);
+    report.judged = Some(vec!["keep-alive, small requests at a fixed rate".into()]);
     let missing = not_measured(&report);
     assert!(
-        missing.contains(&"4 KiB files, 256 connections at 50% load"),
+        missing.contains(&"4 KiB files, 256 connections at a fixed rate"),
         "{missing:?}"
     );
-    assert!(!missing.contains(&"keep-alive, small requests at 50% load"));
+    assert!(!missing.contains(&"keep-alive, small requests at a fixed rate"));
     assert!(!missing.contains(&"pipelined 16 deep") && !missing.contains(&"5k idle connections"));
-    assert!(not_measured_sentence(&report).contains("*4 KiB files, 256 connections at 50% load*"));
+    assert!(not_measured_sentence(&report).contains("*4 KiB files, 256 connections at a fixed rate*"));
 }

@@ -269,7 +269,7 @@ pub fn bound_note(cells: usize) -> String {
          pace (a saturated closed loop's CPU per request is a capacity figure, and this one \
          the client's); the rule decides none of them, as the verdict decides no \
          client-bound cell. The verdict's hot-file rows (1 MiB and 4 KiB files, each at 16 \
-         and 256 connections, at 50% load) measure them at a fixed rate the client holds, \
+         and 256 connections) measure them at a fixed rate the client holds, \
          the same for every server.",
         CLIENT_SATURATED * 100.0
     )

@@ -168,7 +168,7 @@ mod tests {
         let text = lines(&WORKLOADS[0], &[&codec, &uring], Some(&verdict(8.0)));
         assert!(
             text.starts_with(
-                "Beside the verdict row *keep-alive, small requests at 50% load* (offered 40000/s there)"
+                "Beside the verdict row *keep-alive, small requests at a fixed rate* (offered 40000/s there)"
             ),
             "{text}"
         );

@@ -68,7 +68,7 @@ mod tests {
 
     #[test]
     fn an_offered_row_takes_its_base_and_the_verdict_percent() {
-        let echo = named("64 KiB echo at 50% load");
+        let echo = named("64 KiB echo at a fixed rate");
         assert_eq!(
             offered_base(&echo),
             Some(("64 KiB echo", offered::VERDICT_PERCENT))

@@ -38,7 +38,7 @@ mod tests {
 
     #[test]
     fn nginx_is_judged_where_it_ran_every_round_and_silent_where_once() {
-        let name = "1 MiB files, 16 connections at 50% load";
+        let name = "1 MiB files, 16 connections at a fixed rate";
         let mut samples = Vec::new();
         for round in 0..4 {
             samples.push(Sample::example(name, SUBJECT.id, round, 90.0));

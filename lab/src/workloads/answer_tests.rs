@@ -6,7 +6,7 @@ use super::*;
 use crate::workloads::Sample;
 use harness::servers::{AA_CONTROL, COMPIO, MONOIO, TOKIO_CODEC, TOKIO_HYPER};
 
-const KEEP_ALIVE: &str = "keep-alive, small requests at 50% load";
+const KEEP_ALIVE: &str = "keep-alive, small requests at a fixed rate";
 
 /// io_uring_server 8 µs, the codec engine 10, hyper 20, the A/A control 8, every round;
 /// with `runtimes`, monoio 9.5 and compio 12 too.
@@ -187,7 +187,7 @@ fn a_row_the_client_bound_is_no_win_and_says_so() {
         ] {
             report.samples.push(Sample {
                 client_busy: Some(0.98),
-                ..Sample::example("16 KiB responses at 50% load", contender, round, value)
+                ..Sample::example("16 KiB responses at a fixed rate", contender, round, value)
             });
         }
     }
@@ -216,7 +216,7 @@ fn the_answer_says_what_tls_does_to_the_saving_beside_plain_http() {
         ] {
             samples.push(Sample {
                 label: contender.into(),
-                ..Sample::example("keep-alive over TLS at 50% load", contender, round, value)
+                ..Sample::example("keep-alive over TLS at a fixed rate", contender, round, value)
             });
         }
     }
@@ -237,7 +237,7 @@ fn a_row_whose_server_fell_behind_its_rate_says_so_instead_of_n_a() {
     let mut report = report(true);
     for round in 0..4 {
         for (contender, value) in [(SUBJECT.id, 4.0), (TOKIO_CODEC.id, 5.0), (TOKIO_HYPER.id, 6.0)] {
-            let mut sample = Sample::example("64 KiB echo at 50% load", contender, round, value);
+            let mut sample = Sample::example("64 KiB echo at a fixed rate", contender, round, value);
             if contender == SUBJECT.id && round < 3 {
                 sample.value = None;
             }
@@ -305,7 +305,12 @@ fn a_handler_that_works_is_answered_from_its_measured_row() {
         ] {
             samples.push(Sample {
                 label: contender.into(),
-                ..Sample::example("keep-alive, 100 µs handler at 50% load", contender, round, value)
+                ..Sample::example(
+                    "keep-alive, 100 µs handler at a fixed rate",
+                    contender,
+                    round,
+                    value,
+                )
             });
         }
     }

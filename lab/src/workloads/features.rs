@@ -31,11 +31,11 @@ const ZERO_COPY_MECHANISM: &str =
 
 /// Where small requests on kept-alive connections cost what the verdict judges: at its
 /// fixed offered rate.
-const KEEP_ALIVE: &str = "keep-alive, small requests at 50% load";
+const KEEP_ALIVE: &str = "keep-alive, small requests at a fixed rate";
 
 /// Where accept features pay: connections churning, at the verdict's fixed offered rates.
-const SERVER_CLOSES: &str = "churn, server closes at 50% load";
-const CLIENT_CLOSES: &str = "churn, client closes at 50% load";
+const SERVER_CLOSES: &str = "churn, server closes at a fixed rate";
+const CLIENT_CLOSES: &str = "churn, client closes at a fixed rate";
 const SINGLE_ACCEPT: Contender = io_uring_with("without multishot accept", &["--no-multishot-accept"]);
 const SINGLE_ACCEPT_MECHANISM: &str = "one accept SQE per connection instead of one for all";
 const FIXED_FILES: Contender = io_uring_with("with registered files", &["--fixed-files"]);
@@ -93,12 +93,12 @@ pub const VARIANTS: [Variant; 16] = [
         mechanism: "a plain recv into a buffer of its own per connection, armed while it idles, instead of the kernel picking a shared provided buffer when data arrives",
     },
     Variant {
-        at: "256 KiB responses at 50% load",
+        at: "256 KiB responses at a fixed rate",
         contender: ZERO_COPY,
         mechanism: ZERO_COPY_MECHANISM,
     },
     Variant {
-        at: "1 MiB responses at 50% load",
+        at: "1 MiB responses at a fixed rate",
         contender: ZERO_COPY,
         mechanism: ZERO_COPY_MECHANISM,
     },
@@ -123,7 +123,7 @@ pub const VARIANTS: [Variant; 16] = [
         mechanism: SQ_ARRAY_MECHANISM,
     },
     Variant {
-        at: "1 MiB files, 16 connections at 50% load",
+        at: "1 MiB files, 16 connections at a fixed rate",
         contender: crate::files::IO_URING_READS,
         mechanism: "every file read through the ring into the connection's buffer and sent from there (page cache to buffer, buffer to socket) instead of sendfile handing the page-cache pages to TCP",
     },

@@ -11,9 +11,9 @@ fn every_verdict_row_is_one_labelled_row_of_the_svg() {
     for round in 0..4 {
         let wobble = 1.0 + 0.02 * round as f64;
         for workload in [
-            "64 KiB echo at 50% load",
+            "64 KiB echo at a fixed rate",
             "one connection",
-            "16 KiB responses at 50% load",
+            "16 KiB responses at a fixed rate",
         ] {
             for (contender, value) in [
                 (SUBJECT.id, 8.0 * wobble),
@@ -52,10 +52,10 @@ fn a_client_bound_cell_is_not_drawn_and_its_row_says_so() {
         for contender in [SUBJECT.id, TOKIO_CODEC.id, TOKIO_HYPER.id, AA_CONTROL.id] {
             samples.push(Sample {
                 client_busy: Some(0.99),
-                ..Sample::example("1 MiB responses at 50% load", contender, round, 90.0 * wobble)
+                ..Sample::example("1 MiB responses at a fixed rate", contender, round, 90.0 * wobble)
             });
             samples.push(Sample::example(
-                "64 KiB echo at 50% load",
+                "64 KiB echo at a fixed rate",
                 contender,
                 round,
                 20.0 * wobble,
@@ -67,7 +67,7 @@ fn a_client_bound_cell_is_not_drawn_and_its_row_says_so() {
     assert_eq!(rows.len(), 2);
     let bound = rows
         .iter()
-        .position(|r| r.workload == "1 MiB responses at 50% load")
+        .position(|r| r.workload == "1 MiB responses at a fixed rate")
         .unwrap();
     for panel in panels(&report, &rows) {
         for (contender, estimates) in &panel.series {
@@ -80,7 +80,7 @@ fn a_client_bound_cell_is_not_drawn_and_its_row_says_so() {
     let svg = std::fs::read_to_string(&path).unwrap();
     let _ = std::fs::remove_file(&path);
     assert!(
-        svg.contains("1 MiB responses at 50% load · server CPU · vs codec (client-bound: not drawn)"),
+        svg.contains("1 MiB responses at a fixed rate · server CPU · vs codec (client-bound: not drawn)"),
         "{svg}"
     );
     assert!(!svg.contains("64 KiB echo · server CPU (client-bound"), "{svg}");

@@ -34,7 +34,7 @@ fn uploads_are_judged_at_their_fixed_rate_and_nginx_sits_them_out() {
     let by_name = harness::workload::catalogue::by_name;
     let (saturated, offered) = (
         by_name("20 MiB uploads").unwrap(),
-        by_name("20 MiB uploads at 50% load").unwrap(),
+        by_name("20 MiB uploads at a fixed rate").unwrap(),
     );
     let mut judged = verdict_contenders();
     judged.push(harness::servers::TOKIO_HYPER_MULTI_THREAD);
@@ -74,13 +74,13 @@ fn every_tokio_configuration_of_a_judged_row_runs_every_round() {
             assert!(!detail_only(&workload).contains(&candidate), "{}", workload.name);
         }
     }
-    let files = harness::workload::catalogue::by_name("1 MiB files, 16 connections at 50% load").unwrap();
+    let files = harness::workload::catalogue::by_name("1 MiB files, 16 connections at a fixed rate").unwrap();
     assert!(every_round(&files).contains(&TOKIO_CODEC_SENDFILE));
 }
 
 #[test]
 fn over_tls_only_servers_with_a_rustls_adapter_run() {
-    let tls = harness::workload::catalogue::by_name("keep-alive over TLS at 50% load").unwrap();
+    let tls = harness::workload::catalogue::by_name("keep-alive over TLS at a fixed rate").unwrap();
     let every = every_round(&tls);
     for judged in verdict_contenders() {
         assert!(every.contains(&judged), "{}", judged.label);
@@ -92,20 +92,20 @@ fn over_tls_only_servers_with_a_rustls_adapter_run() {
     );
     let detail = detail_only(&tls);
     assert!(detail.iter().all(Contender::speaks_tls), "{detail:?}");
-    let plain = harness::workload::catalogue::by_name("keep-alive, small requests at 50% load").unwrap();
+    let plain = harness::workload::catalogue::by_name("keep-alive, small requests at a fixed rate").unwrap();
     assert!(every_round(&plain).contains(&TOKIO_URING));
 }
 
 #[test]
 fn hot_files_are_judged_at_a_fixed_rate_with_nginx_every_round_and_sendfile_where_it_applies() {
     let by_name = harness::workload::catalogue::by_name;
-    let offered = by_name("4 KiB files, 256 connections at 50% load").unwrap();
+    let offered = by_name("4 KiB files, 256 connections at a fixed rate").unwrap();
     // Under 64 KiB tokio's --sendfile engine runs the plain codec engine's code.
     assert!(
         !every_round(&offered).contains(&TOKIO_CODEC_SENDFILE),
         "no second codec engine"
     );
-    let large = by_name("1 MiB files, 256 connections at 50% load").unwrap();
+    let large = by_name("1 MiB files, 256 connections at a fixed rate").unwrap();
     assert!(
         every_round(&large).contains(&TOKIO_CODEC_SENDFILE),
         "the sendfile control"
@@ -119,7 +119,7 @@ fn hot_files_are_judged_at_a_fixed_rate_with_nginx_every_round_and_sendfile_wher
         !everyone().iter().any(|c| ANCHORS.contains(c)),
         "anchors join only where installed (with_anchors)"
     );
-    let keep_alive = by_name("keep-alive, small requests at 50% load").unwrap();
+    let keep_alive = by_name("keep-alive, small requests at a fixed rate").unwrap();
     assert!(!every_round(&keep_alive).iter().any(|c| ANCHORS.contains(c)));
     assert!(
         judged_contenders(&by_name("4 KiB files, 256 connections").unwrap()).is_empty(),

@@ -168,7 +168,12 @@ mod tests {
                 value: *value,
                 offered_per_sec: Some(40_000.0),
                 requests_per_sec: if value.is_some() { 40_000.0 } else { 38_000.0 },
-                ..Sample::example("keep-alive, small requests at 50% load", contender, round, 0.0)
+                ..Sample::example(
+                    "keep-alive, small requests at a fixed rate",
+                    contender,
+                    round,
+                    0.0,
+                )
             })
             .collect()
     }

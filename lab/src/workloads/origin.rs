@@ -131,10 +131,10 @@ mod tests {
     #[test]
     fn a_files_win_is_split_between_sendfile_and_the_io_model() {
         let with = report(
-            "1 MiB files, 16 connections at 50% load",
+            "1 MiB files, 16 connections at a fixed rate",
             Some(TOKIO_CODEC_SENDFILE),
         );
-        let without = report("1 MiB files, 16 connections at 50% load", None);
+        let without = report("1 MiB files, 16 connections at a fixed rate", None);
         let (report, row) = (&with, &rows(&with)[0]);
         assert_eq!(
             cell(report, row),
@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn a_win_where_the_codec_engine_is_the_cheapest_is_the_io_models() {
-        let report = report("keep-alive, small requests at 50% load", None);
+        let report = report("keep-alive, small requests at a fixed rate", None);
         let row = &rows(&report)[0];
         assert!(cell(&report, row).starts_with("the I/O model, all of it"));
         let slower = report.samples.iter().map(|s| Sample {

@@ -8,7 +8,7 @@ use harness::machine::Machine;
 use harness::servers::AA_CONTROL;
 
 /// The echo at its fixed rate: a verdict row (its saturated closed loop is a capacity).
-const ECHO: &str = "64 KiB echo at 50% load";
+const ECHO: &str = "64 KiB echo at a fixed rate";
 
 fn sample(workload: &str, contender: &str, round: usize, value: f64) -> Sample {
     Sample::example(workload, contender, round, value)
@@ -55,7 +55,7 @@ fn the_verdict_judges_every_baseline_from_the_rounds() {
     // 8/10, 9/11, 10/12 are 0.80, 0.82, 0.83: the interval lies below 0.90.
     assert!(
         text.contains(
-            "| 64 KiB echo at 50% load | server CPU µs per request, fixed open-loop rate | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
+            "| 64 KiB echo at a fixed rate | server CPU µs per request, fixed open-loop rate | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
              against tokio_server (codec) | 0.82 (0.78-0.86, 3 rounds) **wins** by ≥10% \
              | 0.45 (0.34-0.59, 3 rounds) **wins** by ≥10% | 1.00 (0.95-1.05, 3 rounds) **ties** |"
         ),
@@ -136,7 +136,7 @@ fn benchmarks_gets_the_verdict_under_one_provenance_line() {
     assert!(first.ends_with("; method: [Method](#method)."), "{first}");
     assert!(harness::stale::commit_of(first).is_some(), "{first}");
     assert!(!short.contains(harness::judge::METHOD) && !short.contains("Williams"));
-    assert!(short.contains("| 64 KiB echo at 50% load |"), "{short}");
+    assert!(short.contains("| 64 KiB echo at a fixed rate |"), "{short}");
     let full = verdict(&report(), Doc::Results);
     assert!(
         full.contains(harness::judge::METHOD) && full.contains("Williams"),
@@ -148,7 +148,7 @@ fn benchmarks_gets_the_verdict_under_one_provenance_line() {
 /// and why nginx, measured elsewhere, has no figure there.
 #[test]
 fn the_upload_row_is_judged_at_its_fixed_rate_and_its_details_say_why_nginx_is_absent() {
-    const UPLOADS: &str = "20 MiB uploads at 50% load";
+    const UPLOADS: &str = "20 MiB uploads at a fixed rate";
     let mut samples = Vec::new();
     for round in 0..3 {
         let r = round as f64;

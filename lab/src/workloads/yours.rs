@@ -79,7 +79,7 @@ mod tests {
 
     #[test]
     fn each_outside_server_gets_a_judged_column_and_none_means_no_section() {
-        let name = "keep-alive, small requests at 50% load";
+        let name = "keep-alive, small requests at a fixed rate";
         let mut samples = Vec::new();
         for round in 0..6 {
             let jitter = 1.0 + round as f64 * 0.001;
