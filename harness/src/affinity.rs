@@ -42,6 +42,14 @@ impl CpuSet {
         )
     }
 
+    /// The CPUs online on this machine, whatever this process's own mask (a study pins
+    /// itself to the client's CPU; a thread it starts may still run on any of these).
+    pub fn online() -> CpuSet {
+        // SAFETY: sysconf reads a system setting and touches no memory of ours.
+        let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+        CpuSet((0..online.max(1) as usize).collect())
+    }
+
     /// Restricts the calling thread (and threads and processes it starts later) to this set.
     /// Async-signal-safe, so it may run between fork and exec.
     pub fn pin_current_thread(&self) -> io::Result<()> {

@@ -31,7 +31,11 @@ pub struct WakeUp {
 impl WakeUp {
     /// Measures it now: about a second at [`ping_pong::DEFAULT_LENGTH`].
     pub fn measure(length: Length) -> Result<WakeUp, String> {
-        let cpus = match CpuSet::current().0[..] {
+        // A study runs pinned to its client's CPU: then the machine's first two CPUs, where
+        // its server and client are pinned.
+        let mine = CpuSet::current();
+        let candidates = if mine.0.len() >= 2 { mine } else { CpuSet::online() };
+        let cpus = match candidates.0[..] {
             [server, client, ..] => [server, client],
             _ => return Err("a wake-up between CPUs needs two CPUs".into()),
         };

@@ -18,6 +18,7 @@ pub mod calibrate;
 pub mod catalogue;
 pub mod cells;
 pub mod client_bound;
+pub mod client_cost;
 pub mod client_probe;
 pub mod idle_fit;
 pub mod measure;

@@ -165,10 +165,13 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
          one). \"How it was set\" names the pair whose capacities set the rate, and the \
          lower flat-out requests/s where that capped it. Beside the share of each server's \
          capacity the offered rate took, how busy the client was with it in the rounds at that \
-         rate (median, and the highest: a round at 90% or more counts for nothing).\n\n| \
+         rate (median, and the highest: a round at 90% or more counts for nothing), and the \
+         client's own CPU per request there (its busy share ÷ the requests/s served, the \
+         median over the rounds) ÷ io_uring_server's server CPU per request: where it is \
+         above 1, the client saturates before the server.\n\n| \
          workload | offered req/s | how it was set | server | capacity req/s | offered ÷ \
-         capacity | client busy in the rounds | flat out req/s | client busy flat out \
-         |\n|---|---|---|---|---|---|---|---|---|\n",
+         capacity | client busy in the rounds | client CPU per request | flat out req/s | \
+         client busy flat out |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for calibration in &report.calibrations {
         let rate = calibration.rate(VERDICT_PERCENT);
@@ -183,9 +186,10 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
                 None => ("unknown".into(), "n/a".into()),
             };
             out.push_str(&format!(
-                "| {workload} | {offered} | {how} | {} | {capacity} | {share} | {} | {} | {:.0}% |\n",
+                "| {workload} | {offered} | {how} | {} | {capacity} | {share} | {} | {} | {} | {:.0}% |\n",
                 flat.label,
                 report.client_in_rounds(&calibration.workload, &flat.label),
+                report.client_cost_cell(&calibration.workload, &flat.label),
                 show_rate(flat.requests_per_sec),
                 flat.client_busy * 100.0
             ));
