@@ -13,13 +13,13 @@ use super::{Shape, Workload};
 /// Why pipelining is not a verdict row.
 pub const PIPELINED: &str = "loadgen's open loop sends one request at a time on each \
      connection (`--rate` refuses `--depth` above 1), so pipelining cannot be offered at a \
-     fixed rate, and flat out the client was 100% busy with every server: its figure is the \
-     client's pace, shown in the details as a capacity";
+     fixed rate, and flat out the client is what limits the cheaper servers (the details' \
+     bottleneck column says which side was busy with each): a capacity, shown in the details";
 
 /// Why requests/s with a few busy connections is not a verdict row.
 pub const SMALL_SERVICE: &str = "requests/s on 4 and 16 busy connections is what one client \
-     core can drive: loadgen was 97-100% busy with every server in every round, so the figure \
-     measures the client; the round trip such a service's clients wait on is the *one \
+     core can drive (the details give the client's busy share with each server), so the \
+     figure measures the client; the round trip such a service's clients wait on is the *one \
      connection* row, its cost at a fixed rate the kept-alive row, and the requests/s stay in \
      the details";
 

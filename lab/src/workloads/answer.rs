@@ -180,8 +180,8 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
             (!codec.is_empty()).then(|| {
                 format!(
                     "Against the same HTTP code on epoll with the same technique (tokio's codec \
-                     engine; on files with sendfile, on idle connections with one shared read \
-                     buffer), it {}. How a win over the plain codec engine splits between such \
+                     engine; on large files with sendfile, on small ones with tokio's io_uring \
+                     file path, on idle connections with one shared read buffer), it {}. How a win over the plain codec engine splits between such \
                      a technique and the I/O model: the table's fourth column.",
                     codec.join("; ")
                 )

@@ -89,7 +89,7 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
         "{text}"
     );
     assert!(
-        text.contains("\n- **The I/O model alone.** Against the same HTTP code on epoll with the same technique (tokio's codec engine; on files with sendfile, on idle connections with one shared read buffer), it costs less on *keep-alive, small requests*;"),
+        text.contains("\n- **The I/O model alone.** Against the same HTTP code on epoll with the same technique (tokio's codec engine; on large files with sendfile, on small ones with tokio's io_uring file path, on idle connections with one shared read buffer), it costs less on *keep-alive, small requests*;"),
         "{text}"
     );
 }

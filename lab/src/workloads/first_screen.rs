@@ -219,11 +219,10 @@ fn io_model(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
     };
     Some(format!(
         "- **The I/O model alone.** Against the same HTTP code on epoll (tokio's codec engine; \
-         on files of 64 KiB or more with sendfile too, on idle connections with one shared \
-         read buffer, so that no technique a tokio server can use too counts), it wins on {} \
-         of {} rows, saving {saving} of that server's figure. On smaller files that saving \
-         includes the file reads: on the ring, where tokio::fs hands each read to a thread \
-         of its blocking pool.",
+         on files of 64 KiB or more with sendfile too, on smaller files with tokio's own \
+         io_uring file path, on idle connections with one shared read buffer, so that no \
+         technique a tokio server can use too counts), it wins on {} of {} rows, saving \
+         {saving} of that server's figure.",
         percents.len(),
         rows.len(),
     ))

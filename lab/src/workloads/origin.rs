@@ -3,7 +3,8 @@
 //! server can use too (sendfile, a read buffer shared by every connection, another engine
 //! or scheduler) and the part left to the I/O model. Both are read from rows the run
 //! measured: the technique's same-code control where the row has one (the codec engine
-//! with sendfile on files, with a shared buffer on idle connections), else the row's
+//! with sendfile on large files, on tokio's io_uring file path on small ones, with a
+//! shared buffer on idle connections), else the row's
 //! cheapest tokio configuration; technique = it ÷ the codec engine, I/O model =
 //! io_uring_server ÷ it, each judged by the rule over the rounds both ran.
 
@@ -13,13 +14,15 @@ use crate::workloads::worth::{signed_percent, word};
 use crate::workloads::{SUBJECT, Shape, WorkloadsReport};
 use harness::judge::{Estimate, Word, no_estimate};
 use harness::servers::{
-    Contender, TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED, TOKIO_HYPER, TOKIO_HYPER_MULTI_THREAD,
+    Contender, TOKIO_CODEC_IO_URING_FS, TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED, TOKIO_HYPER,
+    TOKIO_HYPER_MULTI_THREAD,
 };
 
 /// What a tokio configuration brings that the codec engine has not, in a few words.
 fn technique(contender: &Contender) -> &'static str {
     match *contender {
         TOKIO_CODEC_SENDFILE => "sendfile",
+        TOKIO_CODEC_IO_URING_FS => "tokio's io_uring file path",
         TOKIO_CODEC_SHARED => "one read buffer shared by every connection",
         TOKIO_HYPER => "hyper's engine",
         TOKIO_HYPER_MULTI_THREAD => "hyper on the multi-thread scheduler",
@@ -28,13 +31,16 @@ fn technique(contender: &Contender) -> &'static str {
 }
 
 /// The same-code control of the technique a win on `row` may owe to, where the row has
-/// one: sendfile where files are served, a shared read buffer where connections idle.
+/// one: sendfile where files go by sendfile, tokio's io_uring file path where smaller
+/// files are read (the file reads on a ring, as io_uring_server's are), a shared read
+/// buffer where connections idle.
 fn control(row: &Row) -> Option<Contender> {
     match row.source {
         Source::IdleFit => Some(TOKIO_CODEC_SHARED),
         Source::Values(w) | Source::Also(w) => match w.shape {
             Shape::Idle { .. } => Some(TOKIO_CODEC_SHARED),
             _ if w.sends_by_sendfile() => Some(TOKIO_CODEC_SENDFILE),
+            _ if w.serves_files() => Some(TOKIO_CODEC_IO_URING_FS),
             _ => None,
         },
     }

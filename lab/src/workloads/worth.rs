@@ -104,9 +104,9 @@ pub fn handlers(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
         let cells: Vec<String> = cells.into_iter().map(|(_, cell)| cell).collect();
         format!(
             "Kept-alive small requests at a fixed rate, server CPU per request against the \
-             cheapest tokio configuration: {}. For a handler of another cost, the µs saved stay \
-             about those of the nearest row; the share is those µs over your handler's cost \
-             plus the figure beside it.",
+             cheapest tokio configuration: {}. The µs saved are not the same on every row, so \
+             read the row nearest your handler's cost rather than adding the plain row's \
+             saving to it.",
             cells.join("; ")
         )
     })
