@@ -135,13 +135,14 @@ const fn row(explains: &'static str, slug: &'static str) -> Workload {
     }
 }
 
-pub const WORKLOADS: [Workload; 11] = [
+pub const WORKLOADS: [Workload; 12] = [
     row("keep-alive, small requests at a fixed rate", "keepalive"),
     row("keep-alive over TLS at a fixed rate", "tls_keepalive"),
     row("TLS churn, full handshakes at a fixed rate", "tls_churn_full"),
     row("pipelined 16 deep", "pipelined"),
     row("64 KiB echo at a fixed rate", "echo64k"),
     row("256 KiB responses", "response256k"),
+    row("20 MiB uploads at a fixed rate", "uploads20m"),
     row("churn, server closes at a fixed rate", "churn_server_closes"),
     row("churn, client closes at a fixed rate", "churn_client_closes"),
     file("4 KiB files, hot, 256 connections", "files4k", ("4k", 256), false),
