@@ -18,6 +18,7 @@ use harness::workload::{Shape as RowShape, Unit};
 
 pub mod against_verdict;
 pub mod classify;
+pub mod counts;
 pub mod difference;
 pub mod flame;
 pub mod measure;
@@ -216,6 +217,10 @@ pub struct Profile {
     /// results.
     #[serde(default)]
     pub client_busy: Option<f64>,
+    /// System calls, io_uring completions and context switches per request, from a short
+    /// run of their own ([`counts`]); `None` in older results or where perf cannot count.
+    #[serde(default)]
+    pub counts: Option<counts::Counts>,
 }
 
 /// How perf's samples of the server CPUs split.

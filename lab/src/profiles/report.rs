@@ -210,6 +210,28 @@ fn table(out: &mut String, workload: &Workload, profiles: &[&Profile], prefix: &
         })
         .collect();
     row(out, "served", cells, None);
+    type Count = fn(&crate::profiles::counts::Counts) -> Option<f64>;
+    let counted: [(&str, Count); 3] = [
+        ("system calls per request (a run of its own)", |c| c.syscalls),
+        ("io_uring completions per request", |c| c.completions),
+        ("context switches per request (mostly sleeps)", |c| {
+            c.context_switches
+        }),
+    ];
+    if profiles.iter().any(|p| p.counts.is_some()) {
+        for (name, figure) in counted {
+            let cells = profiles
+                .iter()
+                .map(|p| {
+                    p.counts
+                        .as_ref()
+                        .and_then(figure)
+                        .map_or("n/a".into(), |n| format!("{n:.2}"))
+                })
+                .collect();
+            row(out, name, cells, None);
+        }
+    }
     let cells = profiles
         .iter()
         .map(|p| format!("[svg]({prefix}{})", p.flame_graph))

@@ -118,3 +118,32 @@ fn the_flat_out_file_profile_is_a_closed_loop_with_no_verdict_row_and_names_the_
         "{text}"
     );
 }
+
+#[test]
+fn the_counts_show_per_request_and_say_what_perf_could_not_count() {
+    use crate::profiles::counts::Counts;
+    let (mut codec, uring) = pair();
+    let none = tables(&report_of(vec![codec.clone(), uring.clone()]), "results/", "###");
+    assert!(
+        !none.contains("system calls per request"),
+        "no counts, no rows: {none}"
+    );
+    codec.counts = Some(Counts {
+        syscalls: Some(2.5),
+        completions: None,
+        context_switches: Some(0.125),
+    });
+    let text = tables(&report_of(vec![codec, uring]), "results/", "###");
+    assert!(
+        text.contains("| system calls per request (a run of its own) | 2.50 | n/a |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| io_uring completions per request | n/a | n/a |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| context switches per request (mostly sleeps) | 0.12 | n/a |"),
+        "{text}"
+    );
+}

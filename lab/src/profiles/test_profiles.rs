@@ -28,6 +28,7 @@ pub fn profile(
         flame_graph: "profiles/keepalive_x.svg".into(),
         timer_delivered: Some(0.9),
         client_busy: Some(0.5),
+        counts: None,
     }
 }
 
