@@ -14,9 +14,10 @@ use harness::perf::{CONTEXT_SWITCHES, EventCounter, IO_URING_COMPLETIONS, SYSCAL
 use harness::servers::Server;
 use harness::settings::Pinning;
 
-/// How long the counting run lasts: long enough for a few hundred requests at the
-/// slowest profiled rate.
-const SECONDS: Duration = Duration::from_secs(2);
+/// How long the counting run measures (after the open loop's warm-up, which it counts
+/// too): a few dozen uploads at the slowest profiled rate, and it adds a few minutes to
+/// the study over its dozen workloads and six servers.
+const SECONDS: Duration = Duration::from_secs(1);
 
 /// Events per request (or connection); `None` where perf could not count that event.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
