@@ -110,6 +110,15 @@ impl Upload {
         }
     }
 
+    /// Body bytes still to come, where the framing says (`Content-Length`); `None` for a
+    /// chunked body, whose end is known only when its last chunk arrives.
+    pub fn still_to_come(&self) -> Option<usize> {
+        match self.framing {
+            Streamed::Length { left } => Some(left),
+            _ => None,
+        }
+    }
+
     /// Body bytes read so far.
     pub fn length(&self) -> u64 {
         self.length

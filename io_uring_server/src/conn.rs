@@ -29,12 +29,14 @@ use http_core::limits::OUTPUT_LIMIT;
 use http_core::pace::{Pace, RequestClock};
 use http_core::{Codec, Output};
 
+use crate::config::BulkRecv;
 use crate::gather::Gather;
 use crate::input::Input;
 use crate::op_state::OpStates;
 use crate::tls_session::TlsSession;
 use crate::token::Kind;
 
+mod bulk;
 mod closing;
 mod files;
 mod next;
@@ -85,6 +87,8 @@ pub enum Receiving {
         group: u16,
         large_bodies_plain: bool,
         ring_bytes: usize,
+        /// How an upload's large body is received (`conn/bulk.rs`).
+        bulk_recv: BulkRecv,
     },
 }
 
