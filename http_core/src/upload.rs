@@ -159,6 +159,16 @@ mod tests {
     }
 
     #[test]
+    fn what_is_still_to_come_is_known_only_by_content_length() {
+        let mut upload = Upload::new(Framing::Length(100), 1 << 20);
+        assert_eq!(upload.read(&[b'x'; 30], FRAMING).unwrap(), (30, false));
+        assert_eq!((upload.still_to_come(), upload.length()), (Some(70), 30));
+        let mut chunked = Upload::new(Framing::Chunked, 1 << 20);
+        chunked.read(b"5\r\nabcde\r\n", FRAMING).unwrap();
+        assert_eq!((chunked.still_to_come(), chunked.length()), (None, 5));
+    }
+
+    #[test]
     fn a_length_body_is_read_however_it_is_split() {
         let body: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
         for step in [1, 7, 999, 1000, 4096] {
