@@ -8,10 +8,11 @@
 //!
 //! This file holds the state and the completion dispatch; the transitions live by concept
 //! in its children: `next` (the choice of the next operation), `receiving` (input, and
-//! answering it), `sending` (output and the send in flight), `closing` (EOF, failures,
-//! timeouts and shutdown), `pace` (a request's deadline from its first byte), `files` (a
-//! file answer) and `tls` (the same over TLS). Which of its memory the kernel may touch,
-//! and until which completion: `DESIGN.md`.
+//! answering it), `bulk` (an upload's large body by plain recvs, `--bulk-recv`), `sending`
+//! (output and the send in flight), `closing` (EOF, failures, timeouts and shutdown), `pace`
+//! (a request's deadline from its first byte), `files` (a file answer) and `tls` (the same
+//! over TLS). Which of its memory the kernel may touch, and until which completion:
+//! `DESIGN.md`.
 //!
 //! The outputs (`pending` and `sending`, and over TLS `sealing`) are freed whenever
 //! everything rendered has been sent, and the input holds
