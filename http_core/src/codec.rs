@@ -149,6 +149,14 @@ impl Codec {
         matches!(self.awaiting, Some(AwaitedBody::Upload { .. }))
     }
 
+    /// The upload whose body is being read, between its head and its last byte.
+    pub fn upload(&self) -> Option<&Upload> {
+        match &self.awaiting {
+            Some(AwaitedBody::Upload { upload, .. }) => Some(upload),
+            _ => None,
+        }
+    }
+
     /// Answers every complete request at the start of `input`, in order, appending the
     /// responses to `out` so that a pipelined batch leaves in one write. `out` is a
     /// `Vec<u8>`, or an [`crate::Output`] that keeps large static bodies by reference.

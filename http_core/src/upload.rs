@@ -110,6 +110,15 @@ impl Upload {
         }
     }
 
+    /// Body bytes still to come, where the framing says (`Content-Length`); `None` for a
+    /// chunked body, whose end is known only when its last chunk arrives.
+    pub fn still_to_come(&self) -> Option<usize> {
+        match self.framing {
+            Streamed::Length { left } => Some(left),
+            _ => None,
+        }
+    }
+
     /// Body bytes read so far.
     pub fn length(&self) -> u64 {
         self.length
@@ -147,6 +156,16 @@ mod tests {
             }
         }
         Ok(None)
+    }
+
+    #[test]
+    fn what_is_still_to_come_is_known_only_by_content_length() {
+        let mut upload = Upload::new(Framing::Length(100), 1 << 20);
+        assert_eq!(upload.read(&[b'x'; 30], FRAMING).unwrap(), (30, false));
+        assert_eq!((upload.still_to_come(), upload.length()), (Some(70), 30));
+        let mut chunked = Upload::new(Framing::Chunked, 1 << 20);
+        chunked.read(b"5\r\nabcde\r\n", FRAMING).unwrap();
+        assert_eq!((chunked.still_to_come(), chunked.length()), (None, 5));
     }
 
     #[test]

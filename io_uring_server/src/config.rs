@@ -58,6 +58,16 @@ pub struct Features {
     #[arg(long)]
     pub no_plain_body_recv: bool,
 
+    /// How an upload's large body is received (`POST /upload` with 64 KiB or more to come
+    /// by its Content-Length, or a chunked one past 64 KiB): `multishot` keeps the
+    /// buffer ring's multishot recv, a completion per arrival; `direct` moves to plain
+    /// recvs straight into a receive slice of the input (up to 256 KiB, grown as bytes
+    /// arrive) until the body ends; `waitall` does the same with MSG_WAITALL, each recv
+    /// ending only when its slice (never past the Content-Length) is full, so a client
+    /// slower than a slice per request timeout is timed out.
+    #[arg(long, value_enum, default_value_t = BulkRecv::Multishot)]
+    pub bulk_recv: BulkRecv,
+
     /// Do not ask for SINGLE_ISSUER | DEFER_TASKRUN (start from COOP_TASKRUN).
     #[arg(long)]
     pub no_defer_taskrun: bool,
@@ -103,6 +113,17 @@ pub struct Features {
     /// 6.6; used by default where the kernel has it).
     #[arg(long)]
     pub sq_array: bool,
+}
+
+/// How an upload's large body is received (`--bulk-recv`; `conn/bulk.rs`).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BulkRecv {
+    /// The buffer ring's multishot recv, as for every other request.
+    Multishot,
+    /// Plain recvs straight into the input, back to multishot once the body ends.
+    Direct,
+    /// Plain recvs with MSG_WAITALL: one completion per full slice.
+    Waitall,
 }
 
 /// Provided buffers: how many, and how large.

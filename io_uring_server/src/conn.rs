@@ -8,10 +8,11 @@
 //!
 //! This file holds the state and the completion dispatch; the transitions live by concept
 //! in its children: `next` (the choice of the next operation), `receiving` (input, and
-//! answering it), `sending` (output and the send in flight), `closing` (EOF, failures,
-//! timeouts and shutdown), `pace` (a request's deadline from its first byte), `files` (a
-//! file answer) and `tls` (the same over TLS). Which of its memory the kernel may touch,
-//! and until which completion: `DESIGN.md`.
+//! answering it), `bulk` (an upload's large body by plain recvs, `--bulk-recv`), `sending`
+//! (output and the send in flight), `closing` (EOF, failures, timeouts and shutdown), `pace`
+//! (a request's deadline from its first byte), `files` (a file answer) and `tls` (the same
+//! over TLS). Which of its memory the kernel may touch, and until which completion:
+//! `DESIGN.md`.
 //!
 //! The outputs (`pending` and `sending`, and over TLS `sealing`) are freed whenever
 //! everything rendered has been sent, and the input holds
@@ -29,12 +30,14 @@ use http_core::limits::OUTPUT_LIMIT;
 use http_core::pace::{Pace, RequestClock};
 use http_core::{Codec, Output};
 
+use crate::config::BulkRecv;
 use crate::gather::Gather;
 use crate::input::Input;
 use crate::op_state::OpStates;
 use crate::tls_session::TlsSession;
 use crate::token::Kind;
 
+mod bulk;
 mod closing;
 mod files;
 mod next;
@@ -85,6 +88,8 @@ pub enum Receiving {
         group: u16,
         large_bodies_plain: bool,
         ring_bytes: usize,
+        /// How an upload's large body is received (`conn/bulk.rs`).
+        bulk_recv: BulkRecv,
     },
 }
 

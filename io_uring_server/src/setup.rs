@@ -163,6 +163,7 @@ mod tests {
             no_multishot_recv: false,
             no_incremental_buffers: false,
             no_plain_body_recv: false,
+            bulk_recv: crate::config::BulkRecv::Multishot,
             no_defer_taskrun: false,
             sqpoll: false,
             direct_descriptors: false,

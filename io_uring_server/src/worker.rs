@@ -15,7 +15,7 @@ use rustls::ServerConfig;
 use crate::accepting::Acceptor;
 use crate::batch::WaitBatcher;
 use crate::buf_ring::BufRing;
-use crate::config::{Buffers, Cli, Features};
+use crate::config::{Buffers, BulkRecv, Cli, Features};
 use crate::conn::{Conn, Receiving, Timeouts};
 use crate::files::fd::FilesRoot;
 use crate::gather::ZERO_COPY_MIN;
@@ -166,6 +166,7 @@ fn build(
             group: buffers.group,
             large_bodies_plain: !cli.features.no_plain_body_recv,
             ring_bytes: buffers.capacity(),
+            bulk_recv: cli.features.bulk_recv,
         },
         None => Receiving::Plain {
             size: cli.buffers(false).size,
@@ -250,10 +251,9 @@ fn receive_buffers(cli: &Cli, submitter: &Submitter) -> Result<(Option<BufRing>,
         BufRing::register(submitter, BUFFER_GROUP, count, size, incremental)
             .map(|ring| (ring, format!("{count}x{size} B")))
     };
-    let bodies = if features.no_plain_body_recv || cli.common.tls_cert.is_some() {
-        ""
-    } else {
-        ", large bodies by plain recv"
+    let bodies = match cli.common.tls_cert {
+        Some(_) => String::new(),
+        None => plain_recv_paths(&features),
     };
     let kernel = KernelVersion::running();
     let fallback = match incremental::decide(features.no_incremental_buffers, features.sqpoll, kernel) {
@@ -276,4 +276,19 @@ fn receive_buffers(cli: &Cli, submitter: &Submitter) -> Result<(Option<BufRing>,
         Some(ring),
         format!("multishot with buffer ring {sizes}{fallback}{bodies}"),
     ))
+}
+
+/// What the ready line says goes by plain recvs rather than the buffer ring, if anything.
+fn plain_recv_paths(features: &Features) -> String {
+    let bodies = (!features.no_plain_body_recv).then_some("large bodies by plain recv");
+    let uploads = match features.bulk_recv {
+        BulkRecv::Multishot => None,
+        BulkRecv::Direct => Some("uploads by plain recv"),
+        BulkRecv::Waitall => Some("uploads by MSG_WAITALL recv"),
+    };
+    bodies
+        .into_iter()
+        .chain(uploads)
+        .map(|path| format!(", {path}"))
+        .collect()
 }

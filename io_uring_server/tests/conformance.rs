@@ -57,6 +57,16 @@ fn large_bodies_through_the_ring_conform() {
 }
 
 #[test]
+fn uploads_by_plain_recvs_conform() {
+    conformance::check_server(BIN, &["--bulk-recv", "direct"], &[]);
+}
+
+#[test]
+fn uploads_by_waitall_recvs_conform() {
+    conformance::check_server(BIN, &["--bulk-recv", "waitall"], &[]);
+}
+
+#[test]
 fn zero_copy_send_conforms() {
     conformance::check_server(BIN, &["--zero-copy-send"], &[]);
 }

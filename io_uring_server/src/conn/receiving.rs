@@ -20,11 +20,24 @@ impl Conn {
     /// The input's room lent to the plain recv just submitted; it stays in place until
     /// the recv's completion ([`Conn::on_recv`]).
     pub fn recv_room(&mut self) -> &mut [u8] {
-        self.input.lent_room()
+        // A recv that waits for all its room is given no more than the upload's slice:
+        // the buffer may have more room than was lent for it.
+        let waits_for = match self.recv_waits_all() {
+            true => self.upload_slice(),
+            false => usize::MAX,
+        };
+        let room = self.input.lent_room();
+        let len = room.len().min(waits_for);
+        &mut room[..len]
     }
 
     /// A plain recv into the input was submitted: lend it room.
     pub(super) fn lend_input(&mut self) {
+        if self.bulk_upload().is_some() {
+            let slice = self.upload_slice();
+            self.input.lend(slice);
+            return;
+        }
         // Room for the rest of the body, but grown only as fast as bytes arrive,
         // so a head alone cannot make the server allocate its whole body.
         let body = self.input_needed.saturating_sub(self.input.len());
@@ -47,7 +60,7 @@ impl Conn {
             Receiving::Plain { .. } => true,
             Receiving::Ring {
                 large_bodies_plain, ..
-            } => large_bodies_plain && (self.bulk || self.body_to_come()),
+            } => (large_bodies_plain && (self.bulk || self.body_to_come())) || self.bulk_upload().is_some(),
         }
     }
 

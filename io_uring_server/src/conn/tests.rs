@@ -7,6 +7,7 @@ use crate::gather::MAX_SLICES;
 use crate::op_state::{Op, Stage};
 use http_core::Limits;
 
+mod bulk;
 mod closing;
 mod files;
 mod pace;
@@ -29,17 +30,18 @@ const TIMEOUTS: Timeouts = Timeouts {
 };
 
 fn conn() -> Conn {
-    Conn::new(
-        7,
-        false,
-        Receiving::Ring {
-            group: 0,
-            large_bodies_plain: true,
-            ring_bytes: RING_BYTES,
-        },
-        Codec::new(Limits::default()),
-        0,
-    )
+    conn_receiving_bulk(BulkRecv::Multishot)
+}
+
+/// A connection on the default buffer ring whose uploads' large bodies go by `bulk_recv`.
+fn conn_receiving_bulk(bulk_recv: BulkRecv) -> Conn {
+    let receiving = Receiving::Ring {
+        group: 0,
+        large_bodies_plain: true,
+        ring_bytes: RING_BYTES,
+        bulk_recv,
+    };
+    Conn::new(7, false, receiving, Codec::new(Limits::default()), 0)
 }
 
 /// Submits everything the connection wants, as the event loop does; returns the ops.

@@ -4,6 +4,7 @@
 //! task-run mode at the verdict's fixed-rate keep-alive row, accept features where
 //! connections churn (at the churn rows' fixed rates), the provided-buffer ring where
 //! connections idle, zero-copy send where responses are large (at their fixed rates), the
+//! large-upload receive paths (`--bulk-recv`) at the uploads' fixed rate, the
 //! cheaper enter (registered ring, no SQ index array) at one connection and the fixed-rate
 //! keep-alive row (not at four connections, whose requests/s the client bounds here),
 //! sendfile where files are large (its row reads them through the ring instead). Measured
@@ -46,7 +47,10 @@ const UNREGISTERED_MECHANISM: &str = "each io_uring_enter names the ring by its 
 const SQ_ARRAY: Contender = io_uring_with("with the SQ index array", &["--sq-array"]);
 const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from an index array, where the default (IORING_SETUP_NO_SQARRAY) has it take entries in ring order";
 
-pub const VARIANTS: [Variant; 16] = [
+/// Where bulk receive costs what the verdict judges: uploads at their fixed offered rate.
+pub const UPLOADS: &str = "20 MiB uploads at a fixed rate";
+
+pub const VARIANTS: [Variant; 18] = [
     Variant {
         at: KEEP_ALIVE,
         contender: io_uring_with("without the buffer ring (plain recv)", &["--no-multishot-recv"]),
@@ -86,6 +90,16 @@ pub const VARIANTS: [Variant; 16] = [
         at: CLIENT_CLOSES,
         contender: FIXED_FILES,
         mechanism: FIXED_FILES_MECHANISM,
+    },
+    Variant {
+        at: UPLOADS,
+        contender: io_uring_with("with uploads by plain recv", &["--bulk-recv", "direct"]),
+        mechanism: "a large upload's body received by plain recvs straight into a slice of the connection's input (64 KiB growing to 256 KiB, the epoll engines' read size) instead of a multishot recv's completion per arrival, back to the buffer ring once the body ends",
+    },
+    Variant {
+        at: UPLOADS,
+        contender: io_uring_with("with uploads by MSG_WAITALL recv", &["--bulk-recv", "waitall"]),
+        mechanism: "as by plain recv, each recv with MSG_WAITALL: one completion per full slice (never past the Content-Length) instead of one per arrival",
     },
     Variant {
         at: "5k idle",

@@ -34,6 +34,7 @@ pub mod plot;
 pub mod report;
 pub mod runtimes;
 pub mod tail;
+pub mod two_measures;
 pub mod worth;
 pub mod yours;
 

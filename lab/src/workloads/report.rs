@@ -151,6 +151,7 @@ pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
          [{prefix}workloads.md]({prefix}workloads.md).\n",
     );
     out.push_str(&verdict::table(report, WORKLOADS, doc));
+    out.push_str(&super::two_measures::render(report, doc));
     let _ = writeln!(
         out,
         "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \

@@ -246,6 +246,7 @@ fn while_reading_is_held_the_input_may_grow_by_what_the_ring_can_post() {
         group: 0,
         large_bodies_plain: true,
         ring_bytes,
+        bulk_recv: BulkRecv::Multishot,
     };
     let mut c = Conn::new(7, false, receiving, Codec::new(Limits::default()), 0);
     c.on_data(&GET.repeat(20_000), 0);
