@@ -30,6 +30,7 @@ pub fn calibrate(
     let points = crate::slices::interleave(&order, CALIBRATION_SLICES, |at, _| {
         super::measure::point(&servers[at], workload, slice, None, &lineup.pinning)
     })?;
+    super::page_cache::after(workload)?;
     let flat_out: Vec<FlatOut> = contenders
         .iter()
         .zip(points)

@@ -26,7 +26,8 @@ use harness::workload::run::{Entry, Rounds, measure_rounds};
 use lab::across::Across;
 use lab::placement::Placement;
 use lab::workloads::{
-    WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report,
+    WorkloadsReport, detail_only, every_round, everyone, further_rows, judged_contenders, measured_workloads,
+    report,
 };
 use std::path::{Path, PathBuf};
 
@@ -85,8 +86,7 @@ fn main() {
 
 /// The plan: every workload, who runs it every round and who in the first rounds only.
 fn plan() -> Vec<Entry> {
-    WORKLOADS
-        .iter()
+    measured_workloads()
         .map(|w| Entry {
             workload: *w,
             every_round: every_round(w),
@@ -100,6 +100,7 @@ fn plan() -> Vec<Entry> {
 /// the feature rows (not the JSON).
 fn write(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
     report::write_rendered(workspace, report)?;
+    further_rows::write(workspace, report)?;
     report::write_runtimes(workspace, report)?;
     report::write_features(workspace, report)
 }
