@@ -4,7 +4,8 @@
 //! verdict at the top of BENCHMARKS.md. The same rounds hold the ready io_uring runtimes
 //! (tokio_uring, monoio, compio: `results/runtimes.md` and the "which io_uring runtime"
 //! section) and io_uring_server's feature rows at the workloads each feature is meant for
-//! (`results/features.md` and its section): one run, one results file, every view. Where
+//! (`results/features.md` and its section), then the rows beyond the verdict (the large-body
+//! and file sections): one run, one results file, every view. Where
 //! the servers and the client run: [`lab::placement`]. nginx, when installed, runs every workload it can
 //! serve as an outside anchor: in the detail tables, never in the verdict. `--server
 //! 'NAME=COMMAND {port}'` adds a server of yours to every round, judged against

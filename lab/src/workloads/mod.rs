@@ -6,7 +6,9 @@
 //! who runs them; the harness's `workload` measures them and decides the verdict,
 //! `report` renders the study's tables and plots. One run measures everyone: the verdict's
 //! contenders, the ready io_uring runtimes (the runtime table, [`runtimes`]) and
-//! io_uring_server's feature rows ([`features`]), so every view reads the same rounds.
+//! io_uring_server's feature rows ([`features`]), then the rows beyond the verdict (large
+//! bodies and files, `harness::workload::further`, rendered by [`further_rows`]), so every
+//! view reads the same rounds.
 
 use harness::servers::{
     AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED, TOKIO_URING,
@@ -77,11 +79,11 @@ pub fn judged_contenders(workload: &Workload) -> Vec<Contender> {
 /// ([`anchors_cannot`]). A workload nobody runs every round ([`judged_contenders`]) has the
 /// verdict's contenders here too, and where it serves files the codec engine with
 /// sendfile where its files go by sendfile (the I/O-model control: the same zero-copy send
-/// on epoll). A row beyond the verdict ([`further`]) has the ready runtimes here, which
-/// the verdict's rows run every round.
+/// on epoll). A file row beyond the verdict ([`further`]) has the ready runtimes here,
+/// which other judged rows run every round ([`runtimes_every_round`]).
 pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
     let mut contenders = Vec::new();
-    if further::is_further(workload) {
+    if !runtimes_every_round(workload) {
         contenders.extend(runtimes::READY);
     }
     if judged_contenders(workload).is_empty() {
@@ -190,13 +192,20 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
     }
 }
 
+/// Whether the ready runtimes run `workload` every round where it is judged: everywhere
+/// but on the file rows beyond the verdict ([`further`]), which have them in the first
+/// rounds only, to keep the run within its time.
+fn runtimes_every_round(workload: &Workload) -> bool {
+    !(further::is_further(workload) && workload.serves_files())
+}
+
 /// Who runs `workload` every round in the one run: the verdict's contenders
-/// ([`judged_contenders`]), the ready runtimes wherever the verdict judges (not on the
-/// rows beyond it, [`further`], which keep the run within its time), the outside
+/// ([`judged_contenders`]), the ready runtimes wherever it is judged
+/// ([`runtimes_every_round`]), the outside
 /// anchor on the judged file rows, and the feature rows meant for it (with the default and the A/A control they are divided by).
 pub fn every_round(workload: &Workload) -> Vec<Contender> {
     let mut contenders = judged_contenders(workload);
-    if !contenders.is_empty() && !further::is_further(workload) {
+    if !contenders.is_empty() && runtimes_every_round(workload) {
         contenders.extend(runtimes::READY);
     }
     // The outside anchor on judged file rows, so that io_uring_server ÷ nginx is judged
