@@ -13,6 +13,7 @@ use harness::judge;
 use harness::output::rewrite_benchmarks_section;
 use harness::rounds::{ratios, spread};
 use harness::servers::{TOKIO_CODEC, TOKIO_CODEC_IO_URING_FS};
+use harness::workload::catalogue::by_name;
 use harness::workload::further::{self, CHUNK};
 use harness::workload::verdict;
 
@@ -92,8 +93,9 @@ fn not_measured(rows: &[Workload]) -> String {
     )
 }
 
-/// The verdict's brief table over `rows`, from `report`'s samples of them alone (so the
-/// rule's tally and the A/A control's count are theirs); `None` where it measured none.
+/// The verdict's brief table over `rows` (so the rule's tally and the A/A control's count
+/// are theirs), without the verdict's idle fit, the rates of other rows or the verdict
+/// rows a run lacks; `None` where `report` measured none of them.
 fn rows_table(report: &WorkloadsReport, rows: &[Workload]) -> Option<String> {
     let names: Vec<&str> = rows.iter().map(|w| w.name).collect();
     let bases: Vec<&str> = rows
@@ -103,17 +105,22 @@ fn rows_table(report: &WorkloadsReport, rows: &[Workload]) -> Option<String> {
             _ => None,
         })
         .collect();
-    let samples: Vec<_> = report
+    if !report
         .samples
         .iter()
-        .filter(|s| names.contains(&s.workload.as_str()))
-        .cloned()
-        .collect();
-    if samples.is_empty() {
+        .any(|s| names.contains(&s.workload.as_str()))
+    {
         return None;
     }
+    let idle = |name: &str| by_name(name).is_some_and(|w| matches!(w.shape, Shape::Idle { .. }));
     let theirs = WorkloadsReport {
-        samples,
+        // Every sample but the idle ones, whose fit is a verdict row of its own.
+        samples: report
+            .samples
+            .iter()
+            .filter(|s| !idle(&s.workload))
+            .cloned()
+            .collect(),
         // Their own rows only: no verdict row reads as missing from this table.
         judged: None,
         calibrations: report

@@ -63,6 +63,9 @@ fn the_echo_rows_are_judged_and_framing_costed_per_server() {
     let samples = [
         rounds(CHUNKED, 20.0, &[(TOKIO_CODEC.id, 17.0), (hyper, 80.0)]),
         rounds(PLAIN, 16.0, &[(TOKIO_CODEC.id, 16.0), (hyper, 16.0)]),
+        // Idle connections at two counts: the verdict's fit, no row of this table.
+        rounds("1k idle connections", 1000.0, &[(TOKIO_CODEC.id, 2000.0)]),
+        rounds("5k idle connections", 5000.0, &[(TOKIO_CODEC.id, 10000.0)]),
     ]
     .concat();
     let section = bodies(&report(samples));
@@ -79,6 +82,7 @@ fn the_echo_rows_are_judged_and_framing_costed_per_server() {
         "the verdict's row stays in the verdict"
     );
     assert!(section.contains("the A/A control read"), "{section}");
+    assert!(!section.contains("| idle connections"), "{section}");
     // hyper: 80/16, 81/17, 82/18; the median ratio 4.76 and its range.
     assert!(
         section.contains("| tokio_hyper | 4.76 (4.56-5.00) | not measured |"),
