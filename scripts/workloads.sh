@@ -6,10 +6,13 @@
 # 4 and 16 connections in the details only; how a cost moves with the load is
 # scripts/sweep.sh's and scripts/churn.sh's) over interleaved rounds. The same rounds hold
 # the ready io_uring runtimes (tokio-uring, monoio, compio) and io_uring_server's feature
-# rows, so the verdict, the runtime table and the feature table read one results file. Writes
+# rows, so the verdict, the runtime table and the feature table read one results file. After
+# the verdict's rows come the rows beyond it, judged by the same rule at fixed rates: 64 KiB
+# and 1 MiB echoes with Content-Length and chunked, 64 KiB files, and files read cold. Writes
 # results/workloads.{md,json}, an SVG per workload, results/runtimes.md,
-# results/features.md and their sections of BENCHMARKS.md (the verdict at the top).
-#   scripts/workloads.sh                           # 6 rounds of 1.25 s per point, up to 7 where undecided, 4 slices (about 39 minutes)
+# results/features.md and their sections of BENCHMARKS.md (the verdict at the top; large
+# bodies and serving files for the rows beyond it).
+#   scripts/workloads.sh                           # 6 rounds of 1.25 s per point, up to 7 where undecided, 4 slices (about 60 minutes)
 #   scripts/workloads.sh --rounds 2 --seconds 1    # a quicker look
 #   scripts/workloads.sh --only churn              # one family of workloads (repeat --only for more): results/partial/workloads.{md,json}
 #   scripts/workloads.sh --server 'mine=./my_server --port {port}'  # your server in the lineup: results/partial/workloads.{md,json}

@@ -1,15 +1,14 @@
-//! The studies, one folder each: `workloads` (the verdict, its runtime table and its
-//! feature rows, in one run), `sweep` (the load curve: 1 to 1024 connections, pipelining,
-//! open-loop latency), `churn`, `bodies`, `files` (serving files) and `profiles`. Each is run by its binary in `src/bin/` through `scripts/<study>.sh`, and
+//! The studies, one folder each: `workloads` (the verdict, its runtime table, its
+//! feature rows and the rows beyond it: large bodies and files, in one run), `sweep` (the
+//! load curve: 1 to 1024 connections, pipelining, open-loop latency), `churn`, `scaling`
+//! and `profiles`. Each is run by its binary in `src/bin/` through `scripts/<study>.sh`, and
 //! stands on the `harness` crate for everything it shares with the others. Beside them,
 //! the `agent` (its own binary): on a server host, it starts and measures the servers of
 //! a study run from another host (`across`: the study's flags for it).
 
 pub mod across;
 pub mod agent;
-pub mod bodies;
 pub mod churn;
-pub mod files;
 pub mod placement;
 pub mod profiles;
 pub mod scaling;

@@ -89,6 +89,8 @@ pub fn calibrate_plan(
             let contenders = contenders_of(&plan, of);
             println!("calibrating {of}: {} contenders flat out", contenders.len());
             let calibration = calibrate(lineup, &offered::base(of), &contenders)?;
+            // A cold load's pages, dropped by its calibration and probe, cached again.
+            super::page_cache::after(&offered::base(of))?;
             println!(
                 "{}",
                 super::rates::describe(&calibration, offered::VERDICT_PERCENT)

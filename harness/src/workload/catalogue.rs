@@ -102,6 +102,7 @@ pub const WORKLOADS: &[Workload] = &[
         shape: Shape::Echo {
             bytes: 64 << 10,
             connections: 16,
+            chunk: None,
         },
     },
     Workload {
@@ -137,6 +138,7 @@ pub const WORKLOADS: &[Workload] = &[
         shape: Shape::Files {
             set: FILE_SET,
             connections: FILE_CONNECTIONS,
+            cold: false,
         },
     },
     Workload {
@@ -144,6 +146,7 @@ pub const WORKLOADS: &[Workload] = &[
         shape: Shape::Files {
             set: SMALL_FILE_SET,
             connections: SMALL_FILE_CONNECTIONS,
+            cold: false,
         },
     },
     Workload {
@@ -151,6 +154,7 @@ pub const WORKLOADS: &[Workload] = &[
         shape: Shape::Files {
             set: FILE_SET,
             connections: SMALL_FILE_CONNECTIONS,
+            cold: false,
         },
     },
     Workload {
@@ -158,6 +162,7 @@ pub const WORKLOADS: &[Workload] = &[
         shape: Shape::Files {
             set: SMALL_FILE_SET,
             connections: FILE_CONNECTIONS,
+            cold: false,
         },
     },
     Workload {
@@ -354,9 +359,11 @@ pub const WORKLOADS: &[Workload] = &[
     },
 ];
 
-/// The corpus sets the file workloads serve, each once, for the study to write and warm.
+/// The corpus sets the file workloads serve (the further rows' too), each once, for the
+/// study to write and warm.
 pub fn file_sets() -> Vec<&'static str> {
-    crate::rounds::first_seen(WORKLOADS.iter().filter_map(|w| match w.shape {
+    let every = WORKLOADS.iter().chain(super::further::LOADS);
+    crate::rounds::first_seen(every.filter_map(|w| match w.shape {
         Shape::Files { set, .. } => Some(set),
         _ => None,
     }))
@@ -374,9 +381,11 @@ pub fn response_sizes() -> Vec<usize> {
         .collect()
 }
 
-/// The workload called `name`.
+/// The workload called `name`: a verdict workload, or a further row or its load
+/// ([`super::further`]).
 pub fn by_name(name: &str) -> Option<Workload> {
-    WORKLOADS.iter().find(|w| w.name == name).copied()
+    let further = super::further::ROWS.iter().chain(super::further::LOADS);
+    WORKLOADS.iter().chain(further).find(|w| w.name == name).copied()
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ pub fn point(
         }
         (shape, _) => load_of(shape, duration, pinning),
     };
+    super::page_cache::before_slice(workload)?;
     load::run_point(server, load)
 }
 
@@ -150,14 +151,18 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
             tls: tls.then_some(Handshakes::Resumed),
             ..closed(1, Ask::Hello)
         },
-        Shape::Echo { bytes, connections } => Load {
-            ask: Ask::Echo(Post { bytes, chunk: None }),
+        Shape::Echo {
+            bytes,
+            connections,
+            chunk,
+        } => Load {
+            ask: Ask::Echo(Post { bytes, chunk }),
             ..Load::new(LoadKind::Echo, (connections, 1), None, duration, pinning)
         },
         Shape::Response { bytes, connections } => closed(connections, Ask::Bytes(bytes)),
         Shape::Handler { micros, connections } => closed(connections, Ask::Work(micros)),
         Shape::Upload { bytes, connections } => closed(connections, Ask::Upload(bytes)),
-        Shape::Files { set, connections } => closed(connections, Ask::File { set, seed: 1 }),
+        Shape::Files { set, connections, .. } => closed(connections, Ask::File { set, seed: 1 }),
         Shape::Churn { closes, clients } => Load {
             churn: Some(closes),
             ..Load::new(LoadKind::Churn, (clients, 1), None, duration, pinning)

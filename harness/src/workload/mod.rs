@@ -20,9 +20,11 @@ pub mod cells;
 pub mod client_bound;
 pub mod client_cost;
 pub mod client_probe;
+pub mod further;
 pub mod idle_fit;
 pub mod measure;
 pub mod offered;
+pub mod page_cache;
 pub mod provenance;
 pub mod rates;
 pub mod run;
@@ -48,8 +50,13 @@ pub enum Shape {
     /// `GET /` in a closed loop on a few kept-alive connections, judged on requests/s:
     /// what a small service's clients wait on is round trips, not the server's CPU.
     SmallService { connections: usize },
-    /// `POST /payload` of `bytes`, echoed, in a closed loop.
-    Echo { bytes: usize, connections: usize },
+    /// `POST /payload` of `bytes`, echoed, in a closed loop; sent with Content-Length, or
+    /// chunked in pieces of `chunk` bytes.
+    Echo {
+        bytes: usize,
+        connections: usize,
+        chunk: Option<usize>,
+    },
     /// `GET /bytes/{bytes}` in a closed loop.
     Response { bytes: usize, connections: usize },
     /// `POST /upload` of `bytes` (Content-Length) in a closed loop, each answered with the
@@ -58,8 +65,13 @@ pub enum Shape {
     Upload { bytes: usize, connections: usize },
     /// `GET /files/{name}` of the file corpus's `set` (`harness::corpus`, hot in the page
     /// cache), a file picked at random per request, in a closed loop: what
-    /// io_uring_server's sendfile path is for.
-    Files { set: &'static str, connections: usize },
+    /// io_uring_server's sendfile path is for. `cold`: the set's pages dropped right before
+    /// each slice ([`page_cache`]), so each starts reading from storage.
+    Files {
+        set: &'static str,
+        connections: usize,
+        cold: bool,
+    },
     /// `GET /` on a new connection each time, `clients` at once, closed by whom `closes` says.
     Churn { closes: Churn, clients: usize },
     /// `GET /` `requests` times on each new connection, one after another, then the

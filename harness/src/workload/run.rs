@@ -190,6 +190,7 @@ fn one_round(
                 &lineup.pinning,
             )
         })?;
+        super::page_cache::after(&entry.workload)?;
         for (server, point) in servers.iter().zip(merged) {
             samples.push(measure::finish(
                 server,

@@ -102,6 +102,7 @@ mod tests {
         let echo = Shape::Echo {
             bytes: 64 << 10,
             connections: 16,
+            chunk: None,
         };
         let said = decided_in_the_verdict(echo).unwrap();
         assert!(said.contains("(*64 KiB echo*, closed loop flat out)"), "{said}");
@@ -118,6 +119,7 @@ mod tests {
         let other = Shape::Echo {
             bytes: 64 << 10,
             connections: 4,
+            chunk: None,
         };
         assert_eq!(decided_in_the_verdict(other), None);
     }

@@ -4,7 +4,8 @@
 //! verdict at the top of BENCHMARKS.md. The same rounds hold the ready io_uring runtimes
 //! (tokio_uring, monoio, compio: `results/runtimes.md` and the "which io_uring runtime"
 //! section) and io_uring_server's feature rows at the workloads each feature is meant for
-//! (`results/features.md` and its section): one run, one results file, every view. Where
+//! (`results/features.md` and its section), then the rows beyond the verdict (the large-body
+//! and file sections): one run, one results file, every view. Where
 //! the servers and the client run: [`lab::placement`]. nginx, when installed, runs every workload it can
 //! serve as an outside anchor: in the detail tables, never in the verdict. `--server
 //! 'NAME=COMMAND {port}'` adds a server of yours to every round, judged against
@@ -26,7 +27,8 @@ use harness::workload::run::{Entry, Rounds, measure_rounds};
 use lab::across::Across;
 use lab::placement::Placement;
 use lab::workloads::{
-    WORKLOADS, WorkloadsReport, detail_only, every_round, everyone, judged_contenders, report,
+    WorkloadsReport, detail_only, every_round, everyone, further_rows, judged_contenders, measured_workloads,
+    report,
 };
 use std::path::{Path, PathBuf};
 
@@ -85,8 +87,7 @@ fn main() {
 
 /// The plan: every workload, who runs it every round and who in the first rounds only.
 fn plan() -> Vec<Entry> {
-    WORKLOADS
-        .iter()
+    measured_workloads()
         .map(|w| Entry {
             workload: *w,
             every_round: every_round(w),
@@ -100,6 +101,7 @@ fn plan() -> Vec<Entry> {
 /// the feature rows (not the JSON).
 fn write(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
     report::write_rendered(workspace, report)?;
+    further_rows::write(workspace, report)?;
     report::write_runtimes(workspace, report)?;
     report::write_features(workspace, report)
 }

@@ -10,9 +10,9 @@ use crate::workloads::worth::word;
 
 /// Which studies the line covers: the verdict's rows; each other study with an A/A
 /// control counts its own under its table.
-const COVERS: &str = "This is the verdict's A/A control; the churn, bodies and files studies \
-     count their own under their tables ([churn](results/churn.md), \
-     [bodies](results/bodies.md), [files](results/files.md)).";
+const COVERS: &str = "This is the verdict's A/A control; the churn study counts its own under \
+     its table ([churn](results/churn.md)), and the rows beyond the verdict (large bodies, \
+     files) count theirs under their own tables.";
 
 /// The sentence for `rows` (each row's name and the control's estimate on it, `None`
 /// where the control did not run there; a caller leaves client-bound rows out), counted

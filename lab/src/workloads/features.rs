@@ -42,6 +42,13 @@ const SINGLE_ACCEPT_MECHANISM: &str = "one accept SQE per connection instead of 
 const FIXED_FILES: Contender = io_uring_with("with registered files", &["--fixed-files"]);
 const FIXED_FILES_MECHANISM: &str = "each connection accepted straight into the ring's file table (a direct descriptor): no file-table lookup per operation, no descriptor to close";
 
+/// io_uring_server reading every file through the ring (`--no-sendfile`): the copy path
+/// its sendfile path replaces for large cached files.
+const IO_URING_READS: Contender = io_uring_with(
+    "io_uring_server reading files (--no-sendfile)",
+    &["--no-sendfile"],
+);
+
 const UNREGISTERED: Contender = io_uring_with("without the registered ring", &["--no-registered-ring"]);
 const UNREGISTERED_MECHANISM: &str = "each io_uring_enter names the ring by its descriptor (a descriptor-table lookup and reference per call) instead of by the index it was registered at, once at startup";
 const SQ_ARRAY: Contender = io_uring_with("with the SQ index array", &["--sq-array"]);
@@ -138,7 +145,7 @@ pub const VARIANTS: [Variant; 18] = [
     },
     Variant {
         at: "1 MiB files, 16 connections at a fixed rate",
-        contender: crate::files::IO_URING_READS,
+        contender: IO_URING_READS,
         mechanism: "every file read through the ring into the connection's buffer and sent from there (page cache to buffer, buffer to socket) instead of sendfile handing the page-cache pages to TCP",
     },
 ];

@@ -136,3 +136,25 @@ fn hot_files_are_judged_at_a_fixed_rate_with_nginx_every_round_and_sendfile_wher
         assert!(!detail_only(&workload).is_empty(), "{name}: still in the details");
     }
 }
+
+#[test]
+fn the_rows_beyond_the_verdict_are_judged_every_round_with_the_runtimes_on_the_echoes_only() {
+    use harness::servers::{AA_CONTROL, TOKIO_CODEC_IO_URING_FS};
+    use harness::workload::further;
+    let planned: Vec<&str> = measured_workloads().map(|w| w.name).collect();
+    for row in further::ROWS {
+        assert!(planned.contains(&row.name), "{}: the run measures it", row.name);
+        let every = every_round(row);
+        assert!(
+            every.contains(&IO_URING) && every.contains(&AA_CONTROL),
+            "{}",
+            row.name
+        );
+        let runtimes_every_round = every.contains(&runtimes::READY[1]);
+        assert_eq!(runtimes_every_round, !row.serves_files(), "{}", row.name);
+        if row.serves_files() {
+            assert!(every.contains(&TOKIO_CODEC_IO_URING_FS), "{}", row.name);
+            assert!(detail_only(row).contains(&runtimes::READY[1]), "{}", row.name);
+        }
+    }
+}

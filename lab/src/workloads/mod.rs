@@ -6,13 +6,16 @@
 //! who runs them; the harness's `workload` measures them and decides the verdict,
 //! `report` renders the study's tables and plots. One run measures everyone: the verdict's
 //! contenders, the ready io_uring runtimes (the runtime table, [`runtimes`]) and
-//! io_uring_server's feature rows ([`features`]), so every view reads the same rounds.
+//! io_uring_server's feature rows ([`features`]), then the rows beyond the verdict (large
+//! bodies and files, `harness::workload::further`, rendered by [`further_rows`]), so every
+//! view reads the same rounds.
 
 use harness::servers::{
     AA_CONTROL, ANCHORS, Contender, IO_URING, TOKIO_CODEC_SENDFILE, TOKIO_CODEC_SHARED, TOKIO_URING,
 };
 use harness::workload::best;
 pub use harness::workload::catalogue::{WORKLOADS, response_sizes};
+use harness::workload::further;
 use harness::workload::offered::base;
 pub use harness::workload::samples::{Sample, WorkloadsReport};
 use harness::workload::scope;
@@ -26,6 +29,7 @@ pub mod control;
 pub mod features;
 pub mod first_screen;
 pub mod forest;
+pub mod further_rows;
 pub mod judged;
 pub mod offered;
 pub mod origin;
@@ -76,9 +80,13 @@ pub fn judged_contenders(workload: &Workload) -> Vec<Contender> {
 /// ([`anchors_cannot`]). A workload nobody runs every round ([`judged_contenders`]) has the
 /// verdict's contenders here too, and where it serves files the codec engine with
 /// sendfile where its files go by sendfile (the I/O-model control: the same zero-copy send
-/// on epoll).
+/// on epoll). A file row beyond the verdict ([`further`]) has the ready runtimes here,
+/// which other judged rows run every round ([`runtimes_every_round`]).
 pub fn detail_contenders(workload: &Workload) -> Vec<Contender> {
     let mut contenders = Vec::new();
+    if !runtimes_every_round(workload) {
+        contenders.extend(runtimes::READY);
+    }
     if judged_contenders(workload).is_empty() {
         contenders.extend(verdict_contenders());
         if workload.sends_by_sendfile() {
@@ -153,8 +161,8 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
              its blocking thread pool, a thread hand-off per read, where io_uring_server reads \
              on its ring and nginx on its event loop: on small files that hand-off, not the \
              socket's I/O model, is most of what separates them. Its feature row \
-             (io_uring_server reading files) is io_uring_server on that read path, and \
-             results/files.md measures hot and cold files at more sizes and connections.",
+             (io_uring_server reading files) is io_uring_server on that read path, and the \
+             rows beyond the verdict measure 64 KiB files and cold ones the same way.",
         ),
         Shape::TlsKeepAlive { .. } | Shape::TlsChurn { .. } => Some(
             "How it is measured: TLS 1.3 in every server that has it, the one rustls \
@@ -185,12 +193,20 @@ pub fn bound_by(workload: &Workload) -> Option<&'static str> {
     }
 }
 
+/// Whether the ready runtimes run `workload` every round where it is judged: everywhere
+/// but on the file rows beyond the verdict ([`further`]), which have them in the first
+/// rounds only, to keep the run within its time.
+fn runtimes_every_round(workload: &Workload) -> bool {
+    !(further::is_further(workload) && workload.serves_files())
+}
+
 /// Who runs `workload` every round in the one run: the verdict's contenders
-/// ([`judged_contenders`]), the ready runtimes wherever the verdict judges, the outside
+/// ([`judged_contenders`]), the ready runtimes wherever it is judged
+/// ([`runtimes_every_round`]), the outside
 /// anchor on the judged file rows, and the feature rows meant for it (with the default and the A/A control they are divided by).
 pub fn every_round(workload: &Workload) -> Vec<Contender> {
     let mut contenders = judged_contenders(workload);
-    if !contenders.is_empty() {
+    if !contenders.is_empty() && runtimes_every_round(workload) {
         contenders.extend(runtimes::READY);
     }
     // The outside anchor on judged file rows, so that io_uring_server ÷ nginx is judged
@@ -220,12 +236,16 @@ fn dedup(contenders: Vec<Contender>) -> Vec<Contender> {
     harness::rounds::first_seen(contenders.into_iter())
 }
 
+/// Every workload the run measures: the verdict's, then the rows beyond it ([`further`]).
+pub fn measured_workloads() -> impl Iterator<Item = &'static Workload> {
+    WORKLOADS.iter().chain(further::ROWS)
+}
+
 /// Every contender some workload measures, less the outside anchors
 /// (`harness::servers::nginx::with_anchors` adds those that are installed).
 pub fn everyone() -> Vec<Contender> {
     dedup(
-        WORKLOADS
-            .iter()
+        measured_workloads()
             .flat_map(|w| [every_round(w), detail_contenders(w)].concat())
             .filter(|c| !c.is_anchor())
             .collect(),

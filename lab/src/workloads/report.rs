@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::workloads::{
-    SUBJECT, Sample, Shape, Unit, WORKLOADS, WorkloadsReport, anchors_cannot, answer, bound_by, features,
-    forest, offered, plot, runtimes, tail, yours,
+    SUBJECT, Sample, Shape, Unit, WORKLOADS, Workload, WorkloadsReport, anchors_cannot, answer, bound_by,
+    features, forest, measured_workloads, offered, plot, runtimes, tail, yours,
 };
 pub use harness::output::Doc;
 use harness::output::rewrite_benchmarks_section;
@@ -119,7 +119,7 @@ pub fn render(report: &WorkloadsReport) -> String {
 /// ([`offered::table`]), and those the catalogue no longer has (an older run's 25% and 75%
 /// loads).
 fn sectioned(report: &WorkloadsReport, workload: &str) -> bool {
-    let Some(known) = WORKLOADS.iter().find(|w| w.name == workload) else {
+    let Some(known) = workload_named(workload) else {
         return false;
     };
     !matches!(known.shape, Shape::Offered { .. })
@@ -165,7 +165,7 @@ pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
 }
 
 fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
-    let known = WORKLOADS.iter().find(|w| w.name == workload);
+    let known = workload_named(workload);
     let unit = known.map_or(Unit::CpuPerRequest, |w| w.unit());
     let _ = writeln!(out, "## {workload}\n");
     if let Some(why) = known.and_then(harness::workload::scope::outside_verdict) {
@@ -240,9 +240,7 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
             samples.last().map_or("n/a", |s| s.bottleneck.as_str()),
         );
     }
-    let why_not = WORKLOADS
-        .iter()
-        .find(|w| w.name == workload)
+    let why_not = workload_named(workload)
         .and_then(anchors_cannot)
         .unwrap_or("nginx: not run at this workload");
     for anchor in measured_anchors(report) {
@@ -261,7 +259,7 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     if let Some(judged) = super::anchor::sentence(report, workload) {
         let _ = writeln!(out, "{judged}\n");
     }
-    if let Some(why) = WORKLOADS.iter().find(|w| w.name == workload).and_then(bound_by) {
+    if let Some(why) = workload_named(workload).and_then(bound_by) {
         let _ = writeln!(out, "{why}\n");
     }
     if unit == Unit::BytesPerIdleConnection {
@@ -270,11 +268,7 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
     if let Some(table) = offered::table(report, workload) {
         let _ = writeln!(out, "{table}");
     }
-    if let Some(table) = WORKLOADS
-        .iter()
-        .find(|w| w.name == workload)
-        .and_then(|w| tail::table(report, w))
-    {
+    if let Some(table) = workload_named(workload).and_then(|w| tail::table(report, w)) {
         let _ = writeln!(out, "{table}");
     }
 }
@@ -288,7 +282,7 @@ fn fell_behind(sample: &Sample) -> bool {
 /// " (23% of io_uring_server's capacity, 28% of tokio_server (codec)'s, ...)": the
 /// offered rate as a share of the capacity of each server the verdict row compares.
 fn shares(report: &WorkloadsReport, workload: &str) -> String {
-    let Some(workload) = WORKLOADS.iter().find(|w| w.name == workload) else {
+    let Some(workload) = workload_named(workload) else {
         return String::new();
     };
     let best = report.best_tokio(workload, workload.unit());
@@ -296,6 +290,11 @@ fn shares(report: &WorkloadsReport, workload: &str) -> String {
     report
         .load_shares(workload, &labels)
         .map_or(String::new(), |shares| format!(" ({shares})"))
+}
+
+/// The workload called `name` that the run measures: a verdict row's, or one beyond it.
+fn workload_named(name: &str) -> Option<&'static Workload> {
+    measured_workloads().find(|w| w.name == name)
 }
 
 /// The outside anchors the study measured somewhere.
