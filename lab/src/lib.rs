@@ -10,6 +10,7 @@ pub mod agent;
 pub mod bodies;
 pub mod churn;
 pub mod files;
+pub mod machines;
 pub mod placement;
 pub mod profiles;
 pub mod scaling;
