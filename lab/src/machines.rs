@@ -18,7 +18,7 @@ use crate::workloads::WorkloadsReport;
 use crate::workloads::judged;
 
 /// The workloads `scripts/reproduce_here.sh` measures (`--only`, matched as the study
-/// matches: by the start of a name, so "one connection" is also its TLS row).
+/// matches: within a name, so "one connection" is also its TLS row).
 pub const CORE_WORKLOADS: [&str; 7] = [
     "one connection",
     "keep-alive, small requests at a fixed rate",

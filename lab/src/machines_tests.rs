@@ -116,3 +116,12 @@ fn the_committed_run_gives_every_core_row() {
     assert!(kept.rows.iter().all(|r| r.ratios.len() >= 2), "{kept:?}");
     assert!(kept.one_connection_round_trip_us.is_some_and(|us| us > 1.0));
 }
+
+#[test]
+fn reproduce_here_measures_every_core_workload() {
+    let path = harness::servers::workspace_root().join("scripts/reproduce_here.sh");
+    let script = std::fs::read_to_string(path).unwrap();
+    for workload in CORE_WORKLOADS {
+        assert!(script.contains(&format!("--only \"{workload}\"")), "{workload}");
+    }
+}
