@@ -88,6 +88,10 @@ pub struct Point {
     #[serde(default)]
     pub client_busy: f64,
     pub syscalls_per_request: Option<f64>,
+    /// The server's wake-ups over the same window as the CPU figures: its threads'
+    /// voluntary context switches ([`crate::switches`]); `None` where they were not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_wakeups: Option<u64>,
     pub peak_rss_kib: Option<u64>,
     pub bottleneck: String,
     /// The work behind the CPU figures and the bottleneck: what [`crate::slices::merge`]
@@ -125,6 +129,7 @@ pub fn blank_point(contender: &str, kind: LoadKind) -> Point {
         machine_cpu_us_per_request: None,
         client_busy: 0.0,
         syscalls_per_request: None,
+        server_wakeups: None,
         peak_rss_kib: None,
         bottleneck: String::new(),
         usage: None,
@@ -293,7 +298,11 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         ..Config::new(target.addr, target.request)
     };
     server.reset_peak_memory()?;
+    let switches_before = server.voluntary_switches();
     let (summary, spent) = measure(|| server.cpu_snapshot(), || loadgen::run::run(config));
+    let server_wakeups = switches_before
+        .zip(server.voluntary_switches())
+        .map(|(before, after)| after.saturating_sub(before));
     let (summary, spent) = (summary?, spent?);
     if let Some(error) = summary.first_error {
         return Err(format!(
@@ -331,6 +340,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         machine_cpu_us_per_request: usage.machine_us_per_request(),
         client_busy: usage.client_busy(),
         syscalls_per_request: None,
+        server_wakeups,
         peak_rss_kib: server.peak_memory_kib().transpose()?,
         bottleneck: usage.bottleneck(),
         usage: Some(usage),

@@ -275,6 +275,9 @@ fn sample(
         p999_us: Some(point.latency_us.p999),
         hiccup_p99_us: None,
         syscalls_per_request: syscalls,
+        wakeups_per_request: point
+            .server_wakeups
+            .map(|wakeups| wakeups as f64 / point.requests_in_window.max(1) as f64),
         bottleneck: point.bottleneck,
         client_busy: Some(point.client_busy),
         offered_per_sec: None,

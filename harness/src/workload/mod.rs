@@ -29,6 +29,7 @@ pub mod run;
 pub mod samples;
 pub mod scope;
 pub mod verdict;
+pub mod wakes;
 
 /// How a workload loads a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
