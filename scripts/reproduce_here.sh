@@ -10,8 +10,7 @@
 #   scripts/reproduce_here.sh                 # about 16 minutes on 2 CPUs, already built
 #   scripts/reproduce_here.sh --allow-dirty   # measure a tree with uncommitted changes (the record names them)
 # How long: in the full run at 5a4ee6c (results/workloads.json, 2 CPUs) the points of these
-# workloads took 13.7 of its 39.6 minutes (each sample's start time to the next one's), the
-# one-connection workloads' extra feature rows since adding about half a minute; their
+# workloads took 13.7 of its 39.6 minutes (each sample's start time to the next one's); their
 # 6 calibrations add about 1.5 minutes (1.5 s flat out per calibrated server and 1.5 s of
 # client probe each, with the servers' starts), and the build, when not yet done, a few
 # minutes more: within the 20-minute target, and about 18 minutes if every row needed its

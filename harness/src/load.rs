@@ -224,6 +224,9 @@ pub struct Load {
     pub warmup: Duration,
     pub client_threads: usize,
     pub server_cpus: usize,
+    /// The client busy-polls for each answer instead of sleeping (loadgen's
+    /// `--busy-poll`; closed loop only). Default is false.
+    pub busy_poll: bool,
 }
 
 /// The open loop's warm-up for a point of `duration`: a fifth of it, at most 1 s (connects
@@ -259,7 +262,25 @@ impl Load {
             },
             client_threads: pinning.client_cpus().max(1),
             server_cpus: pinning.server_cpus(),
+            busy_poll: false,
         }
+    }
+}
+
+/// `base` (the target and its request) with the shape `load` gives the client: its
+/// connections, threads, depth, length, rate, churn and whether it busy-polls.
+fn client_config(load: &Load, base: Config) -> Config {
+    Config {
+        connections: load.connections,
+        threads: load.client_threads,
+        depth: load.depth,
+        duration: load.duration,
+        warmup: load.warmup,
+        rate: load.rate,
+        churn: load.churn,
+        requests_per_connection: load.requests_per_connection,
+        busy_poll: load.busy_poll,
+        ..base
     }
 }
 
@@ -283,19 +304,11 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         }
     };
     let config = Config {
-        connections: load.connections,
-        threads: load.client_threads,
-        depth: load.depth,
-        duration: load.duration,
-        warmup: load.warmup,
-        rate: load.rate,
         expect_body_len: Some(body_len),
         expect_body: files.is_none().then_some(target.contract_body),
         files,
-        churn: load.churn,
-        requests_per_connection: load.requests_per_connection,
         tls,
-        ..Config::new(target.addr, target.request)
+        ..client_config(&load, Config::new(target.addr, target.request))
     };
     server.reset_peak_memory()?;
     let switches_before = server.voluntary_switches();
@@ -362,4 +375,31 @@ pub fn syscalls_per_request(server: &Server, load: Load) -> Option<f64> {
     let point = run_point(server, short).ok();
     let syscalls = counter.stop()?;
     point.map(|p| syscalls as f64 / p.requests.max(1) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Pinning;
+    use crate::workload::catalogue::{BUSY_POLLED, by_name};
+    use crate::workload::measure::load_of;
+
+    #[test]
+    fn the_busy_polled_workload_asks_loadgen_to_busy_poll_and_the_default_does_not() {
+        let pinning = Pinning {
+            server: None,
+            client: None,
+            warning: None,
+            remote: None,
+        };
+        let base = || Config::new("127.0.0.1:1".parse().unwrap(), b"GET / HTTP/1.1\r\n\r\n".to_vec());
+        let config_of = |name: &str| {
+            let workload = by_name(name).unwrap();
+            client_config(&load_of(workload.shape, Duration::from_secs(1), &pinning), base())
+        };
+        let awake = config_of(BUSY_POLLED);
+        assert!(awake.busy_poll);
+        assert_eq!((awake.connections, awake.depth, awake.rate), (1, 1, None));
+        assert!(!config_of("one connection").busy_poll);
+    }
 }

@@ -134,7 +134,7 @@ fn tls_warmup(connections: usize) -> Duration {
 }
 
 /// The loadgen load a shape stands for.
-fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
+pub(crate) fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
     let closed = |connections, ask| Load {
         ask,
         ..Load::new(LoadKind::Closed, (connections, 1), None, duration, pinning)
@@ -146,8 +146,9 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
         Shape::Pipelined { connections, depth } => {
             Load::new(LoadKind::Pipelined, (connections, depth), None, duration, pinning)
         }
-        Shape::OneConnection { tls } => Load {
+        Shape::OneConnection { tls, busy_poll } => Load {
             tls: tls.then_some(Handshakes::Resumed),
+            busy_poll,
             ..closed(1, Ask::Hello)
         },
         Shape::Echo { bytes, connections } => Load {

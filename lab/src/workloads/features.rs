@@ -6,7 +6,8 @@
 //! connections idle, zero-copy send where responses are large (at their fixed rates), the
 //! cheaper enter (registered ring, no SQ index array) at one connection and the fixed-rate
 //! keep-alive row (not at four connections, whose requests/s the client bounds here),
-//! sendfile where files are large (its row reads them through the ring instead). Measured
+//! sendfile where files are large (its row reads them through the ring instead), SQPOLL
+//! at the one-connection point where the client busy-polls (both sides awake). Measured
 //! like the workloads, rounds interleaved; `report` renders it.
 
 use std::fmt::Write as _;
@@ -46,7 +47,7 @@ const UNREGISTERED_MECHANISM: &str = "each io_uring_enter names the ring by its 
 const SQ_ARRAY: Contender = io_uring_with("with the SQ index array", &["--sq-array"]);
 const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from an index array, where the default (IORING_SETUP_NO_SQARRAY) has it take entries in ring order";
 
-pub const VARIANTS: [Variant; 16] = [
+pub const VARIANTS: [Variant; 17] = [
     Variant {
         at: KEEP_ALIVE,
         contender: io_uring_with("without the buffer ring (plain recv)", &["--no-multishot-recv"]),
@@ -121,6 +122,11 @@ pub const VARIANTS: [Variant; 16] = [
         at: KEEP_ALIVE,
         contender: SQ_ARRAY,
         mechanism: SQ_ARRAY_MECHANISM,
+    },
+    Variant {
+        at: harness::workload::catalogue::BUSY_POLLED,
+        contender: io_uring_with("with SQPOLL (its busiest wait)", &["--sqpoll"]),
+        mechanism: "a kernel thread polls the submission queue, so submitting takes no system call; the busiest wait io_uring_server has (its thread still waits for completions in io_uring_enter). Beside the client's busy-polling, what is left of the one-connection round trip without wake-ups. tokio_server has no busier wait to offer: its runtime always parks in epoll_wait",
     },
     Variant {
         at: "1 MiB files, 16 connections at a fixed rate",
