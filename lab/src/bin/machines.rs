@@ -1,7 +1,9 @@
 //! `results/machines.md` ([`lab::machines`]): with `--add REPORT`, first keeps the core
 //! rows of a workloads report (`results/workloads.json`, or a `--only` run's) as
 //! `results/machines/<cpu-model-and-kernel>.json`, replacing that machine's earlier run;
-//! then renders the page from every run kept there. Measures nothing.
+//! then renders the page from every run kept there (`scripts/stale.sh` runs it too, so a
+//! column is marked once the server code changes after it; `--check` only compares).
+//! Measures nothing.
 
 use std::path::PathBuf;
 
@@ -20,6 +22,10 @@ struct Cli {
     /// The file name to keep it under (without `.json`); default the CPU model and kernel.
     #[arg(long, requires = "add")]
     name: Option<String>,
+    /// Change nothing; exit 1 if the page differs from what the runs kept render (a
+    /// column whose server code changed since is not yet marked): `scripts/stale.sh`.
+    #[arg(long, conflicts_with = "add")]
+    check: bool,
 }
 
 fn main() {
@@ -42,7 +48,15 @@ fn run(cli: Cli) -> Result<(), String> {
     let changed =
         |commit: &str| harness::stale::changed_since(&workspace, commit).unwrap_or_else(|e| Some(vec![e]));
     let out = workspace.join("results/machines.md");
-    write(&out, &render(&runs, &changed))?;
+    let page = render(&runs, &changed);
+    if cli.check {
+        let now = std::fs::read_to_string(&out).unwrap_or_default();
+        return match now == page {
+            true => Ok(()),
+            false => Err(format!("{} is out of date (run scripts/stale.sh)", out.display())),
+        };
+    }
+    write(&out, &page)?;
     println!("machines written: {} ({} runs)", out.display(), runs.len());
     Ok(())
 }
