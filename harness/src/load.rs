@@ -269,7 +269,7 @@ impl Load {
 
 /// `base` (the target and its request) with the shape `load` gives the client: its
 /// connections, threads, depth, length, rate, churn and whether it busy-polls.
-fn client_config(load: &Load, base: Config) -> Config {
+pub(crate) fn client_config(load: &Load, base: Config) -> Config {
     Config {
         connections: load.connections,
         threads: load.client_threads,
@@ -375,31 +375,4 @@ pub fn syscalls_per_request(server: &Server, load: Load) -> Option<f64> {
     let point = run_point(server, short).ok();
     let syscalls = counter.stop()?;
     point.map(|p| syscalls as f64 / p.requests.max(1) as f64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::settings::Pinning;
-    use crate::workload::catalogue::{BUSY_POLLED, by_name};
-    use crate::workload::measure::load_of;
-
-    #[test]
-    fn the_busy_polled_workload_asks_loadgen_to_busy_poll_and_the_default_does_not() {
-        let pinning = Pinning {
-            server: None,
-            client: None,
-            warning: None,
-            remote: None,
-        };
-        let base = || Config::new("127.0.0.1:1".parse().unwrap(), b"GET / HTTP/1.1\r\n\r\n".to_vec());
-        let config_of = |name: &str| {
-            let workload = by_name(name).unwrap();
-            client_config(&load_of(workload.shape, Duration::from_secs(1), &pinning), base())
-        };
-        let awake = config_of(BUSY_POLLED);
-        assert!(awake.busy_poll);
-        assert_eq!((awake.connections, awake.depth, awake.rate), (1, 1, None));
-        assert!(!config_of("one connection").busy_poll);
-    }
 }

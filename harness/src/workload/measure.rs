@@ -134,7 +134,7 @@ fn tls_warmup(connections: usize) -> Duration {
 }
 
 /// The loadgen load a shape stands for.
-pub(crate) fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
+fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
     let closed = |connections, ask| Load {
         ask,
         ..Load::new(LoadKind::Closed, (connections, 1), None, duration, pinning)
@@ -285,5 +285,32 @@ fn sample(
         rss_bytes_per_idle: None,
         kernel_included: None,
         io_workers: point.io_workers,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::client_config;
+    use crate::workload::catalogue::{BUSY_POLLED, by_name};
+    use loadgen::run::Config;
+
+    #[test]
+    fn the_busy_polled_workload_asks_loadgen_to_busy_poll_and_the_default_does_not() {
+        let pinning = Pinning {
+            server: None,
+            client: None,
+            warning: None,
+            remote: None,
+        };
+        let base = || Config::new("127.0.0.1:1".parse().unwrap(), b"GET / HTTP/1.1\r\n\r\n".to_vec());
+        let config_of = |name: &str| {
+            let workload = by_name(name).unwrap();
+            client_config(&load_of(workload.shape, Duration::from_secs(1), &pinning), base())
+        };
+        let awake = config_of(BUSY_POLLED);
+        assert!(awake.busy_poll);
+        assert_eq!((awake.connections, awake.depth, awake.rate), (1, 1, None));
+        assert!(!config_of("one connection").busy_poll);
     }
 }
