@@ -6,7 +6,7 @@
 //! is rendered from all of them ([`render`]), each cell's word by the verdict's one rule.
 //! A run made at a commit after which the server code changed is kept, marked as from
 //! older server code ([`harness::stale`]). [`differing_rows`] names the rows whose word
-//! differs between machines.
+//! differs between machines, [`held_on`] on how many a row's word held.
 
 use std::path::Path;
 
@@ -57,6 +57,10 @@ pub struct RunRow {
     /// "client-bound", as in the verdict table).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_bound: Option<f64>,
+    /// "woke for most requests" or "servers mostly awake" ([`harness::workload::wakes`]);
+    /// `None` for a run that did not count wake-ups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakes: Option<String>,
 }
 
 impl RunRow {
@@ -70,11 +74,15 @@ impl RunRow {
             .filter(|w| *w != Word::Inconclusive)
     }
 
-    /// "0.81 **wins** by ≥10%", or "0.82 *client-bound*".
+    /// "0.81 **wins** by ≥10% (woke for most requests)", or "0.82 *client-bound*".
     fn cell(&self) -> String {
-        match (self.client_bound, Estimate::of(&self.ratios)) {
+        let cell = match (self.client_bound, Estimate::of(&self.ratios)) {
             (Some(_), Some(estimate)) => format!("{:.2} *client-bound*", estimate.ratio),
             _ => brief_cell(&self.ratios),
+        };
+        match &self.wakes {
+            Some(wakes) => format!("{cell} ({wakes})"),
+            None => cell,
         }
     }
 }
@@ -142,11 +150,19 @@ pub fn extract(report: &WorkloadsReport) -> MachineRun {
     let rows = judged::rows(report)
         .into_iter()
         .filter(|row| CORE_ROWS.contains(&row.name().as_str()))
-        .map(|row| RunRow {
-            name: row.name(),
-            against: row.best.contender.map(|c| c.label.to_string()),
-            client_bound: row.best_bound(report),
-            ratios: row.best.ratios,
+        .map(|row| {
+            let subject = crate::workloads::SUBJECT;
+            let mut servers = vec![(subject.id, subject.label)];
+            servers.extend(row.best.contender.map(|c| (c.id, c.label)));
+            RunRow {
+                name: row.name(),
+                against: row.best.contender.map(|c| c.label.to_string()),
+                client_bound: row.best_bound(report),
+                wakes: report
+                    .wakefulness(&row.workload, &servers)
+                    .map(|(word, _)| word.describe().to_string()),
+                ratios: row.best.ratios,
+            }
         })
         .collect();
     let round_trips: Vec<f64> = report
@@ -190,6 +206,14 @@ pub fn differing_rows(runs: &[MachineRun]) -> Vec<&'static str> {
             words.len() > 1
         })
         .collect()
+}
+
+/// On how many of `runs` the rule said `word` on row `name`, of those that measured it:
+/// how far a headline row held across machines, for the first screen.
+pub fn held_on(runs: &[MachineRun], name: &str, word: Word) -> (usize, usize) {
+    let measured: Vec<&RunRow> = runs.iter().filter_map(|run| run.row(name)).collect();
+    let held = measured.iter().filter(|row| row.decided() == Some(word)).count();
+    (held, measured.len())
 }
 
 /// The page over `runs` (in the order given); `changed` says which server files changed

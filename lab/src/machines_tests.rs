@@ -7,6 +7,7 @@ fn row(name: &str, ratios: &[f64]) -> RunRow {
         against: Some("tokio_server (codec)".into()),
         ratios: ratios.to_vec(),
         client_bound: None,
+        wakes: None,
     }
 }
 
@@ -68,11 +69,11 @@ fn a_row_differs_only_where_two_machines_decided_different_words() {
 #[test]
 fn each_column_names_its_wake_up_and_an_older_commit_is_marked() {
     let old = run("aaaaaaa", None, vec![row("one connection (server CPU)", &WINS)]);
-    let new = run(
-        "bbbbbbb",
-        Some(WakeUp::example()),
-        vec![row("one connection (server CPU)", &TIES)],
-    );
+    let awake = RunRow {
+        wakes: Some("woke for most requests".into()),
+        ..row("one connection (server CPU)", &TIES)
+    };
+    let new = run("bbbbbbb", Some(WakeUp::example()), vec![awake]);
     let changed = |commit: &str| (commit == "aaaaaaa").then(|| vec!["io_uring_server/src/conn.rs".into()]);
     let page = render(&[old, new], &changed);
     assert!(
@@ -83,7 +84,9 @@ fn each_column_names_its_wake_up_and_an_older_commit_is_marked() {
     assert!(page.contains("(from older server code, `aaaaaaa`)"), "{page}");
     assert!(!page.contains("from older server code, `bbbbbbb`"), "{page}");
     assert!(
-        page.contains("| one connection (server CPU) | 0.80 **wins** by ≥10% | 1.00 **ties** |"),
+        page.contains(
+            "| one connection (server CPU) | 0.80 **wins** by ≥10% | 1.00 **ties** (woke for most requests) |"
+        ),
         "{page}"
     );
     assert!(
