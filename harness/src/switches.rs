@@ -45,17 +45,25 @@ mod tests {
 
     #[test]
     fn a_thread_that_sleeps_is_counted_in_its_process() {
-        let me = std::process::id();
-        let before = voluntary(me).unwrap();
-        std::thread::spawn(|| {
-            for _ in 0..20 {
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let sleeper = std::thread::spawn(move || {
+            for _ in 0..10 {
                 std::thread::sleep(std::time::Duration::from_millis(1));
             }
+            // SAFETY: gettid has no arguments and cannot fail.
+            tid_tx.send(unsafe { libc::gettid() }).unwrap();
+            let _ = done_rx.recv();
         });
-        // This thread sleeps too, while the other one lives.
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        let after = voluntary(me).unwrap();
-        assert!(after > before, "{before} -> {after}");
+        let tid = tid_rx.recv().unwrap();
+        let path = format!("/proc/self/task/{tid}/status");
+        let own = voluntary_in(&std::fs::read_to_string(path).unwrap()).unwrap();
+        // Other tests' threads come and go, but this one lives until it is told.
+        let total = voluntary(std::process::id()).unwrap();
+        done_tx.send(()).unwrap();
+        sleeper.join().unwrap();
+        assert!(own >= 10, "{own}");
+        assert!(total >= own, "{total} < {own}");
         assert!(voluntary(999_999_999).is_err());
     }
 }
