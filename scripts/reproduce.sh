@@ -22,6 +22,8 @@
 # date, each step's wall time and the total against the 100-minute target, so a run cut
 # short still says how far it got. At the end it runs scripts/stale.sh (the STALE and
 # COMMITS lines) and prints `git status`, which should list only results/ and BENCHMARKS.md.
+# The workloads step also keeps its core rows as this machine's column of
+# results/machines.md (results/machines/, scripts/reproduce_here.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -159,6 +161,10 @@ for i in "${!steps[@]}"; do
   [[ $step == scripts/* ]] && flags=$allow_dirty
   # shellcheck disable=SC2086 # a step is a command and its words
   run_timed "$current. \`$step\`" "${minutes[$i]} min" $step $flags
+  # The full run's core rows become this machine's column of results/machines.md.
+  if [ "$step" = "scripts/workloads.sh" ]; then
+    cargo run --release -q -p lab --bin machines -- --add results/workloads.json
+  fi
   status="in progress (step $current of ${#steps[@]} done)"
   write_report
 done

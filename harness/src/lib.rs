@@ -3,7 +3,7 @@
 //! they are started pinned (nginx among them, as the outside anchor), a [`load::Load`]
 //! measured into a [`load::Point`], CPU accounting ([`cpu`], [`usage`]), the platform's
 //! noise beside a point ([`noise`]: [`steal`] and the [`hiccup`] meter), the [`machine`]
-//! record (with what a [`wake_up`] costs), the file studies' [`corpus`] and what a server read from disk and how many
+//! record (with what a [`wake_up`] costs) and how often a server slept ([`switches`]), the file studies' [`corpus`] and what a server read from disk and how many
 //! threads it ran ([`process_watch`]), the one rule that judges rounds ([`judge`]) and how rounds are ordered ([`rounds`]) and cut into slices ([`slices`]), and how results are
 //! written ([`output`], [`chart`], [`format`]). Servers on another host, started by the
 //! agent there: [`remote`].
@@ -36,6 +36,7 @@ pub mod settings;
 pub mod slices;
 pub mod stale;
 pub mod steal;
+pub mod switches;
 pub mod tool;
 pub mod usage;
 pub mod wake_up;

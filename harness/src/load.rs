@@ -88,6 +88,10 @@ pub struct Point {
     #[serde(default)]
     pub client_busy: f64,
     pub syscalls_per_request: Option<f64>,
+    /// The server's wake-ups over the same window as the CPU figures: its threads'
+    /// voluntary context switches ([`crate::switches`]); `None` where they were not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_wakeups: Option<u64>,
     pub peak_rss_kib: Option<u64>,
     pub bottleneck: String,
     /// The work behind the CPU figures and the bottleneck: what [`crate::slices::merge`]
@@ -125,6 +129,7 @@ pub fn blank_point(contender: &str, kind: LoadKind) -> Point {
         machine_cpu_us_per_request: None,
         client_busy: 0.0,
         syscalls_per_request: None,
+        server_wakeups: None,
         peak_rss_kib: None,
         bottleneck: String::new(),
         usage: None,
@@ -219,6 +224,9 @@ pub struct Load {
     pub warmup: Duration,
     pub client_threads: usize,
     pub server_cpus: usize,
+    /// The client busy-polls for each answer instead of sleeping (loadgen's
+    /// `--busy-poll`; closed loop only). Default is false.
+    pub busy_poll: bool,
 }
 
 /// The open loop's warm-up for a point of `duration`: a fifth of it, at most 1 s (connects
@@ -254,7 +262,25 @@ impl Load {
             },
             client_threads: pinning.client_cpus().max(1),
             server_cpus: pinning.server_cpus(),
+            busy_poll: false,
         }
+    }
+}
+
+/// `base` (the target and its request) with the shape `load` gives the client: its
+/// connections, threads, depth, length, rate, churn and whether it busy-polls.
+pub(crate) fn client_config(load: &Load, base: Config) -> Config {
+    Config {
+        connections: load.connections,
+        threads: load.client_threads,
+        depth: load.depth,
+        duration: load.duration,
+        warmup: load.warmup,
+        rate: load.rate,
+        churn: load.churn,
+        requests_per_connection: load.requests_per_connection,
+        busy_poll: load.busy_poll,
+        ..base
     }
 }
 
@@ -278,22 +304,18 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         }
     };
     let config = Config {
-        connections: load.connections,
-        threads: load.client_threads,
-        depth: load.depth,
-        duration: load.duration,
-        warmup: load.warmup,
-        rate: load.rate,
         expect_body_len: Some(body_len),
         expect_body: files.is_none().then_some(target.contract_body),
         files,
-        churn: load.churn,
-        requests_per_connection: load.requests_per_connection,
         tls,
-        ..Config::new(target.addr, target.request)
+        ..client_config(&load, Config::new(target.addr, target.request))
     };
     server.reset_peak_memory()?;
+    let switches_before = server.voluntary_switches();
     let (summary, spent) = measure(|| server.cpu_snapshot(), || loadgen::run::run(config));
+    let server_wakeups = switches_before
+        .zip(server.voluntary_switches())
+        .map(|(before, after)| after.saturating_sub(before));
     let (summary, spent) = (summary?, spent?);
     if let Some(error) = summary.first_error {
         return Err(format!(
@@ -331,6 +353,7 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         machine_cpu_us_per_request: usage.machine_us_per_request(),
         client_busy: usage.client_busy(),
         syscalls_per_request: None,
+        server_wakeups,
         peak_rss_kib: server.peak_memory_kib().transpose()?,
         bottleneck: usage.bottleneck(),
         usage: Some(usage),

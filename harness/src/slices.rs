@@ -113,6 +113,7 @@ pub fn merge(points: &[Point]) -> Option<Point> {
         uncorrected_latency_us: all(|p| p.uncorrected_latency_us.as_ref()),
         send_lateness_us: all(|p| p.send_lateness_us.as_ref()),
         peak_rss_kib: points.iter().filter_map(|p| p.peak_rss_kib).max(),
+        server_wakeups: points.iter().map(|p| p.server_wakeups).sum(),
         io_workers: points
             .iter()
             .filter_map(|p| p.io_workers)
@@ -203,6 +204,7 @@ mod tests {
         point.server_cpu_us_per_request = usage.server_us_per_request();
         point.machine_cpu_us_per_request = usage.machine_us_per_request();
         point.usage = Some(usage);
+        point.server_wakeups = Some(requests / 2);
         point.latency_us.p50 = p50;
         point.latency_us.max = p50 * 3;
         point
@@ -235,6 +237,7 @@ mod tests {
         // 1000 requests in 1 s at 10 µs, then 3000 in 1 s at 6 µs: 28 ms of CPU over 4000.
         let merged = merge(&[slice(1000, 1000.0, 10.0, 100), slice(3000, 3000.0, 6.0, 40)]).unwrap();
         assert_eq!(merged.requests, 4000);
+        assert_eq!(merged.server_wakeups, Some(2000));
         assert!((merged.requests_per_sec - 2000.0).abs() < 1e-9);
         assert!((merged.server_cpu_us_per_request.unwrap() - 7.0).abs() < 1e-9);
         assert!((merged.machine_cpu_us_per_request.unwrap() - 14.0).abs() < 1e-9);
@@ -262,8 +265,10 @@ mod tests {
             server_cpu_s: None,
             ..u
         });
+        external.server_wakeups = None;
         let merged = merge(&[slice(1000, 1000.0, 10.0, 100), external]).unwrap();
         assert_eq!(merged.server_cpu_us_per_request, None);
+        assert_eq!(merged.server_wakeups, None);
         assert!(merge(&[]).is_none());
     }
 

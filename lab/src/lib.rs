@@ -9,6 +9,7 @@
 pub mod across;
 pub mod agent;
 pub mod churn;
+pub mod machines;
 pub mod placement;
 pub mod profiles;
 pub mod scaling;

@@ -94,7 +94,11 @@ async fn exchange(
         written.map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
         for answer in 0..config.depth {
             let file = picked.get(answer).copied();
-            read_response(&mut stream, &mut inbox, (config, file), limits.patience()).await?;
+            let read = read_response(&mut stream, &mut inbox, (config, file), limits.patience());
+            match config.busy_poll {
+                true => crate::spin::spinning(read).await?,
+                false => read.await?,
+            }
             tally.borrow_mut().record(sending, limits);
         }
     }

@@ -55,6 +55,10 @@ pub struct Config {
     pub hdr_log: Option<PathBuf>,
     /// Speak TLS on every connection (`https://` URLs). Default is none: plain TCP.
     pub tls: Option<Tls>,
+    /// Wait for each answer by busy-polling (`spin.rs`) instead of sleeping until it
+    /// arrives: the client never pays a wake-up, and keeps its CPU busy. Closed loop on
+    /// kept-alive connections only. Default is false.
+    pub busy_poll: bool,
 }
 
 impl Config {
@@ -89,6 +93,7 @@ impl Config {
             spread_sources: true,
             hdr_log: None,
             tls: None,
+            busy_poll: false,
         }
     }
 }

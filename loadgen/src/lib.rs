@@ -21,6 +21,7 @@ mod pace;
 mod read;
 pub mod response;
 pub mod run;
+mod spin;
 mod summary;
 mod tally;
 pub mod target;

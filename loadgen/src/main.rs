@@ -66,6 +66,10 @@ struct Cli {
     /// connections per second), latency measured from intended send times.
     #[arg(long)]
     rate: Option<f64>,
+    /// Wait for each answer by busy-polling instead of sleeping until it arrives (closed
+    /// loop on kept-alive connections): the client never pays a wake-up.
+    #[arg(long)]
+    busy_poll: bool,
     /// Status every response must have.
     #[arg(long, default_value_t = 200)]
     expect_status: u16,
@@ -162,6 +166,7 @@ fn main() {
             .transpose()
             .unwrap_or_else(|e| fail(&e)),
         tls,
+        busy_poll: cli.busy_poll,
         ..Config::new(target.addr, target.request)
     };
     let idle = (cli.hold_idle > 0).then(|| {

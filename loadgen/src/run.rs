@@ -37,6 +37,11 @@ pub fn run(config: Config) -> Result<Summary, String> {
     if config.requests_per_connection > 1 && config.churn != Some(churn::Churn::ClientCloses) {
         return Err("several requests per connection are sent with --churn client-closes".into());
     }
+    if config.busy_poll && (config.rate.is_some() || config.churn.is_some()) {
+        return Err(
+            "--busy-poll spins in the closed loop on kept-alive connections: drop --rate and --churn".into(),
+        );
+    }
     if config.files.is_some() && config.churn.is_some() {
         return Err("the file mode runs on keep-alive connections: drop --churn".into());
     }

@@ -86,6 +86,25 @@ fn uploads_are_checked_against_their_receipt() {
 }
 
 #[test]
+fn a_busy_polling_client_gets_every_answer_and_only_in_the_closed_loop() {
+    let addr = scripted_server(OK, 0, Duration::ZERO);
+    let spun = load(Config {
+        max_requests: Some(300),
+        duration: Duration::from_secs(10),
+        busy_poll: true,
+        ..config(addr)
+    });
+    assert_eq!(spun.first_error, None);
+    assert!(spun.requests >= 250, "{spun:?}");
+    let open = run(Config {
+        rate: Some(10.0),
+        busy_poll: true,
+        ..config(addr)
+    });
+    assert!(open.unwrap_err().contains("--busy-poll"));
+}
+
+#[test]
 fn request_bounds_and_pipelining_hold() {
     let addr = scripted_server(OK, 0, Duration::ZERO);
     let bounded = load(Config {

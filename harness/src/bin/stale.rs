@@ -23,6 +23,9 @@ struct Cli {
     check: bool,
 }
 
+/// The page of machines (`lab::machines`), left out of the COMMITS line.
+const GATHERED: &str = "results/machines.md";
+
 fn main() {
     harness::tool::main("stale", run);
 }
@@ -68,9 +71,13 @@ fn run(cli: Cli) -> Result<(), String> {
     }
     let (benchmarks, results) = texts.split_last_mut().ok_or("no BENCHMARKS.md")?;
     let mut sources = commits::sections(&benchmarks.2);
+    // results/machines.md gathers runs made at many commits, each column naming its own
+    // (and marked where the server code changed since: `scripts/stale.sh` renders it
+    // again), so it is no part made at one commit.
     sources.extend(
         results
             .iter()
+            .filter(|(path, _, _)| !path.ends_with(GATHERED))
             .map(|(path, _, text)| Source::of(&name(path), text)),
     );
     let reproduced = results

@@ -20,6 +20,15 @@ impl Server {
         }
     }
 
+    /// Its threads' voluntary context switches so far ([`crate::switches`]); `None` for a
+    /// server on another host or one we did not start, or where they cannot be read.
+    pub fn voluntary_switches(&self) -> Option<u64> {
+        match self.process.as_ref()? {
+            Process::Remote(_) => None,
+            _ => crate::switches::voluntary(self.pid()?).ok(),
+        }
+    }
+
     /// Restarts its peak resident memory (VmHWM) from its size now, so that the next
     /// reading is the peak of what came in between.
     pub fn reset_peak_memory(&self) -> Result<(), String> {

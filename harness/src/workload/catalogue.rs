@@ -7,6 +7,10 @@ use loadgen::tls::Handshakes;
 
 use super::{Shape, Workload};
 
+/// The one-connection point where neither side sleeps: the client busy-polls its read
+/// (and io_uring_server's feature row there waits its busiest way, with SQPOLL).
+pub const BUSY_POLLED: &str = "one busy-polled connection";
+
 /// Clients opening connections at once in the churn workloads.
 const CHURN_CLIENTS: usize = 32;
 
@@ -87,7 +91,19 @@ pub const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "one connection",
-        shape: Shape::OneConnection { tls: false },
+        shape: Shape::OneConnection {
+            tls: false,
+            busy_poll: false,
+        },
+    },
+    // Not "one connection, ...": `--only "one connection"` (scripts/reproduce_here.sh)
+    // matches within names, and this is no core row.
+    Workload {
+        name: BUSY_POLLED,
+        shape: Shape::OneConnection {
+            tls: false,
+            busy_poll: true,
+        },
     },
     Workload {
         name: "4 connections",
@@ -194,7 +210,10 @@ pub const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "one connection over TLS",
-        shape: Shape::OneConnection { tls: true },
+        shape: Shape::OneConnection {
+            tls: true,
+            busy_poll: false,
+        },
     },
     Workload {
         name: "TLS churn, full handshakes",

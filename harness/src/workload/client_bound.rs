@@ -6,7 +6,8 @@
 //! server, and the study runs another round in its place, up to its cap
 //! ([`super::run`]). A row reads *client-bound* instead of a word, and is left out of the
 //! rule's tally, only where most of its rounds were noisy. Memory per idle connection does
-//! not depend on the pace: the idle workloads have no noisy round.
+//! not depend on the pace: the idle workloads have no noisy round; nor has the busy-polled
+//! connection, whose client spins on its read and so is always busy, by design.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,9 +33,15 @@ impl WorkloadsReport {
     /// The noisy rounds of `workload`, each with the busiest the client was in it with a
     /// [`judged`] contender; empty for an idle workload.
     pub fn noisy_rounds(&self, workload: &str) -> BTreeMap<usize, f64> {
-        let idle = catalogue::by_name(workload).is_some_and(|w| matches!(w.shape, Shape::Idle { .. }));
+        // Memory does not depend on the pace; a busy-polling client is busy by design.
+        let exempt = catalogue::by_name(workload).is_some_and(|w| {
+            matches!(
+                w.shape,
+                Shape::Idle { .. } | Shape::OneConnection { busy_poll: true, .. }
+            )
+        });
         let mut noisy = BTreeMap::new();
-        if idle {
+        if exempt {
             return noisy;
         }
         let busy = self
@@ -250,6 +257,15 @@ mod tests {
         assert!(
             report.noisy_rounds(idle).is_empty(),
             "memory does not depend on the pace"
+        );
+        let spun = catalogue::BUSY_POLLED;
+        let report = WorkloadsReport::over(vec![Sample {
+            client_busy: Some(1.0),
+            ..Sample::example(spun, SUBJECT.id, 0, 5.0)
+        }]);
+        assert!(
+            report.noisy_rounds(spun).is_empty(),
+            "a spinning client is busy by design"
         );
     }
 

@@ -147,8 +147,9 @@ fn load_of(shape: Shape, duration: Duration, pinning: &Pinning) -> Load {
         Shape::Pipelined { connections, depth } => {
             Load::new(LoadKind::Pipelined, (connections, depth), None, duration, pinning)
         }
-        Shape::OneConnection { tls } => Load {
+        Shape::OneConnection { tls, busy_poll } => Load {
             tls: tls.then_some(Handshakes::Resumed),
+            busy_poll,
             ..closed(1, Ask::Hello)
         },
         Shape::Echo {
@@ -280,11 +281,41 @@ fn sample(
         p999_us: Some(point.latency_us.p999),
         hiccup_p99_us: None,
         syscalls_per_request: syscalls,
+        wakeups_per_request: point
+            .server_wakeups
+            .map(|wakeups| wakeups as f64 / point.requests_in_window.max(1) as f64),
         bottleneck: point.bottleneck,
         client_busy: Some(point.client_busy),
         offered_per_sec: None,
         rss_bytes_per_idle: None,
         kernel_included: None,
         io_workers: point.io_workers,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::client_config;
+    use crate::workload::catalogue::{BUSY_POLLED, by_name};
+    use loadgen::run::Config;
+
+    #[test]
+    fn the_busy_polled_workload_asks_loadgen_to_busy_poll_and_the_default_does_not() {
+        let pinning = Pinning {
+            server: None,
+            client: None,
+            warning: None,
+            remote: None,
+        };
+        let base = || Config::new("127.0.0.1:1".parse().unwrap(), b"GET / HTTP/1.1\r\n\r\n".to_vec());
+        let config_of = |name: &str| {
+            let workload = by_name(name).unwrap();
+            client_config(&load_of(workload.shape, Duration::from_secs(1), &pinning), base())
+        };
+        let awake = config_of(BUSY_POLLED);
+        assert!(awake.busy_poll);
+        assert_eq!((awake.connections, awake.depth, awake.rate), (1, 1, None));
+        assert!(!config_of("one connection").busy_poll);
     }
 }

@@ -31,6 +31,7 @@ pub mod run;
 pub mod samples;
 pub mod scope;
 pub mod verdict;
+pub mod wakes;
 
 /// How a workload loads a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -45,8 +46,10 @@ pub enum Shape {
     Pipelined { connections: usize, depth: usize },
     /// `GET /` on one kept-alive connection: the round trip (and, a second verdict row,
     /// the server CPU per request it costs); over TLS 1.3 when `tls` (its session resumed
-    /// from a ticket at each slice's start).
-    OneConnection { tls: bool },
+    /// from a ticket at each slice's start). With `busy_poll` the client waits for each
+    /// answer by busy-polling (loadgen's `--busy-poll`), so it never sleeps: beside the
+    /// default point, how much of the round trip is the machine's wake-up.
+    OneConnection { tls: bool, busy_poll: bool },
     /// `GET /` in a closed loop on a few kept-alive connections, judged on requests/s:
     /// what a small service's clients wait on is round trips, not the server's CPU.
     SmallService { connections: usize },
@@ -214,7 +217,7 @@ impl Workload {
     /// Over TLS, with which handshake per new connection; `None`: plain HTTP.
     pub fn tls(&self) -> Option<Handshakes> {
         match self.shape {
-            Shape::TlsKeepAlive { .. } | Shape::OneConnection { tls: true } => Some(Handshakes::Resumed),
+            Shape::TlsKeepAlive { .. } | Shape::OneConnection { tls: true, .. } => Some(Handshakes::Resumed),
             Shape::TlsChurn { handshakes, .. } => Some(handshakes),
             Shape::Offered { of, .. } => offered::base(of).tls(),
             _ => None,

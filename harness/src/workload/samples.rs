@@ -46,6 +46,11 @@ pub struct Sample {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hiccup_p99_us: Option<u64>,
     pub syscalls_per_request: Option<f64>,
+    /// The server's wake-ups per request (or connection) over the point: its threads'
+    /// voluntary context switches ([`crate::switches`]); `None` in reports from before
+    /// they were counted, or for a server on another host ([`super::wakes`] reads them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeups_per_request: Option<f64>,
     pub bottleneck: String,
     /// The client's CPU over the point's wall time and its CPUs (1.0: saturated); `None`
     /// in reports from before it was kept. A cell is client-bound where it
@@ -89,6 +94,7 @@ impl Sample {
             p999_us: None,
             hiccup_p99_us: None,
             syscalls_per_request: (round == 0).then_some(0.5),
+            wakeups_per_request: None,
             bottleneck: "client".into(),
             client_busy: None,
             offered_per_sec: None,

@@ -109,7 +109,11 @@ mod tests {
         assert!(said.contains(
             "fixed rate in the verdict at the top of BENCHMARKS.md (*64 KiB echo at a fixed rate*)"
         ));
-        let one = decided_in_the_verdict(Shape::OneConnection { tls: false }).unwrap();
+        let one = decided_in_the_verdict(Shape::OneConnection {
+            tls: false,
+            busy_poll: false,
+        })
+        .unwrap();
         assert!(one.contains("(*one connection*, the same load)"), "{one}");
         let pipelined = Shape::Pipelined {
             connections: 64,

@@ -77,13 +77,24 @@ fn headers() -> Vec<String> {
 }
 
 /// "keep-alive, small requests at 34,704 req/s (23% of io_uring_server's capacity, 28% of
-/// tokio_server (codec)'s)": a row's name, with an offered row's rate and its share of the
-/// capacity of each server the row compares.
+/// tokio_server (codec)'s; servers mostly awake: io_uring_server 0.02, tokio_server (codec)
+/// 0.03 wake-ups per request)": a row's name, with an offered row's rate and its share of
+/// the capacity of each server the row compares, and whether io_uring_server and the
+/// cheapest tokio configuration woke for most requests ([`super::wakes`]).
 pub fn row_name(report: &WorkloadsReport, workload: &Workload, best: &Best) -> String {
     let name = report.rate_label(workload);
-    match report.load_shares(workload, &compared(best)) {
-        Some(shares) => format!("{name} ({shares})"),
-        None => name,
+    let mut servers = vec![(SUBJECT.id, SUBJECT.label)];
+    servers.extend(best.contender.map(|c| (c.id, c.label)));
+    // A run from before wake-ups were counted says so once, under the table.
+    let wakes = match report.counted_wakeups() {
+        true => Some(report.wake_label(workload.name, &servers)),
+        false => None,
+    };
+    match (report.load_shares(workload, &compared(best)), wakes) {
+        (Some(shares), Some(wakes)) => format!("{name} ({shares}; {wakes})"),
+        (Some(shares), None) => format!("{name} ({shares})"),
+        (None, Some(wakes)) => format!("{name} ({wakes})"),
+        (None, None) => name,
     }
 }
 
@@ -215,6 +226,7 @@ fn table_in(report: &WorkloadsReport, workloads: &[Workload], doc: Doc, brief: b
     if report.judged.is_some() {
         out.push_str(&not_measured_sentence(report));
     }
+    let _ = write!(out, " {}", report.wakes_sentence());
     out.push('\n');
     out.push_str(&idle_control(report));
     out.push_str(&offered_rates_in(report, doc));

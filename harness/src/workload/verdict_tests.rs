@@ -219,3 +219,29 @@ fn a_report_from_before_a_row_says_it_was_not_measured() {
     assert!(!missing.contains(&"pipelined 16 deep") && !missing.contains(&"5k idle connections"));
     assert!(not_measured_sentence(&report).contains("*4 KiB files, 256 connections at a fixed rate*"));
 }
+
+#[test]
+fn a_row_says_whether_its_servers_woke_for_most_requests_where_the_run_counted() {
+    let old = table(&report([0.5, 0.5, 0.5]), &echo(), Doc::Results);
+    assert!(
+        old.contains("| 64 KiB echo at a fixed rate | server CPU"),
+        "{old}"
+    );
+    assert!(
+        old.contains("Wake-ups per request: not recorded in this run."),
+        "{old}"
+    );
+    let mut counted = report([0.5, 0.5, 0.5]);
+    for sample in &mut counted.samples {
+        sample.wakeups_per_request = Some(if sample.contender == SUBJECT.id { 0.9 } else { 0.1 });
+    }
+    let table = table(&counted, &echo(), Doc::Results);
+    assert!(
+        table.contains(
+            "| 64 KiB echo at a fixed rate (woke for most requests: io_uring_server 0.90, \
+             tokio_server (hyper) 0.10 wake-ups per request) |"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("at least 0.5 wake-ups"), "{table}");
+}

@@ -7,7 +7,8 @@
 //! large-upload receive paths (`--bulk-recv`) at the uploads' fixed rate, the
 //! cheaper enter (registered ring, no SQ index array) at one connection and the fixed-rate
 //! keep-alive row (not at four connections, whose requests/s the client bounds here),
-//! sendfile where files are large (its row reads them through the ring instead). Measured
+//! sendfile where files are large (its row reads them through the ring instead), SQPOLL
+//! at the one-connection point where the client busy-polls (both sides awake). Measured
 //! like the workloads, rounds interleaved; `report` renders it.
 
 use std::fmt::Write as _;
@@ -57,7 +58,7 @@ const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from a
 /// Where bulk receive costs what the verdict judges: uploads at their fixed offered rate.
 pub const UPLOADS: &str = "20 MiB uploads at a fixed rate";
 
-pub const VARIANTS: [Variant; 18] = [
+pub const VARIANTS: [Variant; 19] = [
     Variant {
         at: KEEP_ALIVE,
         contender: io_uring_with("without the buffer ring (plain recv)", &["--no-multishot-recv"]),
@@ -142,6 +143,11 @@ pub const VARIANTS: [Variant; 18] = [
         at: KEEP_ALIVE,
         contender: SQ_ARRAY,
         mechanism: SQ_ARRAY_MECHANISM,
+    },
+    Variant {
+        at: harness::workload::catalogue::BUSY_POLLED,
+        contender: io_uring_with("with SQPOLL (its busiest wait)", &["--sqpoll"]),
+        mechanism: "a kernel thread polls the submission queue, so submitting takes no system call; the busiest wait io_uring_server has (its thread still waits for completions in io_uring_enter). Beside the client's busy-polling, what is left of the one-connection round trip without wake-ups. tokio_server has no busier wait to offer: its runtime always parks in epoll_wait",
     },
     Variant {
         at: "1 MiB files, 16 connections at a fixed rate",

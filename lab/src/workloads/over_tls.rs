@@ -83,7 +83,13 @@ fn plain_twin<'a>(row: &Row, rows: &'a [Row]) -> Option<&'a Row> {
 /// small requests at the same share of capacity.
 fn twins(tls: Shape, plain: Shape) -> bool {
     match (tls, plain) {
-        (Shape::OneConnection { tls: true }, Shape::OneConnection { tls: false }) => true,
+        (
+            Shape::OneConnection { tls: true, busy_poll },
+            Shape::OneConnection {
+                tls: false,
+                busy_poll: b,
+            },
+        ) => busy_poll == b,
         (Shape::Offered { of, percent }, Shape::Offered { of: o, percent: p }) => {
             p == percent
                 && matches!(base(of).shape, Shape::TlsKeepAlive { .. })
