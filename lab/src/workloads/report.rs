@@ -150,7 +150,10 @@ pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
          process ÷ the first), judged by the same rule: it must read *ties*. Details: \
          [{prefix}workloads.md]({prefix}workloads.md).\n",
     );
-    out.push_str(&verdict::table(report, WORKLOADS, doc));
+    out.push_str(&match doc {
+        Doc::Benchmarks => verdict::brief_table(report, WORKLOADS, None),
+        Doc::Results => verdict::table(report, WORKLOADS, doc),
+    });
     let _ = writeln!(
         out,
         "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \

@@ -84,37 +84,9 @@ pub(crate) fn micros(value: f64) -> String {
     }
 }
 
-/// What io_uring_server saves a service whose handler does real work, measured: the
-/// kept-alive rows at the verdict's fixed rate whose handler works 0, 10 and 100 µs
-/// (`GET /`, `GET /work/{µs}`), each against its cheapest tokio configuration: "a 100 µs
-/// handler: −0.9 of 108.2 µs (−0.8%, *wins*)". `None` before any such row was measured.
-pub fn handlers(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
-    let mut cells: Vec<(u64, String)> = rows
-        .iter()
-        .filter(|row| row.unit == Unit::CpuPerRequest)
-        .filter_map(|row| {
-            let micros = handler_micros(row)?;
-            let chosen = row.best.contender?;
-            let amount = amount(report, row, &chosen, &row.best.ratios)?;
-            Some((micros, format!("a {micros} µs handler: {amount}")))
-        })
-        .collect();
-    cells.sort_by_key(|(micros, _)| *micros);
-    (cells.len() > 1).then(|| {
-        let cells: Vec<String> = cells.into_iter().map(|(_, cell)| cell).collect();
-        format!(
-            "Kept-alive small requests at a fixed rate, server CPU per request against the \
-             cheapest tokio configuration: {}. The µs saved are not the same on every row, so \
-             read the row nearest your handler's cost rather than adding the plain row's \
-             saving to it.",
-            cells.join("; ")
-        )
-    })
-}
-
 /// The handler's work of a kept-alive row at a fixed rate: 0 for `GET /`, `µs` for
 /// `GET /work/{µs}`; `None` for any other row.
-fn handler_micros(row: &Row) -> Option<u64> {
+pub(crate) fn handler_micros(row: &Row) -> Option<u64> {
     let Some(Shape::Offered { of, .. }) = row.shape() else {
         return None;
     };
