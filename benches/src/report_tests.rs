@@ -191,7 +191,7 @@ fn the_terminal_ends_with_cpu_per_request_and_where_to_read_on() {
 
 #[test]
 fn the_benchmarks_section_is_the_short_verdict_and_matches_its_golden_file() {
-    let rendered = crate::output::headline(&fixture());
+    let rendered = crate::output::headline(&fixture(), None);
     let golden_path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/benchmarks_section.md");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(golden_path, &rendered).unwrap();

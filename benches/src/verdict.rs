@@ -112,8 +112,9 @@ pub fn render(report: &WorkloadsReport) -> String {
 /// The verdict in BENCHMARKS.md: the table in brief under a one-line provenance and one
 /// sentence on how it differs from the full verdict above it, whose section says what a
 /// cell is; the intervals, the method, the offered rates and the criterion tables left to
-/// `results/latest.md`.
-pub fn headline(report: &WorkloadsReport) -> String {
+/// `results/latest.md`. Beside `full`, the committed full verdict, a row whose word differs
+/// from the full verdict's names it.
+pub fn headline(report: &WorkloadsReport, full: Option<&WorkloadsReport>) -> String {
     format!(
         "{provenance}\n\nThe key workloads of \
          [the verdict](#the-verdict-for-which-workload-is-io_uring-worth-it), each cell \
@@ -124,7 +125,7 @@ pub fn headline(report: &WorkloadsReport) -> String {
          the full verdict decides.\n\n{table}",
         provenance = verdict::short_provenance(report, "cargo bench"),
         subject = SUBJECT.label,
-        table = verdict::brief_table(report, WORKLOADS)
+        table = verdict::brief_table(report, WORKLOADS, full)
     )
 }
 

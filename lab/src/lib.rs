@@ -16,3 +16,6 @@ pub mod scaling;
 pub mod sweep;
 pub mod two_hosts;
 pub mod workloads;
+
+#[cfg(test)]
+mod views_agree_tests;

@@ -6,6 +6,7 @@
 
 use harness::judge::{Estimate, Word, brief_cell};
 use harness::machine::Machine;
+use harness::workload::client_bound;
 
 use crate::workloads::WorkloadsReport;
 use crate::workloads::judged::{self, Row};
@@ -59,14 +60,18 @@ pub fn render(across: &WorkloadsReport, loopback: &WorkloadsReport) -> String {
         else {
             continue;
         };
-        let agreement = Agreement::of(&row.best.ratios, &same.best.ratios);
+        let bound = row.client_bound(across).is_some() || same.client_bound(loopback).is_some();
+        let agreement = match bound {
+            true => Agreement::Undecided,
+            false => Agreement::of(&row.best.ratios, &same.best.ratios),
+        };
         tally[agreement as usize] += 1;
         table.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} |\n",
             row.name(),
             row.unit.describe(),
-            best_cell(&row),
-            best_cell(same),
+            best_cell(across, &row),
+            best_cell(loopback, same),
             agreement.cell(),
             brief_cell(&row.against[0]),
             brief_cell(&same.against[0]),
@@ -80,7 +85,7 @@ pub fn render(across: &WorkloadsReport, loopback: &WorkloadsReport) -> String {
          Each cell is io_uring_server ÷ the server named, the geometric mean of the per-round \
          ratios and the rule's word (BENCHMARKS.md's method). *agree*: the rule said the same \
          word in both runs; **disagree**: it decided both, differently; *cannot tell*: one \
-         of the two is inconclusive. The rows agree in {}, disagree in {} and cannot tell in \
+         of the two is inconclusive or *client-bound* (not judged). The rows agree in {}, disagree in {} and cannot tell in \
          {}.\n\n{table}",
         across.machine.date,
         across.machine.git_commit,
@@ -100,10 +105,15 @@ pub fn render(across: &WorkloadsReport, loopback: &WorkloadsReport) -> String {
     )
 }
 
-/// "codec: 0.82 **wins** by ≥10%": the row's cheapest tokio configuration and the ratio.
-fn best_cell(row: &Row) -> String {
+/// "codec: 0.82 **wins** by ≥10%": the row's cheapest tokio configuration and the ratio,
+/// with the verdict's word: where the client bound the row in `report`, *client-bound*
+/// in place of the rule's, as the verdict says it.
+fn best_cell(report: &WorkloadsReport, row: &Row) -> String {
     let name = row.best.contender.map_or("n/a", |c| c.label);
-    format!("{name}: {}", brief_cell(&row.best.ratios))
+    match row.client_bound(report) {
+        Some(_) => format!("{name}: {}", client_bound::brief_cell(&row.best.ratios)),
+        None => format!("{name}: {}", brief_cell(&row.best.ratios)),
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,9 @@ impl Tally {
         }
         let cell = self.rule_cell(ratios);
         match behind {
+            Some(_) if Estimate::of(ratios).is_none() && self.brief => {
+                format!("{cell}: a server fell behind")
+            }
             Some(note) if Estimate::of(ratios).is_none() => format!("{cell}: {note}"),
             _ => cell,
         }

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
+pub mod beside;
 pub mod best;
 pub mod calibrate;
 pub mod catalogue;

@@ -42,15 +42,16 @@ pub fn short_provenance(report: &WorkloadsReport, tool: &str) -> String {
 const COLUMNS: &str = "The first column is against the cheapest tokio configuration of the \
      row, named in the cell; the codec engine runs http_core, the very code io_uring_server \
      runs, on epoll, so its column is the I/O model plus any technique a tokio server could \
-     add (sendfile, a shared read buffer), which the answer's table splits off.";
+     add (sendfile, a shared read buffer).";
 
 /// What a cell compares in a BENCHMARKS.md section, in one sentence; the rule is in the
 /// method section ([`what_a_cell_is`] says it in full).
 pub fn what_a_cell_is_short() -> String {
     format!(
         "Each cell is {} ÷ the baseline, lower is better (for requests/s the baseline's ÷ \
-         {0}'s): the geometric mean of the per-round ratios, its 95% interval and the rounds. \
-         {COLUMNS}",
+         {0}'s): the geometric mean of the per-round ratios and the rule's word; each cell's 95% \
+         interval and rounds, and each row's share of every server's capacity, are in the \
+         results file. {COLUMNS}",
         SUBJECT.label
     )
 }
@@ -110,16 +111,27 @@ pub fn compared(best: &Best) -> Vec<&'static str> {
 /// The table over those of `workloads` that `report` measured, in their order, and the
 /// line under it.
 pub fn table(report: &WorkloadsReport, workloads: &[Workload], doc: Doc) -> String {
-    table_in(report, workloads, doc, false)
+    table_in(report, workloads, doc, false, None)
 }
 
 /// [`table`] for BENCHMARKS.md with each cell in brief, its ratio and word: a summary of a
-/// run whose results file has the full table.
-pub fn brief_table(report: &WorkloadsReport, workloads: &[Workload]) -> String {
-    table_in(report, workloads, Doc::Benchmarks, true)
+/// run whose results file has the full table. Beside `full`, the full verdict, a row whose
+/// word differs names the full verdict's ([`super::beside::note`]).
+pub fn brief_table(
+    report: &WorkloadsReport,
+    workloads: &[Workload],
+    full: Option<&WorkloadsReport>,
+) -> String {
+    table_in(report, workloads, Doc::Benchmarks, true, full)
 }
 
-fn table_in(report: &WorkloadsReport, workloads: &[Workload], doc: Doc, brief: bool) -> String {
+fn table_in(
+    report: &WorkloadsReport,
+    workloads: &[Workload],
+    doc: Doc,
+    brief: bool,
+    full: Option<&WorkloadsReport>,
+) -> String {
     let control = report.samples.iter().any(|s| s.contender == AA_CONTROL.id);
     let header = headers();
     let (aa_head, aa_rule) = if control {
@@ -139,16 +151,22 @@ fn table_in(report: &WorkloadsReport, workloads: &[Workload], doc: Doc, brief: b
     let measured = report.workloads();
     for workload in workloads.iter().filter(|w| measured.iter().any(|m| m == w.name)) {
         for (unit, (baselines, aa)) in report.verdict_rows(workload) {
-            let measure = if unit == workload.unit() {
+            // BENCHMARKS.md keeps a row to its rate and unit; the results file says more.
+            let measure = if unit == workload.unit() && doc == Doc::Results {
                 workload.measure()
             } else {
                 unit.describe().to_string()
             };
+            let best = report.best_tokio(workload, unit);
+            let name = match doc {
+                Doc::Results => row_name(report, workload, &best),
+                Doc::Benchmarks => report.rate_label(workload),
+            };
             let bound = report.client_bound(workload.name);
             let behind = |pair| fell_behind(report, workload.name, pair);
-            let best = report.best_tokio(workload, unit);
+            let note = super::beside::note(report, full, workload, unit);
             let mut cells = vec![match best.contender {
-                Some(c) => tally.best(&best, bound, behind((SUBJECT.id, c.id))),
+                Some(c) => tally.best(&best, bound, behind((SUBJECT.id, c.id))) + &note,
                 None => tally.best(&best, None, None),
             }];
             cells.extend(
@@ -162,12 +180,7 @@ fn table_in(report: &WorkloadsReport, workloads: &[Workload], doc: Doc, brief: b
             } else {
                 String::new()
             };
-            let _ = writeln!(
-                out,
-                "| {} | {measure} | {} |{aa}",
-                row_name(report, workload, &best),
-                cells.join(" | ")
-            );
+            let _ = writeln!(out, "| {name} | {measure} | {} |{aa}", cells.join(" | "));
         }
     }
     if let Some(idle) = report.idle_fit() {
@@ -186,12 +199,18 @@ fn table_in(report: &WorkloadsReport, workloads: &[Workload], doc: Doc, brief: b
             .iter()
             .map(|(_, count)| crate::format::group_thousands(*count as f64))
             .collect();
+        let measure = match doc {
+            Doc::Results => format!(
+                "{} ({}): the slope of a fit over {} connections",
+                Unit::BytesPerIdleConnection.describe(),
+                report.idle_memory_counts(),
+                counts.join(", ")
+            ),
+            Doc::Benchmarks => Unit::BytesPerIdleConnection.describe().to_string(),
+        };
         let _ = writeln!(
             out,
-            "| idle connections | {} ({}): the slope of a fit over {} connections | {} |{aa}",
-            Unit::BytesPerIdleConnection.describe(),
-            report.idle_memory_counts(),
-            counts.join(", "),
+            "| idle connections | {measure} | {} |{aa}",
             cells.join(" | ")
         );
     }

@@ -150,7 +150,10 @@ pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
          process ÷ the first), judged by the same rule: it must read *ties*. Details: \
          [{prefix}workloads.md]({prefix}workloads.md).\n",
     );
-    out.push_str(&verdict::table(report, WORKLOADS, doc));
+    out.push_str(&match doc {
+        Doc::Benchmarks => verdict::brief_table(report, WORKLOADS, None),
+        Doc::Results => verdict::table(report, WORKLOADS, doc),
+    });
     out.push_str(&super::two_measures::render(report, doc));
     let _ = writeln!(
         out,

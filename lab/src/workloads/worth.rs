@@ -1,8 +1,10 @@
 //! What a saving is worth, as the answer block shows it: an amount of the baseline's
 //! figure with its share and the rule's word, and what the CPU saved is beside a handler's
-//! own cost. Every figure is read from the report: the % from a row's geometric-mean
-//! ratio, the amount from the baseline's median figure times that ratio's distance from 1.
+//! own cost, on the measured handler rows ([`for_a_service`], [`your_handler`]). Every
+//! figure is read from the report: the % from a row's geometric-mean ratio, the amount
+//! from the baseline's median figure times that ratio's distance from 1.
 
+use crate::workloads::first_lines::Fact;
 use crate::workloads::judged::Row;
 use crate::workloads::{Unit, WorkloadsReport};
 use harness::format::group_thousands;
@@ -84,37 +86,9 @@ pub(crate) fn micros(value: f64) -> String {
     }
 }
 
-/// What io_uring_server saves a service whose handler does real work, measured: the
-/// kept-alive rows at the verdict's fixed rate whose handler works 0, 10 and 100 µs
-/// (`GET /`, `GET /work/{µs}`), each against its cheapest tokio configuration: "a 100 µs
-/// handler: −0.9 of 108.2 µs (−0.8%, *wins*)". `None` before any such row was measured.
-pub fn handlers(report: &WorkloadsReport, rows: &[Row]) -> Option<String> {
-    let mut cells: Vec<(u64, String)> = rows
-        .iter()
-        .filter(|row| row.unit == Unit::CpuPerRequest)
-        .filter_map(|row| {
-            let micros = handler_micros(row)?;
-            let chosen = row.best.contender?;
-            let amount = amount(report, row, &chosen, &row.best.ratios)?;
-            Some((micros, format!("a {micros} µs handler: {amount}")))
-        })
-        .collect();
-    cells.sort_by_key(|(micros, _)| *micros);
-    (cells.len() > 1).then(|| {
-        let cells: Vec<String> = cells.into_iter().map(|(_, cell)| cell).collect();
-        format!(
-            "Kept-alive small requests at a fixed rate, server CPU per request against the \
-             cheapest tokio configuration: {}. The µs saved are not the same on every row, so \
-             read the row nearest your handler's cost rather than adding the plain row's \
-             saving to it.",
-            cells.join("; ")
-        )
-    })
-}
-
 /// The handler's work of a kept-alive row at a fixed rate: 0 for `GET /`, `µs` for
 /// `GET /work/{µs}`; `None` for any other row.
-fn handler_micros(row: &Row) -> Option<u64> {
+pub(crate) fn handler_micros(row: &Row) -> Option<u64> {
     let Some(Shape::Offered { of, .. }) = row.shape() else {
         return None;
     };
@@ -123,4 +97,76 @@ fn handler_micros(row: &Row) -> Option<u64> {
         Shape::Handler { micros, .. } => Some(micros),
         _ => None,
     }
+}
+
+/// Two measured handler rows "save about the same µs" when the larger saving is at most
+/// this many times the smaller.
+pub const STEADY: f64 = 1.5;
+
+/// The handler rows, by µs of work: (µs, µs saved, % saved).
+fn handler_rows(facts: &[Fact]) -> Vec<(u64, f64, f64)> {
+    let mut rows: Vec<(u64, f64, f64)> = facts
+        .iter()
+        .filter(|f| f.unit == Unit::CpuPerRequest)
+        .filter_map(|f| Some((f.handler?, f.saved?, f.percent?)))
+        .collect();
+    rows.sort_by_key(|(work, _, _)| *work);
+    rows
+}
+
+/// What it means for a service: "a 100 µs handler: −8.5 µs (−6%)" for each measured
+/// handler cost; `None` with fewer than two.
+pub fn for_a_service(facts: &[Fact]) -> Option<String> {
+    let rows = handler_rows(facts);
+    (rows.len() > 1).then(|| {
+        let cells: Vec<String> = rows
+            .iter()
+            .map(|(work, saved, percent)| {
+                let sign = if *saved >= 0.0 { "−" } else { "+" };
+                format!(
+                    "a {work} µs handler: {sign}{} µs ({sign}{:.0}%)",
+                    micros(saved.abs()),
+                    percent.abs()
+                )
+            })
+            .collect();
+        format!(
+            "On kept-alive connections, server CPU per request: {}.",
+            cells.join("; ")
+        )
+    })
+}
+
+/// How a reader with another handler cost reads their case, from what the measured
+/// handler rows show: where the µs saved stayed within [`STEADY`] across them, that
+/// saving carries over; otherwise the nearest measured row is the reading.
+pub fn your_handler(facts: &[Fact]) -> Option<String> {
+    let rows = handler_rows(facts);
+    let working: Vec<&(u64, f64, f64)> = rows.iter().filter(|(work, _, _)| *work > 0).collect();
+    let (first, last) = (working.first()?, working.last()?);
+    if working.len() < 2 {
+        return None;
+    }
+    let savings: Vec<f64> = working.iter().map(|(_, saved, _)| *saved).collect();
+    let low = savings.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = savings.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let steady = low > 0.0 && high <= low * STEADY;
+    let span = format!("the {} µs and {} µs handlers", first.0, last.0);
+    Some(match steady {
+        true => format!(
+            "The µs saved stayed near {} µs between {span}, so for a handler cost in that \
+             range expect about that many µs saved per request: as a share, those µs over \
+             your own CPU per request.",
+            match micros(low) == micros(high) {
+                true => micros(low),
+                false => format!("{}-{}", micros(low), micros(high)),
+            }
+        ),
+        false => format!(
+            "The µs saved went from {} to {} µs between {span}, so no one figure carries \
+             over: read the measured row nearest your handler's cost.",
+            micros(first.1),
+            micros(last.1)
+        ),
+    })
 }

@@ -1,0 +1,237 @@
+//! The first screen's rows as plain facts and its few sentences: per verdict row, what
+//! io_uring_server saves against the row's cheapest tokio configuration (in the row's
+//! unit and in %), the rule's word and the kind of load the row is; from those, where
+//! it saves, where it does not, what it means for a handler that works 10 or 100 µs,
+//! and how a reader with another handler cost reads their case. Every figure is the
+//! verdict's own, read from the rows ([`super::judged`]); no sentence carries a figure
+//! of its own.
+
+use crate::workloads::answer::{Reading, reading};
+use crate::workloads::judged::Row;
+use crate::workloads::worth::{for_a_service, handler_micros, micros, word, your_handler};
+use crate::workloads::{SUBJECT, Shape, Unit, WorkloadsReport};
+use harness::format::group_thousands;
+use harness::judge::{Estimate, Word};
+use harness::rounds::median;
+use harness::workload::offered::base;
+
+/// One verdict row as the first screen states it.
+#[derive(Debug, Clone)]
+pub struct Fact {
+    pub name: String,
+    /// The kind of load ("kept-alive requests", "files"): [`kind`].
+    pub kind: &'static str,
+    pub unit: Unit,
+    /// What io_uring_server saves of the cheapest tokio configuration's median figure,
+    /// in the row's unit (negative: what it costs more).
+    pub saved: Option<f64>,
+    /// The same as a share of that figure, in % (negative: it costs more).
+    pub percent: Option<f64>,
+    /// How the rule reads the row.
+    pub reading: Reading,
+    /// The word as every view shows it: "*wins* by ≥10%", "*ties*", "*client-bound*".
+    pub word: String,
+    /// A win beyond what the machine alone moves (by ≥10%, or where the A/A control tied).
+    pub clear: bool,
+    /// The handler's µs of work on a kept-alive row at a fixed rate.
+    pub handler: Option<u64>,
+}
+
+/// Each row's fact, in the rows' order.
+pub fn facts(report: &WorkloadsReport, rows: &[Row]) -> Vec<Fact> {
+    rows.iter().map(|row| fact(report, row)).collect()
+}
+
+fn fact(report: &WorkloadsReport, row: &Row) -> Fact {
+    let against = row.best.contender.map(|c| (c, row.best.ratios.clone()));
+    let reading = reading(report, row, against);
+    let estimate = Estimate::of(&row.best.ratios);
+    let figure = row
+        .best
+        .contender
+        .and_then(|c| median(&row.figures(report, c.id)));
+    let (saved, percent) = match (&estimate, figure) {
+        (Some(e), Some(figure)) => (Some(figure * (1.0 - e.ratio)), Some((1.0 - e.ratio) * 100.0)),
+        _ => (None, None),
+    };
+    let word = match (reading, &estimate) {
+        (Reading::Rule(_), Some(estimate)) => word(estimate),
+        (Reading::ClientBound, _) => "*client-bound*".into(),
+        (Reading::FellBehind, _) => "not judged: a server fell behind".into(),
+        _ => "not measured every round".into(),
+    };
+    let clear = reading == Reading::Rule(Word::Wins)
+        && estimate
+            .as_ref()
+            .is_some_and(|e| e.beyond_floor || Estimate::of(&row.aa).is_some_and(|aa| aa.word == Word::Ties));
+    Fact {
+        name: row.name(),
+        kind: kind(row.shape()),
+        unit: row.unit,
+        saved,
+        percent,
+        reading,
+        word,
+        clear,
+        handler: handler_micros(row),
+    }
+}
+
+/// The kind of load a row is, as a reader names it.
+pub fn kind(shape: Option<Shape>) -> &'static str {
+    let shape = match shape {
+        Some(Shape::Offered { of, .. }) => base(of).shape,
+        Some(shape) => shape,
+        None => return "idle memory",
+    };
+    match shape {
+        Shape::KeepAlive { .. } | Shape::Handler { .. } | Shape::Pipelined { .. } => "kept-alive requests",
+        Shape::SmallService { .. } => "small services",
+        Shape::TlsKeepAlive { .. } | Shape::TlsChurn { .. } => "TLS",
+        Shape::Echo { .. } | Shape::Upload { .. } => "request bodies",
+        Shape::Churn { .. } | Shape::ShortLived { .. } => "new connections",
+        Shape::OneConnection { .. } => "one connection at a time",
+        Shape::Response { .. } => "large responses",
+        Shape::Files { .. } => "files",
+        Shape::Idle { .. } | Shape::Offered { .. } => "idle memory",
+    }
+}
+
+/// "−1.3 µs", "+184.4 µs", "−1,683 bytes": a saving as the table shows it.
+pub fn signed_amount(fact: &Fact) -> Option<String> {
+    let saved = fact.saved?;
+    let sign = if saved >= 0.0 { "−" } else { "+" };
+    Some(match fact.unit {
+        Unit::BytesPerIdleConnection => format!("{sign}{} bytes", group_thousands(saved.abs())),
+        _ => format!("{sign}{} µs", micros(saved.abs())),
+    })
+}
+
+/// "−23%", "+6%", "−0.7%".
+pub fn signed_share(fact: &Fact) -> Option<String> {
+    let percent = fact.percent?;
+    let sign = if percent >= 0.0 { "−" } else { "+" };
+    Some(match percent.abs() {
+        small if small < 1.0 => format!("{sign}{small:.1}%"),
+        large => format!("{sign}{large:.0}%"),
+    })
+}
+
+/// The distinct kinds of `facts`, in their order, joined: "files, TLS and idle memory".
+fn kinds(facts: &[&Fact]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for fact in facts {
+        if !seen.contains(&fact.kind) {
+            seen.push(fact.kind);
+        }
+    }
+    match seen.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Whether a fact's figure is server CPU in µs (per request or per connection).
+fn cpu(fact: &Fact) -> bool {
+    matches!(fact.unit, Unit::CpuPerRequest | Unit::CpuPerConnection)
+}
+
+/// The answer as bullets, one sentence each: where it saves, where it does not, what it
+/// means for a service, how to read another handler cost (each left out where the rows
+/// say nothing of it).
+pub fn answer(facts: &[Fact]) -> Vec<String> {
+    [
+        ("Where it saves.", saves(facts)),
+        ("Where it does not.", elsewhere(facts)),
+        ("For a service.", for_a_service(facts)),
+        ("Another handler cost.", your_handler(facts)),
+    ]
+    .into_iter()
+    .filter_map(|(lead, sentence)| sentence.map(|sentence| format!("- **{lead}** {sentence}")))
+    .collect()
+}
+
+/// Where it saves: how many rows, which kinds, and the median saving in µs and % over
+/// the CPU rows it clearly wins.
+pub fn saves(facts: &[Fact]) -> Option<String> {
+    let clear: Vec<&Fact> = facts.iter().filter(|f| f.clear).collect();
+    let cpu_rows: Vec<&&Fact> = clear.iter().filter(|f| cpu(f)).collect();
+    let saved = median(&cpu_rows.iter().filter_map(|f| f.saved).collect::<Vec<_>>());
+    let percent = median(&cpu_rows.iter().filter_map(|f| f.percent).collect::<Vec<_>>());
+    let lead = format!(
+        "{} costs less than the cheapest tokio configuration on {} of {} rows ({})",
+        SUBJECT.label,
+        clear.len(),
+        facts.len(),
+        kinds(&clear)
+    );
+    match (clear.is_empty(), saved, percent) {
+        (true, _, _) => None,
+        (false, Some(saved), Some(percent)) => Some(format!(
+            "{lead}, typically {} µs of server CPU per request or connection, {percent:.0}% of \
+             tokio's.",
+            micros(saved)
+        )),
+        _ => Some(format!("{lead}.")),
+    }
+}
+
+/// Where it does not: the rows it ties or loses (by kind, the losses by name and %), and
+/// those the rule left undecided or did not judge.
+pub fn elsewhere(facts: &[Fact]) -> Option<String> {
+    let with =
+        |wanted: &dyn Fn(&Fact) -> bool| -> Vec<&Fact> { facts.iter().filter(|f| wanted(f)).collect() };
+    let small = with(&|f| f.reading == Reading::Rule(Word::Wins) && !f.clear);
+    let ties = with(&|f| f.reading == Reading::Rule(Word::Ties));
+    let loses = with(&|f| f.reading == Reading::Rule(Word::Loses));
+    let open = with(&|f| !matches!(f.reading, Reading::Rule(Word::Wins | Word::Ties | Word::Loses)));
+    // A few rows by name (a loss with its %), more by kind.
+    let named = |facts: &[&Fact], share: bool| -> String {
+        match facts.len() {
+            1 | 2 => facts
+                .iter()
+                .map(|f| match signed_share(f).filter(|_| share) {
+                    Some(share) => format!("{}, {share}", f.name),
+                    None => f.name.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+            _ => kinds(facts),
+        }
+    };
+    let clauses: Vec<String> = [
+        (!ties.is_empty()).then(|| format!("ties within 10% on {} ({})", rows(ties.len()), kinds(&ties))),
+        (!small.is_empty()).then(|| {
+            format!(
+                "saves no more than the machine's own wobble on {} ({})",
+                rows(small.len()),
+                kinds(&small)
+            )
+        }),
+        (!loses.is_empty()).then(|| format!("costs more on {} ({})", rows(loses.len()), named(&loses, true))),
+        (!open.is_empty())
+            .then(|| format!("is not decided on {} ({})", rows(open.len()), named(&open, false))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!clauses.is_empty()).then(|| format!("It {}.", join_clauses(&clauses)))
+}
+
+/// "1 row", "6 rows".
+fn rows(count: usize) -> String {
+    match count {
+        1 => "1 row".into(),
+        _ => format!("{count} rows"),
+    }
+}
+
+/// "a, b and c".
+fn join_clauses(clauses: &[String]) -> String {
+    match clauses.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{}, and {last}", rest.join(", ")),
+    }
+}
