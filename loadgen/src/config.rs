@@ -55,6 +55,22 @@ pub struct Config {
     pub hdr_log: Option<PathBuf>,
     /// Speak TLS on every connection (`https://` URLs). Default is none: plain TCP.
     pub tls: Option<Tls>,
+    /// What drives the connections. Default is [`Driver::Auto`].
+    pub driver: Driver,
+}
+
+/// What drives a load thread's connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Driver {
+    /// The ring where it covers the run (keep-alive over plain TCP, no files) and the
+    /// kernel offers io_uring; tokio otherwise.
+    #[default]
+    Auto,
+    /// One tokio task per connection on a current-thread runtime (`client.rs`): covers
+    /// every run.
+    Tokio,
+    /// One io_uring per thread, no runtime (`ring_client.rs`): cheaper per request.
+    Ring,
 }
 
 impl Config {
@@ -89,6 +105,7 @@ impl Config {
             spread_sources: true,
             hdr_log: None,
             tls: None,
+            driver: Driver::Auto,
         }
     }
 }

@@ -20,6 +20,8 @@ pub mod idle;
 mod pace;
 mod read;
 pub mod response;
+mod ring;
+mod ring_client;
 pub mod run;
 mod summary;
 mod tally;
