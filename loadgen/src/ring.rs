@@ -102,11 +102,6 @@ impl Ring {
         &mut slot.inbox
     }
 
-    /// Whether a send on `conn` is in flight.
-    pub fn sending(&self, conn: usize) -> bool {
-        self.slots[conn].sending
-    }
-
     /// Queues a send of the outgoing bytes from `from` on `conn`.
     pub fn send(&mut self, conn: usize, from: usize) -> io::Result<()> {
         let bytes = &self.outgoing()[from..];

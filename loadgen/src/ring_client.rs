@@ -2,7 +2,8 @@
 //! one io_uring (`ring.rs`) with no async runtime, open loop or closed loop (with
 //! pipelining), as `client.rs` drives them on tokio, for less CPU per request. Each
 //! wake-up reads the clock once, queues a send on every idle connection whose intended
-//! send time has come (the pre-rendered request: no per-request allocation) with a recv
+//! send time has come (idle connections wait in a heap by that time, so a wake-up
+//! touches only the connections it serves) (the pre-rendered request: no per-request allocation) with a recv
 //! for its answer, and submits them all in the one `io_uring_enter` that also waits,
 //! until the next intended send at the latest (but never sooner than [`MIN_GAP`] after
 //! the last wait that ended by its timeout, as the tokio driver's clock coalesces). The
@@ -16,6 +17,8 @@
 //! uncorrected latency can be overstated the same way, and the lateness understated by at
 //! most the time to queue the batch's sends. A failed connection fails the run.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -38,12 +41,23 @@ pub(crate) fn covers(config: &Config) -> bool {
     config.tls.is_none() && config.churn.is_none() && config.files.is_none()
 }
 
+/// A send in flight and its answers.
+#[derive(Clone, Copy)]
+struct Waiting {
+    sending: Sending,
+    /// Answers still due (the pipelining depth at first).
+    answers: usize,
+    /// The bytes of the batch the kernel has sent so far.
+    written: usize,
+}
+
 /// One connection's state between wake-ups.
 struct Connection<'a> {
     /// Its next send's intended time (open loop).
     next: Instant,
-    /// The send being answered, its answers still due, and the bytes of it sent so far.
-    waiting: Option<(Sending, usize, usize)>,
+    /// `None` while idle, in the heap of idle connections: once its answers are all in
+    /// and its send's completion too (which may come after them).
+    waiting: Option<Waiting>,
     framer: Framer<'a>,
     /// The first byte of its inbox not consumed yet.
     start: usize,
@@ -51,8 +65,10 @@ struct Connection<'a> {
     last: usize,
     /// The bytes its framer said the current answer still needs (0: not known).
     want: usize,
-    done: bool,
 }
+
+/// Idle connections by when they may send next (the heap's top is the earliest).
+type Idle = BinaryHeap<Reverse<(Instant, usize)>>;
 
 /// Runs clients `thread`, `thread + threads`, ... of `config` on one ring until the run
 /// ends, recording into a new tally over `window`.
@@ -80,53 +96,51 @@ fn drive(config: &Arc<Config>, limits: &Limits, clients: &[usize], tally: &mut T
     let interval = config
         .rate
         .map(|rate| Duration::from_secs_f64(config.connections as f64 / rate));
-    let fresh = || Framer::new(config.expect(), Reference::of(config, None));
     let mut connections = Vec::with_capacity(clients.len());
+    let mut idle = Idle::with_capacity(clients.len());
     for &index in clients {
         let socket = connect(config, limits.patience())?;
+        // Each schedule starts at its connection's connect, staggered (`pace.rs`).
         let offset = interval.map_or(Duration::ZERO, |i| {
             i.mul_f64(index as f64 / config.connections as f64)
         });
-        ring.add(socket);
+        let next = Instant::now() + offset;
+        idle.push(Reverse((next, ring.add(socket))));
         connections.push(Connection {
-            next: Instant::now() + offset,
+            next,
             waiting: None,
-            framer: fresh(),
+            framer: Framer::new(config.expect(), Reference::of(config, None)),
             start: 0,
             last: 0,
             want: 0,
-            done: false,
         });
     }
+    // Connections not done: idle, or waiting for an answer.
+    let mut live = connections.len();
     let mut completions = Vec::with_capacity(2 * clients.len());
     let mut last_timeout = Instant::now();
     loop {
         let now = Instant::now();
-        let mut due: Option<Instant> = None;
-        for (conn, connection) in connections.iter_mut().enumerate() {
-            // A send's completion may come after its answer's: the connection is idle
-            // once both are in.
-            if connection.done || connection.waiting.is_some() || ring.sending(conn) {
-                continue;
-            }
-            let intended = match interval {
-                Some(_) if connection.next > now => {
-                    due = Some(due.map_or(connection.next, |due| due.min(connection.next)));
-                    continue;
-                }
-                Some(_) => connection.next,
-                None => now,
-            };
+        while let Some(&Reverse((next, conn))) = idle.peek()
+            && (interval.is_none() || next <= now)
+        {
+            idle.pop();
+            let intended = if interval.is_some() { next } else { now };
             if intended >= limits.deadline || !limits.take(config.depth, intended) {
-                connection.done = true;
+                live -= 1;
                 continue;
             }
+            let connection = &mut connections[conn];
             connection.next = intended + interval.unwrap_or_default();
-            connection.waiting = Some((Sending { intended, sent: now }, config.depth, 0));
+            connection.waiting = Some(Waiting {
+                sending: Sending { intended, sent: now },
+                answers: config.depth,
+                written: 0,
+            });
             ring.send(conn, 0).map_err(failed(ErrorKind::Write, "send"))?;
             receive(&mut ring, conn, connection)?;
         }
-        if connections.iter().all(|c| c.done && c.waiting.is_none()) {
+        if live == 0 {
             return Ok(());
         }
         let patience = limits.patience();
@@ -134,6 +148,7 @@ fn drive(config: &Arc<Config>, limits: &Limits, clients: &[usize], tally: &mut T
             let message = "no response within 5 s after the run's end";
             return Err(Failure::new(ErrorKind::Timeout, message));
         }
+        let due = idle.peek().map(|Reverse((next, _))| *next);
         let until = due.map_or(patience, |due| due.max(last_timeout + MIN_GAP).min(patience));
         ring.wait(until.saturating_duration_since(now))
             .map_err(failed(ErrorKind::Read, "io_uring_enter"))?;
@@ -148,6 +163,14 @@ fn drive(config: &Arc<Config>, limits: &Limits, clients: &[usize], tally: &mut T
             match op {
                 Op::Send => sent(&mut ring, conn, connection, result)?,
                 Op::Recv => received(&mut ring, (conn, connection), result, (now, limits, tally))?,
+            }
+            if let Some(Waiting {
+                answers: 0, written, ..
+            }) = connection.waiting
+                && written == ring.outgoing().len()
+            {
+                connection.waiting = None;
+                idle.push(Reverse((connection.next, conn)));
             }
         }
     }
@@ -166,17 +189,17 @@ fn connect(config: &Config, patience: Instant) -> Result<TcpStream, Failure> {
 
 /// A send on `conn` completed with `result`: the rest of the batch goes if it was partial.
 fn sent(ring: &mut Ring, conn: usize, connection: &mut Connection, result: i32) -> Result<(), Failure> {
-    let Some((_, _, written)) = &mut connection.waiting else {
+    let Some(waiting) = &mut connection.waiting else {
         return Ok(());
     };
     if result < 0 {
         let e = std::io::Error::from_raw_os_error(-result);
         return Err(Failure::new(ErrorKind::Write, format!("write: {e}")));
     }
-    *written += result as usize;
-    if *written < ring.outgoing().len() {
-        ring.send(conn, *written)
-            .map_err(|e| Failure::new(ErrorKind::Write, format!("send: {e}")))?;
+    waiting.written += result as usize;
+    if waiting.written < ring.outgoing().len() {
+        let resend = ring.send(conn, waiting.written);
+        resend.map_err(|e| Failure::new(ErrorKind::Write, format!("send: {e}")))?;
     }
     Ok(())
 }
@@ -196,8 +219,11 @@ fn received(
     if result == 0 {
         return Err(Failure::new(ErrorKind::Read, "the server closed the connection"));
     }
+    let Some(waiting) = &mut connection.waiting else {
+        return Ok(());
+    };
     let inbox = ring.inbox(conn);
-    while let Some((sending, due, written)) = connection.waiting {
+    while waiting.answers > 0 {
         let (used, step) = connection.framer.feed(&inbox[connection.start..])?;
         connection.start += used;
         if let Step::More(want) = step {
@@ -207,10 +233,10 @@ fn received(
         connection.last = connection.framer.consumed();
         connection.framer.restart();
         connection.want = 0;
-        tally.record_at(sending, now, limits);
-        connection.waiting = (due > 1).then_some((sending, due - 1, written));
+        tally.record_at(waiting.sending, now, limits);
+        waiting.answers -= 1;
     }
-    if connection.waiting.is_some() {
+    if waiting.answers > 0 {
         receive(ring, conn, connection)?;
     }
     Ok(())
