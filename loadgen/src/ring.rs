@@ -60,8 +60,9 @@ pub(crate) struct Ring {
 }
 
 /// Whether the kernel offers io_uring to this process.
+/// (with the timed wait of `io_uring_enter`'s extended arguments, Linux 5.11).
 pub(crate) fn available() -> bool {
-    IoUring::new(8).is_ok()
+    IoUring::new(8).is_ok_and(|ring| ring.params().is_feature_ext_arg())
 }
 
 impl Ring {

@@ -1,6 +1,7 @@
 //! What a cheaper client must still prove (issue 70), on each driver: a late answer is
 //! measured from its request's intended send time, however the client batches its sends,
-//! reads and clock reads; and one wrong byte anywhere in a large body fails the run.
+//! reads and clock reads; one wrong byte anywhere in a large body fails the run; and so
+//! does a server closing a kept-alive connection, without the run waiting for its end.
 
 mod common;
 
@@ -105,4 +106,50 @@ fn one_wrong_byte_at_a_random_offset_of_a_large_body_fails_the_run_by(driver: Dr
         error.contains(&format!("first difference at Some({offset})")),
         "{context}"
     );
+}
+
+/// A server that answers [`OK`] to its first `answers` requests on each connection, then
+/// closes it.
+fn closing_server(answers: usize) -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let (mut pending, mut chunk, mut answered) = (Vec::new(), vec![0u8; 4096], 0);
+                while let Ok(n @ 1..) = stream.read(&mut chunk) {
+                    pending.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+                        pending.drain(..end + 4);
+                        if answered == answers || stream.write_all(OK.as_bytes()).is_err() {
+                            return;
+                        }
+                        answered += 1;
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_server_closing_a_kept_alive_connection_fails_the_run() {
+    for driver in DRIVERS {
+        for rate in [None, Some(2_000.0)] {
+            let summary = load(Config {
+                connections: 4,
+                threads: 2,
+                rate,
+                duration: Duration::from_secs(10),
+                driver,
+                ..config(closing_server(5))
+            });
+            let context = format!("{driver:?} at {rate:?}: {summary:?}");
+            assert!(summary.errors >= 1, "{context}");
+            assert!(summary.requests >= 5 && summary.requests <= 20, "{context}");
+            assert!(summary.elapsed_s < 5.0, "the run went on: {context}");
+        }
+    }
 }
