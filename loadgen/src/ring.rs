@@ -25,6 +25,9 @@ use io_uring::{IoUring, opcode, squeue, types};
 
 use crate::config::Config;
 
+/// `IORING_RECVSEND_POLL_FIRST` from the kernel's uapi: a recv waits for readiness first.
+const IORING_RECVSEND_POLL_FIRST: u16 = 1;
+
 /// Which operation a completion ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
@@ -52,6 +55,8 @@ struct Slot {
 /// One load thread's ring and connections.
 pub(crate) struct Ring {
     ring: IoUring,
+    /// The kernel takes IORING_RECVSEND_POLL_FIRST (5.19; known here from the setup).
+    poll_first: bool,
     /// Its request is what each send sends, with a depth of 1.
     config: Arc<Config>,
     /// With a depth over 1, the pipelined batch each send sends.
@@ -70,8 +75,22 @@ impl Ring {
     /// `config.request` at a time.
     pub fn new(config: Arc<Config>, depth: usize, connections: usize) -> io::Result<Ring> {
         let entries = (2 * connections).next_power_of_two().max(8) as u32;
+        // Completions' kernel work deferred to our own wait, with no interrupting the
+        // thread to run it (Linux 6.1), else the cooperative kind (5.19), else none.
+        let deferred = IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .build(entries);
+        let (ring, poll_first) = match deferred {
+            Ok(ring) => (ring, true),
+            Err(_) => match IoUring::builder().setup_coop_taskrun().build(entries) {
+                Ok(ring) => (ring, false),
+                Err(_) => (IoUring::new(entries)?, false),
+            },
+        };
         Ok(Ring {
-            ring: IoUring::new(entries)?,
+            ring,
+            poll_first,
             batch: (depth > 1).then(|| config.request.repeat(depth)),
             config,
             slots: Vec::with_capacity(connections),
@@ -119,8 +138,15 @@ impl Ring {
         unsafe { self.push(&entry) }
     }
 
-    /// Queues a recv on `conn` into its inbox's spare capacity (which must not be empty).
-    pub fn recv(&mut self, conn: usize) -> io::Result<()> {
+    /// Queues a recv on `conn` into its inbox's spare capacity (which must not be empty);
+    /// `early` says the bytes are not expected yet (an answer's first recv, queued with its
+    /// request), so the kernel waits for them first instead of trying a read that fails.
+    pub fn recv(&mut self, conn: usize, early: bool) -> io::Result<()> {
+        let ioprio = if early && self.poll_first {
+            IORING_RECVSEND_POLL_FIRST
+        } else {
+            0
+        };
         let slot = &mut self.slots[conn];
         assert!(!slot.receiving);
         let inbox = &mut slot.inbox;
@@ -130,6 +156,7 @@ impl Ring {
         // more bytes of capacity; the kernel writes at most `room` bytes there.
         let spare = unsafe { inbox.as_mut_ptr().add(inbox.len()) };
         let entry = opcode::Recv::new(types::Fd(slot.socket.as_raw_fd()), spare, room)
+            .ioprio(ioprio)
             .build()
             .user_data(user_data(conn, Op::Recv));
         slot.receiving = true;

@@ -138,7 +138,7 @@ fn drive(config: &Arc<Config>, limits: &Limits, clients: &[usize], tally: &mut T
                 written: 0,
             });
             ring.send(conn, 0).map_err(failed(ErrorKind::Write, "send"))?;
-            receive(&mut ring, conn, connection)?;
+            receive(&mut ring, conn, connection, true)?;
         }
         if live == 0 {
             return Ok(());
@@ -237,14 +237,15 @@ fn received(
         waiting.answers -= 1;
     }
     if waiting.answers > 0 {
-        receive(ring, conn, connection)?;
+        receive(ring, conn, connection, false)?;
     }
     Ok(())
 }
 
 /// Makes room in `conn`'s inbox for the rest of its answer (moving the rare partial head
-/// to the front) and queues a recv into it.
-fn receive(ring: &mut Ring, conn: usize, connection: &mut Connection) -> Result<(), Failure> {
+/// to the front) and queues a recv into it; `early` with the request's send, before any
+/// of its answer can have come.
+fn receive(ring: &mut Ring, conn: usize, connection: &mut Connection, early: bool) -> Result<(), Failure> {
     let inbox = ring.inbox(conn);
     if connection.start > 0 {
         inbox.copy_within(connection.start.., 0);
@@ -256,6 +257,6 @@ fn receive(ring: &mut Ring, conn: usize, connection: &mut Connection) -> Result<
         want => want,
     };
     inbox.reserve(want.clamp(MIN_READ, MAX_READ));
-    ring.recv(conn)
+    ring.recv(conn, early)
         .map_err(|e| Failure::new(ErrorKind::Read, format!("recv: {e}")))
 }
