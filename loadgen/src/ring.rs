@@ -64,8 +64,8 @@ pub(crate) struct Ring {
     slots: Vec<Slot>,
 }
 
-/// Whether the kernel offers io_uring to this process.
-/// (with the timed wait of `io_uring_enter`'s extended arguments, Linux 5.11).
+/// Whether the kernel offers io_uring to this process, with the timed wait of
+/// `io_uring_enter`'s extended arguments (Linux 5.11).
 pub(crate) fn available() -> bool {
     IoUring::new(8).is_ok_and(|ring| ring.params().is_feature_ext_arg())
 }

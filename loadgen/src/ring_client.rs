@@ -192,9 +192,14 @@ fn sent(ring: &mut Ring, conn: usize, connection: &mut Connection, result: i32) 
     let Some(waiting) = &mut connection.waiting else {
         return Ok(());
     };
-    if result < 0 {
+    if result <= 0 {
         let e = std::io::Error::from_raw_os_error(-result);
-        return Err(Failure::new(ErrorKind::Write, format!("write: {e}")));
+        let message = if result == 0 {
+            "write: nothing sent".into()
+        } else {
+            format!("write: {e}")
+        };
+        return Err(Failure::new(ErrorKind::Write, message));
     }
     waiting.written += result as usize;
     if waiting.written < ring.outgoing().len() {
