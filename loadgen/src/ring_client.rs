@@ -96,15 +96,21 @@ fn drive(config: &Arc<Config>, limits: &Limits, clients: &[usize], tally: &mut T
     let interval = config
         .rate
         .map(|rate| Duration::from_secs_f64(config.connections as f64 / rate));
+    let sockets: Vec<TcpStream> = clients
+        .iter()
+        .map(|_| connect(config, limits.patience()))
+        .collect::<Result<_, _>>()?;
+    // The schedules start once the thread's connections are all made (so none is charged
+    // the connects made before it sends, as wrk2 charges none its own), staggered as
+    // `pace.rs` staggers them.
+    let begin = Instant::now();
     let mut connections = Vec::with_capacity(clients.len());
     let mut idle = Idle::with_capacity(clients.len());
-    for &index in clients {
-        let socket = connect(config, limits.patience())?;
-        // Each schedule starts at its connection's connect, staggered (`pace.rs`).
+    for (&index, socket) in clients.iter().zip(sockets) {
         let offset = interval.map_or(Duration::ZERO, |i| {
             i.mul_f64(index as f64 / config.connections as f64)
         });
-        let next = Instant::now() + offset;
+        let next = begin + offset;
         idle.push(Reverse((next, ring.add(socket))));
         connections.push(Connection {
             next,
