@@ -22,7 +22,7 @@ use crate::config::Config;
 use crate::errors::{ErrorKind, Failure};
 use crate::files;
 use crate::pace::{Limits, Pacer};
-use crate::read::{Inbox, read_response};
+use crate::read::{Inbox, read_response, within};
 use crate::tally::Tally;
 use crate::tls::{self, Stream};
 
@@ -46,7 +46,9 @@ pub(crate) async fn client(
     if config.churn.is_some() {
         pacer.begin(start);
         connections(config, limits, pacer, (sources, index), tally).await;
-    } else if let Err(failure) = exchange(config, limits, (pacer, index), tally).await {
+    } else if let Err(failure) =
+        within(limits.patience(), exchange(config, limits, (pacer, index), tally)).await
+    {
         limits.failed.store(true, Ordering::Relaxed);
         tally.borrow_mut().fail(failure);
     }
@@ -94,7 +96,7 @@ async fn exchange(
         written.map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
         for answer in 0..config.depth {
             let file = picked.get(answer).copied();
-            let read = read_response(&mut stream, &mut inbox, (config, file), limits.patience());
+            let read = read_response(&mut stream, &mut inbox, (config, file));
             match config.busy_poll {
                 true => crate::spin::spinning(read).await?,
                 false => read.await?,
@@ -140,7 +142,7 @@ async fn connections(
             }
         };
         let answered = match connection {
-            Ok(connection) => one_request(config, connection, patience).await,
+            Ok(connection) => within(patience, one_request(config, connection, patience)).await,
             Err(failure) => Err(failure),
         };
         match answered {
@@ -211,11 +213,11 @@ async fn one_request(
     };
     written.map_err(|e| Failure::new(ErrorKind::Write, format!("write: {e}")))?;
     let (stream, inbox) = (&mut connection.stream, &mut connection.inbox);
-    read_response(stream, inbox, (config, None), patience).await?;
+    read_response(stream, inbox, (config, None)).await?;
     connection.carried += 1;
     if config.churn == Some(Churn::ServerCloses) {
         while inbox.pending().is_empty() {
-            if inbox.read(stream, 0, patience).await? == 0 {
+            if inbox.read(stream, 0).await? == 0 {
                 return Ok(None);
             }
         }

@@ -57,8 +57,25 @@ pub struct Config {
     pub tls: Option<Tls>,
     /// Wait for each answer by busy-polling (`spin.rs`) instead of sleeping until it
     /// arrives: the client never pays a wake-up, and keeps its CPU busy. Closed loop on
-    /// kept-alive connections only. Default is false.
+    /// kept-alive connections only, on the tokio driver. Default is false.
     pub busy_poll: bool,
+    /// What drives the connections. Default is [`Driver::Tokio`]: the ring measured
+    /// dearer per request so far (issue 70), so it is chosen only by name.
+    pub driver: Driver,
+}
+
+/// What drives a load thread's connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Driver {
+    /// The ring where it covers the run (keep-alive over plain TCP, no files) and the
+    /// kernel offers io_uring; tokio otherwise.
+    Auto,
+    /// One tokio task per connection on a current-thread runtime (`client.rs`): covers
+    /// every run.
+    #[default]
+    Tokio,
+    /// One io_uring per thread, no runtime (`ring_client.rs`): cheaper per request.
+    Ring,
 }
 
 impl Config {
@@ -94,6 +111,7 @@ impl Config {
             hdr_log: None,
             tls: None,
             busy_poll: false,
+            driver: Driver::Tokio,
         }
     }
 }

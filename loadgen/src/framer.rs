@@ -143,6 +143,12 @@ impl<'a> Framer<'a> {
         }
     }
 
+    /// Starts over, for the next response.
+    pub(crate) fn restart(&mut self) {
+        self.state = State::Head;
+        self.consumed = 0;
+    }
+
     /// The response's bytes consumed so far: its length once [`Step::Done`].
     pub(crate) fn consumed(&self) -> usize {
         self.consumed

@@ -29,7 +29,7 @@ use std::time::Duration;
 use clap::Parser;
 use loadgen::churn::Churn;
 use loadgen::idle::IdleConnections;
-use loadgen::run::{Config, run};
+use loadgen::run::{Config, Driver, run};
 use loadgen::tls::{Handshakes, Tls};
 
 #[derive(Parser, Debug)]
@@ -96,6 +96,12 @@ struct Cli {
     /// close`; the client reads to EOF) or by the client (once it has the answer).
     #[arg(long, value_enum)]
     churn: Option<Churn>,
+    /// What drives the connections: `tokio` (every run; the default), `ring` (one io_uring
+    /// per thread, keep-alive over plain TCP without --files-set or --busy-poll; so far
+    /// dearer per request than tokio, issue 70), or `auto`, the ring where it covers the
+    /// run and the kernel offers io_uring.
+    #[arg(long, value_enum, default_value = "tokio")]
+    driver: Driver,
     /// With --churn client-closes, the requests each connection carries, one after
     /// another, before the client closes it (HttpArena's `limited-conn` closes after 10).
     #[arg(long, default_value_t = 1, requires = "churn")]
@@ -167,6 +173,7 @@ fn main() {
             .unwrap_or_else(|e| fail(&e)),
         tls,
         busy_poll: cli.busy_poll,
+        driver: cli.driver,
         ..Config::new(target.addr, target.request)
     };
     let idle = (cli.hold_idle > 0).then(|| {

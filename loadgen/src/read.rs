@@ -1,7 +1,8 @@
 //! Reading a client's answers: one complete, valid response at a time off its
 //! connection (status, length and, with `--check-body`, the body checked; in the file
-//! mode, the body of the file asked for), given up at the run's patience (its end plus a
-//! grace). Each read lands straight in the connection's [`Inbox`], as much as the socket
+//! mode, the body of the file asked for). Reads carry no timer of their own: a caller
+//! gives up its whole exchange at the run's patience (its end plus a grace), so a request
+//! costs no timer-wheel entry. Each read lands straight in the connection's [`Inbox`], as much as the socket
 //! offers up to its room; a [`Framer`] frames each response once and checks its body in
 //! place as it arrives, and the consumed bytes are dropped by moving an offset (the rare
 //! partial head left over is moved to the front before the next read, never a body).
@@ -17,8 +18,8 @@ use crate::tls::Stream;
 /// The room a read is given at least, and at most: a large body arrives in reads of up to
 /// `MAX_READ` (each checked, then its room used again), so a connection's buffer stays
 /// this small, and warm in cache, whatever the size of the body.
-const MIN_READ: usize = 16 * 1024;
-const MAX_READ: usize = 256 * 1024;
+pub(crate) const MIN_READ: usize = 16 * 1024;
+pub(crate) const MAX_READ: usize = 256 * 1024;
 
 /// A connection's received bytes: `buffer[start..]` are not consumed yet.
 #[derive(Debug, Default)]
@@ -40,27 +41,32 @@ impl Inbox {
     /// of the stream. The pending bytes are moved to the front first: when a read is
     /// needed they are only a response's partial head or chunk line (bodies are consumed
     /// as they arrive), usually none.
-    pub(crate) async fn read(
-        &mut self,
-        stream: &mut Stream,
-        want: usize,
-        patience: Instant,
-    ) -> Result<usize, Failure> {
+    pub(crate) async fn read(&mut self, stream: &mut Stream, want: usize) -> Result<usize, Failure> {
         if self.start > 0 {
             self.buffer.copy_within(self.start.., 0);
             self.buffer.truncate(self.buffer.len() - self.start);
             self.start = 0;
         }
         self.buffer.reserve(want.clamp(MIN_READ, MAX_READ));
-        match tokio::time::timeout_at(patience, stream.read_buf(&mut self.buffer)).await {
-            Ok(Ok(n)) => Ok(n),
-            Ok(Err(e)) => Err(Failure::new(ErrorKind::Read, format!("read: {e}"))),
-            Err(_) => Err(Failure::new(
-                ErrorKind::Timeout,
-                "no response within 5 s after the run's end",
-            )),
-        }
+        stream
+            .read_buf(&mut self.buffer)
+            .await
+            .map_err(|e| Failure::new(ErrorKind::Read, format!("read: {e}")))
     }
+}
+
+/// Runs `exchange` until `patience`, when it fails with [`ErrorKind::Timeout`]: one timer
+/// for a whole connection's (or run's) reads, not one per read.
+pub(crate) async fn within<T>(
+    patience: Instant,
+    exchange: impl Future<Output = Result<T, Failure>>,
+) -> Result<T, Failure> {
+    tokio::time::timeout_at(patience, exchange)
+        .await
+        .unwrap_or_else(|_| {
+            let message = "no response within 5 s after the run's end";
+            Err(Failure::new(ErrorKind::Timeout, message))
+        })
 }
 
 /// Reads until one complete, valid response has been consumed from `inbox`; `file` is the
@@ -69,7 +75,6 @@ pub(crate) async fn read_response(
     stream: &mut Stream,
     inbox: &mut Inbox,
     (config, file): (&Config, Option<usize>),
-    patience: Instant,
 ) -> Result<(), Failure> {
     let mut framer = Framer::new(config.expect(), Reference::of(config, file));
     loop {
@@ -83,7 +88,7 @@ pub(crate) async fn read_response(
             Step::More(0) => inbox.last.max(framer.consumed()),
             Step::More(want) => want,
         };
-        if inbox.read(stream, want, patience).await? == 0 {
+        if inbox.read(stream, want).await? == 0 {
             return Err(Failure::new(ErrorKind::Read, "the server closed the connection"));
         }
     }
@@ -134,7 +139,7 @@ mod tests {
             let patience = Instant::now() + std::time::Duration::from_secs(10);
             let mut inbox = Inbox::default();
             for _ in 0..2 {
-                let read = read_response(&mut stream, &mut inbox, (&config, None), patience).await;
+                let read = within(patience, read_response(&mut stream, &mut inbox, (&config, None))).await;
                 assert_eq!(read, Ok(()));
                 assert!(
                     inbox.buffer.capacity() <= 2 * MAX_READ,
@@ -142,7 +147,7 @@ mod tests {
                     inbox.buffer.capacity()
                 );
             }
-            let failure = read_response(&mut stream, &mut inbox, (&config, None), patience)
+            let failure = within(patience, read_response(&mut stream, &mut inbox, (&config, None)))
                 .await
                 .unwrap_err();
             assert!(

@@ -18,11 +18,12 @@ use tokio::time::Instant;
 
 use crate::churn;
 use crate::client::{client, prepare};
-pub use crate::config::Config;
+pub use crate::config::{Config, Driver};
 use crate::pace::Limits;
 pub use crate::summary::{Percentiles, SPECTRUM_QUANTILES, Summary};
 use crate::tally::{Tally, Window};
 use crate::timer::lower_timer_slack;
+use crate::{ring, ring_client};
 
 /// Runs longer than this print a progress line on stderr every second.
 const PROGRESS_AFTER: Duration = Duration::from_secs(3);
@@ -45,6 +46,14 @@ pub fn run(config: Config) -> Result<Summary, String> {
     if config.files.is_some() && config.churn.is_some() {
         return Err("the file mode runs on keep-alive connections: drop --churn".into());
     }
+    let on_ring = match config.driver {
+        Driver::Tokio => false,
+        Driver::Ring if !ring_client::covers(&config) => {
+            return Err("the ring driver runs keep-alive connections over plain TCP without files: use --driver tokio".into());
+        }
+        Driver::Ring => true,
+        Driver::Auto => ring_client::covers(&config) && ring::available(),
+    };
     // Room for many connections.
     server_kit::fd_limit::raise_to_hard_limit();
     let threads = config.threads.clamp(1, config.connections.max(1));
@@ -65,7 +74,13 @@ pub fn run(config: Config) -> Result<Summary, String> {
         .map(|thread| {
             let (config, limits, sources) = (config.clone(), limits.clone(), sources.clone());
             let clients = (thread, threads);
-            std::thread::spawn(move || run_thread(config, limits, sources, clients, (start, window)))
+            std::thread::spawn(move || match on_ring {
+                true => {
+                    lower_timer_slack();
+                    ring_client::run_thread(&config, &limits, clients, window)
+                }
+                false => run_thread(config, limits, sources, clients, (start, window)),
+            })
         })
         .collect();
     let mut total = Tally::new(&config, window);

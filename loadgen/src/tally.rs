@@ -78,7 +78,11 @@ impl Tally {
 
     /// The answer to `sending`, which has just arrived.
     pub fn record(&mut self, sending: Sending, limits: &Limits) {
-        let now = Instant::now();
+        self.record_at(sending, Instant::now(), limits);
+    }
+
+    /// The answer to `sending`, which had arrived by `now`.
+    pub fn record_at(&mut self, sending: Sending, now: Instant, limits: &Limits) {
         limits.answered.fetch_add(1, Ordering::Relaxed);
         if sending.intended < self.window.starts {
             self.warmup_requests += 1;

@@ -27,7 +27,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::future::{Future, poll_fn};
 use std::io;
 use std::num::NonZeroU64;
@@ -57,6 +57,46 @@ thread_local! {
 /// A handle on the thread's clock that a task waits on until an absolute time.
 pub(crate) struct Deadline {
     clock: Rc<ThreadClock>,
+    /// The waker of this handle's wait while it waits, shared with its entry on the
+    /// clock: made once per handle, so a wait costs no allocation and no map entry.
+    slot: Slot,
+}
+
+/// Where a wait's waker is kept while it waits; empty once woken or dropped.
+type Slot = Rc<RefCell<Option<Waker>>>;
+
+/// A wait on the clock: due at `at`, numbered so equal deadlines leave in the order they
+/// were queued, woken through its handle's `slot`.
+struct Queued {
+    at: Instant,
+    number: u64,
+    slot: Slot,
+}
+
+impl Queued {
+    fn key(&self) -> (Instant, u64) {
+        (self.at, self.number)
+    }
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Queued) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Queued {}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Queued) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Queued) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
 }
 
 impl Deadline {
@@ -73,7 +113,10 @@ impl Deadline {
                 clock
             }
         };
-        Ok(Deadline { clock })
+        Ok(Deadline {
+            clock,
+            slot: Slot::default(),
+        })
     }
 
     /// Returns at `at` or after (by up to [`MIN_GAP`] plus the wake); at once if `at` has
@@ -84,8 +127,9 @@ impl Deadline {
         }
         Wait {
             clock: &self.clock,
+            slot: &self.slot,
             at,
-            queued: None,
+            queued: false,
         }
         .await
     }
@@ -94,11 +138,10 @@ impl Deadline {
 /// One thread's timerfd and the waits on it.
 struct ThreadClock {
     timer: AsyncFd<OwnedFd>,
-    /// Pending waits by (deadline, number): numbered so equal deadlines leave in the order
-    /// they were queued.
-    deadlines: RefCell<BinaryHeap<Reverse<(Instant, u64)>>>,
-    /// The waker of each pending wait by number; a dropped wait removes its own.
-    wakers: RefCell<HashMap<u64, Waker>>,
+    /// Pending waits, earliest first. A dropped wait empties its slot and leaves its
+    /// entry, which at most wakes its handle's next wait once early (that wait then
+    /// finds its deadline not passed and waits on).
+    deadlines: RefCell<BinaryHeap<Reverse<Queued>>>,
     /// When the timerfd will fire; `None` while disarmed.
     armed: Cell<Option<Instant>>,
     /// The last expiry plus [`MIN_GAP`]: the timer is never armed sooner.
@@ -117,7 +160,6 @@ impl ThreadClock {
         Ok(ThreadClock {
             timer: timer.map_err(|e| e.into_parts().1)?,
             deadlines: RefCell::new(BinaryHeap::new()),
-            wakers: RefCell::new(HashMap::new()),
             armed: Cell::new(None),
             next_allowed: Cell::new(Instant::now()),
             queued: Cell::new(0),
@@ -125,12 +167,13 @@ impl ThreadClock {
         })
     }
 
-    /// Queues a wait until `at` and returns its number.
-    fn queue(&self, at: Instant, waker: Waker) -> io::Result<u64> {
+    /// Queues a wait until `at`, woken through `slot`.
+    fn queue(&self, at: Instant, slot: Slot) -> io::Result<()> {
         let number = self.queued.replace(self.queued.get() + 1);
-        self.wakers.borrow_mut().insert(number, waker);
-        self.deadlines.borrow_mut().push(Reverse((at, number)));
-        self.arm_for(at).map(|()| number)
+        self.deadlines
+            .borrow_mut()
+            .push(Reverse(Queued { at, number, slot }));
+        self.arm_for(at)
     }
 
     /// Makes the timer fire by `at` (or [`MIN_GAP`] after the last expiry, if later).
@@ -164,15 +207,16 @@ impl ThreadClock {
         self.armed.set(None);
         self.next_allowed.set(now + MIN_GAP);
         let mut deadlines = self.deadlines.borrow_mut();
-        while let Some(&Reverse((at, number))) = deadlines.peek()
-            && at <= now
-        {
-            deadlines.pop();
-            if let Some(waker) = self.wakers.borrow_mut().remove(&number) {
+        while deadlines.peek().is_some_and(|Reverse(queued)| queued.at <= now) {
+            let Some(Reverse(due)) = deadlines.pop() else {
+                break;
+            };
+            let waker = due.slot.borrow_mut().take();
+            if let Some(waker) = waker {
                 waker.wake();
             }
         }
-        let next = deadlines.peek().map(|Reverse((at, _))| *at);
+        let next = deadlines.peek().map(|Reverse(queued)| queued.at);
         drop(deadlines);
         next.map_or(Ok(()), |at| self.arm_for(at))
     }
@@ -180,9 +224,13 @@ impl ThreadClock {
     /// Ends every wait with an error (the timerfd failed), and with it the driver.
     fn fail(&self) -> Poll<()> {
         self.failed.set(true);
-        self.deadlines.borrow_mut().clear();
-        let wakers = std::mem::take(&mut *self.wakers.borrow_mut());
-        wakers.into_values().for_each(Waker::wake);
+        let deadlines = std::mem::take(&mut *self.deadlines.borrow_mut());
+        for Reverse(queued) in deadlines {
+            let waker = queued.slot.borrow_mut().take();
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }
         Poll::Ready(())
     }
 }
@@ -219,9 +267,10 @@ async fn drive(clock: Weak<ThreadClock>) {
 /// A future waiting on the thread's clock until `at`.
 struct Wait<'a> {
     clock: &'a ThreadClock,
+    slot: &'a Slot,
     at: Instant,
-    /// Its number on the clock once queued (at the first poll).
-    queued: Option<u64>,
+    /// Whether it is on the clock (from its first pending poll).
+    queued: bool,
 }
 
 impl Future for Wait<'_> {
@@ -234,9 +283,15 @@ impl Future for Wait<'_> {
         if self.at <= Instant::now() {
             return Poll::Ready(Ok(()));
         }
-        match self.queued {
-            Some(number) => drop(self.clock.wakers.borrow_mut().insert(number, cx.waker().clone())),
-            None => self.queued = Some(self.clock.queue(self.at, cx.waker().clone())?),
+        {
+            let mut slot = self.slot.borrow_mut();
+            if !slot.as_ref().is_some_and(|waker| waker.will_wake(cx.waker())) {
+                *slot = Some(cx.waker().clone());
+            }
+        }
+        if !self.queued {
+            self.queued = true;
+            self.clock.queue(self.at, self.slot.clone())?;
         }
         Poll::Pending
     }
@@ -244,9 +299,7 @@ impl Future for Wait<'_> {
 
 impl Drop for Wait<'_> {
     fn drop(&mut self) {
-        if let Some(number) = self.queued {
-            self.clock.wakers.borrow_mut().remove(&number);
-        }
+        self.slot.borrow_mut().take();
     }
 }
 
@@ -264,66 +317,5 @@ fn add(time: Timespec, by: Duration) -> Timespec {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn on_one_thread(test: impl Future<Output = ()>) {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        tokio::task::LocalSet::new().block_on(&runtime, test);
-    }
-
-    #[test]
-    fn adding_carries_nanoseconds_into_seconds() {
-        let time = Timespec {
-            tv_sec: 5,
-            tv_nsec: 999_999_000,
-        };
-        let sum = add(time, Duration::from_micros(1_500));
-        assert_eq!((sum.tv_sec, sum.tv_nsec), (6, 1_499_000));
-    }
-
-    #[test]
-    fn wakes_at_the_deadline_never_before() {
-        on_one_thread(async {
-            let mut deadline = Deadline::new().unwrap();
-            for micros in [300, 1_700, 0, 10] {
-                let at = Instant::now() + Duration::from_micros(micros);
-                deadline.wait_until(at).await.unwrap();
-                assert!(Instant::now() >= at, "woke before a deadline {micros} µs ahead");
-            }
-        });
-    }
-
-    #[test]
-    fn many_tasks_leave_at_or_after_their_own_deadlines_in_deadline_order() {
-        const TASKS: u32 = 300;
-        on_one_thread(async {
-            let start = Instant::now() + Duration::from_millis(50);
-            let released = Rc::new(RefCell::new(Vec::new()));
-            let mut tasks = tokio::task::JoinSet::new();
-            for task in 0..TASKS {
-                // Deadlines 7 µs apart, queued in a scrambled order.
-                let at = start + Duration::from_micros(u64::from(task * 37 % TASKS) * 7);
-                let released = released.clone();
-                let mut deadline = Deadline::new().unwrap();
-                tasks.spawn_local(async move {
-                    deadline.wait_until(at).await.unwrap();
-                    released.borrow_mut().push((at, Instant::now()));
-                });
-            }
-            while let Some(ended) = tasks.join_next().await {
-                ended.unwrap();
-            }
-            let released = released.borrow();
-            assert_eq!(released.len(), TASKS as usize);
-            for (at, left) in released.iter() {
-                assert!(left >= at, "released {:?} before its deadline", *at - *left);
-            }
-            let deadlines: Vec<_> = released.iter().map(|(at, _)| *at).collect();
-            assert!(deadlines.is_sorted(), "released out of deadline order");
-        });
-    }
-}
+#[path = "timer_tests.rs"]
+mod tests;
