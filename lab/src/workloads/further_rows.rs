@@ -131,7 +131,7 @@ fn rows_table(report: &WorkloadsReport, rows: &[Workload]) -> Option<String> {
             .collect(),
         ..report.clone()
     };
-    Some(verdict::brief_table(&theirs, rows))
+    Some(verdict::brief_table(&theirs, rows, None))
 }
 
 /// Per server, its CPU per request with the body chunked ÷ with Content-Length, each at
