@@ -58,7 +58,12 @@ const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from a
 /// Where bulk receive costs what the verdict judges: uploads at their fixed offered rate.
 pub const UPLOADS: &str = "20 MiB uploads at a fixed rate";
 
-pub const VARIANTS: [Variant; 19] = [
+/// A buffer ring of 1 MiB (4 buffers of 256 KiB) instead of 4 MiB: what the ring's cache
+/// footprint costs where every byte is copied through it.
+const SMALL_RING: Contender = io_uring_with("with a 1 MiB buffer ring (4 buffers)", &["--buf-count", "4"]);
+const SMALL_RING_MECHANISM: &str = "the kernel copies each arrival into the next of 4 provided buffers of 256 KiB instead of 16, so the buffers it writes and the server then reads cycle through 1 MiB instead of 4 MiB, a smaller footprint in the CPU's caches";
+
+pub const VARIANTS: [Variant; 21] = [
     Variant {
         at: KEEP_ALIVE,
         contender: io_uring_with("without the buffer ring (plain recv)", &["--no-multishot-recv"]),
@@ -108,6 +113,16 @@ pub const VARIANTS: [Variant; 19] = [
         at: UPLOADS,
         contender: io_uring_with("with uploads by MSG_WAITALL recv", &["--bulk-recv", "waitall"]),
         mechanism: "as by plain recv, each recv with MSG_WAITALL: one completion per full slice (never past the Content-Length) instead of one per arrival",
+    },
+    Variant {
+        at: UPLOADS,
+        contender: SMALL_RING,
+        mechanism: SMALL_RING_MECHANISM,
+    },
+    Variant {
+        at: KEEP_ALIVE,
+        contender: SMALL_RING,
+        mechanism: SMALL_RING_MECHANISM,
     },
     Variant {
         at: "5k idle",
