@@ -62,7 +62,12 @@ pub fn date_of(line: &str) -> Option<&str> {
     Some(&after[..after.find(" at commit").or_else(|| after.find(" from commit"))?])
 }
 
-/// The COMMITS line for `sources`. `reproduced` is the commit and date of
+/// The most parts the COMMITS line names in one list before it gives their count instead,
+/// so that the line stays a short paragraph however many parts are stale.
+const NAMED_AT_MOST: usize = 6;
+
+/// The COMMITS line for `sources`: the commit most parts share is named by count, the
+/// others with their parts. `reproduced` is the commit and date of
 /// `results/reproduce.md`, if any; `stale` says whether the server code changed after a
 /// commit.
 pub fn line(sources: &[Source], reproduced: Option<(&str, &str)>, stale: &dyn Fn(&str) -> bool) -> String {
@@ -76,13 +81,18 @@ pub fn line(sources: &[Source], reproduced: Option<(&str, &str)>, stale: &dyn Fn
         .iter()
         .filter(|s| s.commits.iter().any(|c| stale(c)))
         .collect();
-    let staleness = if old.is_empty() {
-        "None is older than the server code it measures.".to_string()
-    } else {
-        format!(
+    let staleness = match old.len() {
+        0 => "None is older than the server code it measures.".to_string(),
+        n if n == sources.len() => {
+            "Every one is older than the server code it measures (see their STALE lines).".to_string()
+        }
+        n if n > NAMED_AT_MOST => {
+            format!("{n} of them are older than the server code they measure: see their STALE lines.")
+        }
+        _ => format!(
             "Older than the server code they measure (see their STALE lines): {}.",
             named(&old)
-        )
+        ),
     };
     // The commits in order of first appearance, with the sources naming each.
     let mut by_commit: Vec<(&str, Vec<&Source>)> = Vec::new();
@@ -112,10 +122,9 @@ pub fn line(sources: &[Source], reproduced: Option<(&str, &str)>, stale: &dyn Fn
         .unwrap_or(0);
     let mut text = match by_commit.get(most) {
         Some((commit, list)) => format!(
-            "Not one commit: {} of {} generated parts at `{commit}` ({}); at other commits:",
+            "Not one commit: {} of {} generated parts at `{commit}`; at other commits:",
             list.len(),
             sources.len(),
-            named(list)
         ),
         None => "No generated part names its commit:".to_string(),
     };

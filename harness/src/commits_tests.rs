@@ -56,8 +56,8 @@ fn one_commit_says_so_with_the_reproduce_run() {
     );
     assert_eq!(
         line(&all, Some(("0000000", "d9")), &|c| c == "aaaaaaa"),
-        "Every section and results file was generated at commit `aaaaaaa`. Older than the server \
-         code they measure (see their STALE lines): the VERDICT section, results/a.md."
+        "Every section and results file was generated at commit `aaaaaaa`. Every one is older \
+         than the server code it measures (see their STALE lines)."
     );
 }
 
@@ -71,10 +71,23 @@ fn several_commits_are_listed_with_the_stale_ones() {
     ];
     assert_eq!(
         line(&all, None, &|c| c == "aaaaaaa"),
-        "Not one commit: 2 of 4 generated parts at `bbbbbbb` (results/a.md, results/b.md); at other \
-         commits: `aaaaaaa` (the VERDICT section); none named (results/c.md). Older than the server \
-         code they measure (see their STALE lines): the VERDICT section."
+        "Not one commit: 2 of 4 generated parts at `bbbbbbb`; at other commits: `aaaaaaa` (the \
+         VERDICT section); none named (results/c.md). Older than the server code they measure (see \
+         their STALE lines): the VERDICT section."
     );
+}
+
+#[test]
+fn many_stale_parts_are_counted_not_listed() {
+    let names: Vec<String> = (0..9).map(|i| format!("results/{i}.md")).collect();
+    let mut all: Vec<_> = names.iter().map(|n| source(n, &["aaaaaaa"])).collect();
+    all.push(source("results/fresh.md", &["bbbbbbb"]));
+    let text = line(&all, None, &|c| c == "aaaaaaa");
+    assert!(
+        text.ends_with("9 of them are older than the server code they measure: see their STALE lines."),
+        "{text}"
+    );
+    assert!(!text.contains("results/3.md"), "{text}");
 }
 
 #[test]

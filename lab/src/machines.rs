@@ -216,6 +216,38 @@ pub fn held_on(runs: &[MachineRun], name: &str, word: Word) -> (usize, usize) {
     (held, measured.len())
 }
 
+/// The first screen's line on the machines: how many runs on how many CPU models the core
+/// rows were measured on, and which rows' words changed with the machine (by name while
+/// that stays under 300 characters, else by count).
+pub fn first_screen_line(runs: &[MachineRun]) -> String {
+    const PAGE: &str = "[results/machines.md](results/machines.md)";
+    let mut models: Vec<&str> = runs.iter().map(|r| r.machine.cpu_model.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    if runs.len() < 2 {
+        return format!(
+            "- **Other machines.** The core rows have been measured on one machine so far ({PAGE})."
+        );
+    }
+    let head = format!(
+        "- **Other machines.** On {} runs of the core rows ({} CPU model{}, {PAGE}),",
+        runs.len(),
+        models.len(),
+        if models.len() == 1 { "" } else { "s" }
+    );
+    let differing = differing_rows(runs);
+    let named = format!(
+        "{head} the word changed with the machine on {}: {}.",
+        differing.len(),
+        differing.join("; ")
+    );
+    match differing.len() {
+        0 => format!("{head} every core row read the same word on each."),
+        _ if named.chars().count() - PAGE.len() < 300 => named,
+        n => format!("{head} the word changed with the machine on {n} of {} core rows.", CORE_ROWS.len()),
+    }
+}
+
 /// The page over `runs` (in the order given); `changed` says which server files changed
 /// since a commit (`None`: none did), as the stale check does.
 pub fn render(runs: &[MachineRun], changed: &dyn Fn(&str) -> Option<Vec<String>>) -> String {
