@@ -244,7 +244,10 @@ pub fn first_screen_line(runs: &[MachineRun]) -> String {
     match differing.len() {
         0 => format!("{head} every core row read the same word on each."),
         _ if named.chars().count() - PAGE.len() < 300 => named,
-        n => format!("{head} the word changed with the machine on {n} of {} core rows.", CORE_ROWS.len()),
+        n => format!(
+            "{head} the word changed with the machine on {n} of {} core rows.",
+            CORE_ROWS.len()
+        ),
     }
 }
 

@@ -131,12 +131,29 @@ fn reproduce_here_measures_every_core_workload() {
 
 #[test]
 fn the_first_screen_line_names_the_rows_that_changed_with_the_machine() {
-    let a = run("aaaaaaa", None, vec![row("64 KiB echo", &WINS), row("churn, server closes", &WINS)]);
-    let b = run("bbbbbbb", None, vec![row("64 KiB echo", &TIES), row("churn, server closes", &WINS)]);
-    assert!(first_screen_line(&[a.clone()]).contains("measured on one machine so far"));
+    let a = run(
+        "aaaaaaa",
+        None,
+        vec![row("64 KiB echo", &WINS), row("churn, server closes", &WINS)],
+    );
+    let b = run(
+        "bbbbbbb",
+        None,
+        vec![row("64 KiB echo", &TIES), row("churn, server closes", &WINS)],
+    );
+    assert!(first_screen_line(std::slice::from_ref(&a)).contains("measured on one machine so far"));
     let line = first_screen_line(&[a.clone(), b]);
-    assert!(line.contains("On 2 runs of the core rows (1 CPU model,"), "{line}");
-    assert!(line.ends_with("the word changed with the machine on 1: 64 KiB echo."), "{line}");
+    assert!(
+        line.contains("On 2 runs of the core rows (1 CPU model,"),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("the word changed with the machine on 1: 64 KiB echo."),
+        "{line}"
+    );
     let same = first_screen_line(&[a.clone(), a]);
-    assert!(same.ends_with("every core row read the same word on each."), "{same}");
+    assert!(
+        same.ends_with("every core row read the same word on each."),
+        "{same}"
+    );
 }
