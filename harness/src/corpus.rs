@@ -129,7 +129,7 @@ pub fn hot(who: &str) -> Result<PathBuf, String> {
     if ensure(&dir)? {
         eprintln!("{who}: file corpus written to {}", dir.display());
     }
-    for label in crate::workload::catalogue::file_sets() {
+    for label in file_sets() {
         let set = CORPUS
             .iter()
             .find(|set| set.label == label)
@@ -137,6 +137,18 @@ pub fn hot(who: &str) -> Result<PathBuf, String> {
         warm(&dir, set)?;
     }
     Ok(dir)
+}
+
+/// The corpus sets the file workloads serve (the verdict's and the further rows'), each
+/// once, for the study to write and warm.
+pub fn file_sets() -> Vec<&'static str> {
+    let every = crate::workload::catalogue::WORKLOADS
+        .iter()
+        .chain(crate::workload::further::LOADS);
+    crate::rounds::first_seen(every.filter_map(|w| match w.shape {
+        crate::workload::Shape::Files { set, .. } => Some(set),
+        _ => None,
+    }))
 }
 
 #[cfg(test)]

@@ -378,16 +378,6 @@ pub const WORKLOADS: &[Workload] = &[
     },
 ];
 
-/// The corpus sets the file workloads serve (the further rows' too), each once, for the
-/// study to write and warm.
-pub fn file_sets() -> Vec<&'static str> {
-    let every = WORKLOADS.iter().chain(super::further::LOADS);
-    crate::rounds::first_seen(every.filter_map(|w| match w.shape {
-        Shape::Files { set, .. } => Some(set),
-        _ => None,
-    }))
-}
-
 /// The body sizes the response workloads ask for (`GET /bytes/{n}`): each must be one the
 /// nginx anchor prepares (`STUDIED_BODY_SIZES`, checked below).
 pub fn response_sizes() -> Vec<usize> {

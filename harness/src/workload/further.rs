@@ -5,8 +5,7 @@
 //! ([`LOADS`], calibrated only, never a row of its own); BENCHMARKS.md shows them in
 //! their own tables, so the verdict stays the verdict.
 
-use super::offered::VERDICT_PERCENT;
-use super::{Shape, Workload};
+use super::{Shape, VERDICT_PERCENT, Workload};
 
 /// Bytes per chunk of the chunked echoes.
 pub const CHUNK: usize = 512;
@@ -128,32 +127,5 @@ pub fn file_rows() -> Vec<Workload> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::workload::catalogue::{WORKLOADS, by_name};
-    use crate::workload::scope::in_verdict;
-
-    #[test]
-    fn every_row_is_offered_a_share_of_one_load_and_every_name_is_once() {
-        for row in ROWS {
-            let Shape::Offered { of, .. } = row.shape else {
-                panic!("{}: not offered", row.name);
-            };
-            assert!(LOADS.iter().any(|l| l.name == of), "{}", row.name);
-            assert_eq!(by_name(row.name).map(|w| w.name), Some(row.name));
-            assert!(in_verdict(row) && is_further(row), "{} is judged", row.name);
-        }
-        let mut names: Vec<&str> = WORKLOADS
-            .iter()
-            .chain(LOADS)
-            .chain(ROWS)
-            .map(|w| w.name)
-            .collect();
-        let all = names.len();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), all, "a name names one workload");
-        assert_eq!(echo_rows().len() + file_rows().len(), ROWS.len());
-        assert!(!is_further(&WORKLOADS[0]));
-    }
-}
+#[path = "further_tests.rs"]
+mod tests;

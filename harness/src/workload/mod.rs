@@ -13,6 +13,10 @@ use serde::Serialize;
 
 use crate::servers::{Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER};
 
+/// The share of capacity, in percent, every verdict row is offered at
+/// ([`offered::PERCENTS`]).
+pub const VERDICT_PERCENT: u32 = 50;
+
 pub mod beside;
 pub mod best;
 pub mod calibrate;

@@ -22,7 +22,7 @@ pub const KEEP_UP: f64 = 0.99;
 
 /// The shares of capacity offered, in percent; the verdict's rows use [`VERDICT_PERCENT`].
 pub const PERCENTS: [u32; 3] = [25, 50, 75];
-pub const VERDICT_PERCENT: u32 = 50;
+pub use super::VERDICT_PERCENT;
 
 /// How long each contender runs flat out to calibrate.
 pub const CALIBRATION: Duration = Duration::from_millis(1500);

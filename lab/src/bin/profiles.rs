@@ -171,14 +171,9 @@ fn run(cli: Cli) -> Result<(), String> {
                     "{}: profiling {}",
                     workload.name, server.contender.label
                 ));
-                profiles.push(measure::profile(
-                    server,
-                    workload,
-                    rate,
-                    seconds,
-                    &lineup.pinning,
-                    &dirs,
-                )?);
+                let mut profile = measure::profile(server, workload, rate, seconds, &lineup.pinning, &dirs)?;
+                profile.counts = lab::profiles::counts::count(server, workload, rate, &lineup.pinning);
+                profiles.push(profile);
             }
             let behind = rate.and_then(|offered| {
                 profiles

@@ -118,6 +118,6 @@ pub fn profile(
         breakdown,
         flame_graph: svg,
         client_busy: Some(point.client_busy),
-        counts: crate::profiles::counts::count(server, workload, rate, pinning),
+        counts: None,
     })
 }

@@ -11,10 +11,10 @@ use std::path::Path;
 use crate::workloads::answer_lines::{keeps, left_out, not_measured};
 use crate::workloads::first_lines::{answer, facts};
 use crate::workloads::judged::{self, Row};
+pub(crate) use crate::workloads::reading::{Against, Reading, reading};
 use crate::workloads::{Shape, Unit, WorkloadsReport};
 use harness::judge::{Estimate, Word};
 use harness::output::{replace_between, write};
-use harness::servers::Contender;
 use harness::workload::offered::base;
 
 pub const BEGIN: &str = "<!-- BEGIN ANSWER: scripts/workloads.sh rewrites this section -->";
@@ -68,34 +68,6 @@ pub(crate) fn controls(report: &WorkloadsReport, rows: &[Row]) -> Vec<(String, O
         .filter(|row| row.client_bound(report).is_none())
         .map(|row| (row.name(), Estimate::of(&row.aa)))
         .collect()
-}
-
-/// The tokio configuration a row is read against, with io_uring_server's ratios to it.
-pub(crate) type Against = Option<(Contender, Vec<f64>)>;
-
-/// How one cell of a row reads for the answer's lists.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Reading {
-    Rule(Word),
-    ClientBound,
-    FellBehind,
-    NotMeasured,
-}
-
-/// How `row` reads against the tokio configuration `against` names, with io_uring_server's
-/// ratios to it.
-pub(crate) fn reading(report: &WorkloadsReport, row: &Row, against: Against) -> Reading {
-    let Some((baseline, ratios)) = against else {
-        return Reading::NotMeasured;
-    };
-    if row.client_bound(report).is_some() {
-        return Reading::ClientBound;
-    }
-    match Estimate::of(&ratios) {
-        Some(estimate) => Reading::Rule(estimate.word),
-        None if row.fell_behind(report, &baseline).is_some() => Reading::FellBehind,
-        None => Reading::NotMeasured,
-    }
 }
 
 /// The clauses of the rows against the tokio configuration `against` gives per row (and

@@ -6,36 +6,15 @@
 //! verdict's own, read from the rows ([`super::judged`]); no sentence carries a figure
 //! of its own.
 
-use crate::workloads::answer::{Reading, reading};
 use crate::workloads::judged::Row;
+pub use crate::workloads::reading::Fact;
+use crate::workloads::reading::{Reading, reading};
 use crate::workloads::worth::{for_a_service, handler_micros, micros, word, your_handler};
 use crate::workloads::{SUBJECT, Shape, Unit, WorkloadsReport};
 use harness::format::group_thousands;
 use harness::judge::{Estimate, Word};
 use harness::rounds::median;
 use harness::workload::offered::base;
-
-/// One verdict row as the first screen states it.
-#[derive(Debug, Clone)]
-pub struct Fact {
-    pub name: String,
-    /// The kind of load ("kept-alive requests", "files"): [`kind`].
-    pub kind: &'static str,
-    pub unit: Unit,
-    /// What io_uring_server saves of the cheapest tokio configuration's median figure,
-    /// in the row's unit (negative: what it costs more).
-    pub saved: Option<f64>,
-    /// The same as a share of that figure, in % (negative: it costs more).
-    pub percent: Option<f64>,
-    /// How the rule reads the row.
-    pub reading: Reading,
-    /// The word as every view shows it: "*wins* by ≥10%", "*ties*", "*client-bound*".
-    pub word: String,
-    /// A win beyond what the machine alone moves (by ≥10%, or where the A/A control tied).
-    pub clear: bool,
-    /// The handler's µs of work on a kept-alive row at a fixed rate.
-    pub handler: Option<u64>,
-}
 
 /// Each row's fact, in the rows' order.
 pub fn facts(report: &WorkloadsReport, rows: &[Row]) -> Vec<Fact> {

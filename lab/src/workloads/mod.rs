@@ -35,6 +35,7 @@ pub mod offered;
 pub mod origin;
 pub mod over_tls;
 pub mod plot;
+pub mod reading;
 pub mod report;
 pub mod runtimes;
 pub mod tail;

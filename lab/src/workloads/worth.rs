@@ -4,8 +4,8 @@
 //! figure is read from the report: the % from a row's geometric-mean ratio, the amount
 //! from the baseline's median figure times that ratio's distance from 1.
 
-use crate::workloads::first_lines::Fact;
 use crate::workloads::judged::Row;
+use crate::workloads::reading::Fact;
 use crate::workloads::{Unit, WorkloadsReport};
 use harness::format::group_thousands;
 use harness::judge::Estimate;
