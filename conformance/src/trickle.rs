@@ -40,8 +40,11 @@ pub fn pace_args() -> Vec<String> {
     .collect()
 }
 
-/// A trickled head and a trickled body are closed by their pace, and a slow honest
-/// upload is answered; the three run side by side. One line per failure.
+/// A trickled head, a trickled body and a trickled large upload are closed by their pace,
+/// and a slow honest body and a slow honest large upload are answered; all run side by
+/// side. A large upload is one an engine may receive by a path of its own
+/// (io_uring_server's `--bulk-recv`), so it is checked apart from a small body. One line
+/// per failure.
 pub fn trickles(to: &Endpoint) -> Vec<String> {
     let head = (
         to.clone(),
@@ -53,21 +56,26 @@ pub fn trickles(to: &Endpoint) -> Vec<String> {
         b"POST /payload HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n".as_slice(),
         "body",
     );
-    let trickled = [head, body].map(|(to, start, what)| {
+    let upload = (
+        to.clone(),
+        b"POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 1048576\r\n\r\n".as_slice(),
+        "large upload",
+    );
+    let trickled = [head, body, upload].map(|(to, start, what)| {
         std::thread::spawn(move || {
             closed_while_trickling(&to, start).map_err(|e| format!("trickled {what}: {e}"))
         })
     });
-    let honest = {
+    let honest = [slow_honest_body, slow_honest_upload].map(|check| {
         let to = to.clone();
-        std::thread::spawn(move || slow_honest_body(&to))
-    };
-    let mut failures: Vec<String> = trickled
+        std::thread::spawn(move || check(&to))
+    });
+    trickled
         .into_iter()
-        .filter_map(|thread| thread.join().expect("trickle check panicked").err())
-        .collect();
-    failures.extend(honest.join().expect("slow body check panicked").err());
-    failures
+        .map(|thread| thread.join().expect("trickle check panicked").map(|_| ()))
+        .chain(honest.map(|thread| thread.join().expect("slow body check panicked")))
+        .filter_map(Result::err)
+        .collect()
 }
 
 /// Sends `start`, then a byte every [`EVERY`] (each in its own TLS record over TLS), until
@@ -138,4 +146,22 @@ fn slow_honest_body(to: &Endpoint) -> Result<(), String> {
         (200, n) if n == SLICE * SLICES => Ok(()),
         (status, n) => Err(format!("slow honest body: answered {status} with {n} bytes")),
     }
+}
+
+/// A 72 KiB upload by `Content-Length` (a large one: 64 KiB or more) sent in 8 KiB slices
+/// every [`EVERY`] (16 KiB/s, far above the floor), taking past the grace: its receipt
+/// comes back whole.
+fn slow_honest_upload(to: &Endpoint) -> Result<(), String> {
+    const SLICE: usize = 8 << 10;
+    const SLICES: usize = 9;
+    let body = crate::uploads::patterned(SLICE * SLICES);
+    let mut conn = Conn::connect(to);
+    conn.send(&crate::uploads::length_head(body.len(), ""))
+        .map_err(|e| e.to_string())?;
+    for slice in body.chunks(SLICE) {
+        std::thread::sleep(EVERY);
+        conn.send(slice)
+            .map_err(|e| format!("slow honest upload cut off: {e}"))?;
+    }
+    crate::uploads::expect_receipt(&mut conn, &body).map_err(|e| format!("slow honest upload: {e}"))
 }

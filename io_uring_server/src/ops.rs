@@ -84,21 +84,14 @@ fn submit(ring: &mut Ring, conn: &mut Conn, op: Op, token: Token) {
     let entry = match op {
         Op::Recv => opcode::RecvMulti::new(fd, conn.buffer_group()).build(),
         Op::RecvInto => {
-            let flags = if conn.recv_waits_all() {
-                libc::MSG_WAITALL
-            } else {
-                0
-            };
             let room = conn.recv_room();
-            let entry = opcode::Recv::new(fd, room.as_mut_ptr(), room.len().min(u32::MAX as usize) as u32)
-                .flags(flags);
+            let entry = opcode::Recv::new(fd, room.as_mut_ptr(), room.len().min(u32::MAX as usize) as u32);
             let entry = on_socket(entry.build(), direct).user_data(token.encode());
-            // SAFETY: the room is part of the connection's input buffer, lent until this
-            // recv's completion is reported (`Conn::on_recv`; with MSG_WAITALL too, which
-            // only delays that one completion until the room is full, the peer's EOF, an
-            // error or a cancel, and reports every byte written); until then `Input` neither
-            // grows, shrinks nor moves it (each such call asserts), and the connection is
-            // not freed while the recv is in flight (DESIGN.md, rules 1 and 2).
+            // SAFETY: the kernel may write the room, a part of the connection's input
+            // buffer, until this recv's completion (`Conn::on_recv`), which reports every
+            // byte written. Until then `Input` neither grows, shrinks nor moves the room
+            // (each such call asserts), and the connection is not freed while the recv is
+            // in flight (DESIGN.md, rules 1 and 2).
             return unsafe { ring.push(entry) };
         }
         Op::Send => return push_send(ring, conn, token),

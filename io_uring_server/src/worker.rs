@@ -284,7 +284,6 @@ fn plain_recv_paths(features: &Features) -> String {
     let uploads = match features.bulk_recv {
         BulkRecv::Multishot => None,
         BulkRecv::Direct => Some("uploads by plain recv"),
-        BulkRecv::Waitall => Some("uploads by MSG_WAITALL recv"),
     };
     bodies
         .into_iter()

@@ -62,8 +62,9 @@ fn uploads_by_plain_recvs_conform() {
 }
 
 #[test]
-fn uploads_by_waitall_recvs_conform() {
-    conformance::check_server(BIN, &["--bulk-recv", "waitall"], &[]);
+fn uploads_by_plain_recvs_keep_the_upload_limit() {
+    let failures = conformance::upload_limits::limit_flag(BIN, &["--bulk-recv", "direct"]);
+    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]

@@ -26,11 +26,6 @@ fn uploads_by_plain_recvs_are_robust() {
 }
 
 #[test]
-fn uploads_by_waitall_recvs_are_robust() {
-    conformance::check_robustness(BIN, &["--bulk-recv", "waitall"]);
-}
-
-#[test]
 fn pipelined_floods_that_never_read_stay_bounded() {
     conformance::check_floods(BIN, &[], true);
 }

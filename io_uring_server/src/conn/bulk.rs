@@ -46,26 +46,9 @@ impl Conn {
             .map(|_| mode)
     }
 
-    /// The slice to lend an upload's plain recv: grown with the body read, and under
-    /// `waitall` never past the body's end (a recv waiting for bytes that belong to no
-    /// request would wait for the client's next one).
+    /// The slice to lend an upload's plain recv: grown with the body read so far.
     pub(super) fn upload_slice(&self) -> usize {
         let upload = self.codec.upload().expect("an upload is under way");
-        let read = upload.length() as usize;
-        let slice = read.clamp(UPLOAD_SLICE_MIN, UPLOAD_SLICE_MAX);
-        match (self.bulk_upload(), upload.still_to_come()) {
-            (Some(BulkRecv::Waitall), Some(left)) => slice.min(left.max(1)),
-            _ => slice,
-        }
-    }
-
-    /// The plain recv about to be pushed waits until its slice is full (`MSG_WAITALL`):
-    /// only under `waitall`, for a body whose end its `Content-Length` says.
-    pub fn recv_waits_all(&self) -> bool {
-        self.bulk_upload() == Some(BulkRecv::Waitall)
-            && self
-                .codec
-                .upload()
-                .is_some_and(|upload| upload.still_to_come().is_some())
+        (upload.length() as usize).clamp(UPLOAD_SLICE_MIN, UPLOAD_SLICE_MAX)
     }
 }

@@ -20,14 +20,14 @@ impl Conn {
     /// The input's room lent to the plain recv just submitted; it stays in place until
     /// the recv's completion ([`Conn::on_recv`]).
     pub fn recv_room(&mut self) -> &mut [u8] {
-        // A recv that waits for all its room is given no more than the upload's slice:
-        // the buffer may have more room than was lent for it.
-        let waits_for = match self.recv_waits_all() {
-            true => self.upload_slice(),
-            false => usize::MAX,
+        // An upload's recv is given its slice and no more: the buffer may have more room
+        // than was lent for it.
+        let slice = match self.bulk_upload() {
+            Some(_) => self.upload_slice(),
+            None => usize::MAX,
         };
         let room = self.input.lent_room();
-        let len = room.len().min(waits_for);
+        let len = room.len().min(slice);
         &mut room[..len]
     }
 

@@ -131,34 +131,21 @@ fn under_direct_a_large_upload_goes_by_plain_recvs_and_back() {
 }
 
 #[test]
-fn under_waitall_a_large_upload_goes_by_plain_recvs_and_back() {
-    large_upload_goes_by_plain_recvs(BulkRecv::Waitall);
-}
-
-#[test]
-fn waitall_waits_only_within_the_body() {
+fn an_uploads_recv_is_lent_its_slice_and_no_more() {
     let body = varied_body(300 << 10);
     let stream = upload_then_get(&body);
     let head = stream.len() - body.len() - GET_AFTER.len();
-    let mut c = conn_receiving_bulk(BulkRecv::Waitall);
+    let mut c = conn_receiving_bulk(BulkRecv::Direct);
     assert_eq!(ops(&mut c), [Op::Recv]);
-    c.on_data(&stream[..head + (200 << 10)], 1);
+    c.on_data(&stream[..head + 10], 1);
     assert_eq!(ops(&mut c), [Op::CancelRecv]);
     cancel_recv(&mut c, 1);
     assert_eq!(ops(&mut c), [Op::RecvInto]);
-    assert!(c.recv_waits_all());
     assert_eq!(
         c.recv_room().len(),
-        100 << 10,
-        "the slice ends where the body does"
+        UPLOAD_SLICE_MIN,
+        "the first slice, whatever room the input's buffer has"
     );
-    let mut direct = conn_receiving_bulk(BulkRecv::Direct);
-    ops(&mut direct);
-    direct.on_data(&stream[..head + 10], 1);
-    ops(&mut direct);
-    cancel_recv(&mut direct, 1);
-    assert_eq!(ops(&mut direct), [Op::RecvInto]);
-    assert!(!direct.recv_waits_all(), "only waitall sets MSG_WAITALL");
 }
 
 #[test]
