@@ -123,10 +123,11 @@ pub enum BulkRecv {
 }
 
 /// Incrementally consumed provided buffers per thread: four of 256 KiB, a 1 MiB ring. The
-/// bytes a completion hands over are copied out of the ring at once, so a ring that fits
-/// in the core's L2 cache with room to spare keeps that copy reading cached lines; a
-/// larger ring cycles uploads through more memory than the cache holds (the workloads
-/// study's feature row "with a 4 MiB buffer ring" measures the difference).
+/// bytes a completion hands over are read out of the ring at once, so a ring about the
+/// size of a core's L2 cache keeps more of those reads on cached lines than a larger
+/// ring, which cycles uploads through more memory than the cache holds (the workloads
+/// study's feature row "with a 4 MiB buffer ring" measures the difference on the
+/// machine it runs on).
 const INCREMENTAL_COUNT: u16 = 4;
 
 /// Provided buffers: how many, and how large.

@@ -128,6 +128,11 @@ pub struct Conn {
     /// The peer recently sent a large body (or one is still to come): receive into
     /// `input` until the next silent tick.
     bulk: bool,
+    /// The last multishot recv ended for want of a provided buffer (`ENOBUFS`): the next
+    /// recv is one plain recv into `input`, so a connection that lost the race for the
+    /// shared ring makes progress instead of failing again each pass
+    /// (`receiving.rs`, `STARVED_ROOM`).
+    starved: bool,
     input: Input,
     /// Input length below which the codec cannot progress (what it said it needs).
     input_needed: usize,
@@ -202,6 +207,7 @@ impl Conn {
             codec,
             receiving,
             bulk: false,
+            starved: false,
             input: Input::default(),
             input_needed: 0,
             pending: Output::default(),

@@ -77,9 +77,9 @@ pub struct Best {
     /// them measured every candidate: the rounds the choice was made from.
     pub rounds: usize,
     pub chosen_from: usize,
-    /// Every candidate fell behind the offered rate in one round or more, so the choice was
+    /// A candidate fell behind the offered rate in one round or more, so the choice was
     /// made from the rounds in which all of them kept up.
-    pub all_fell_behind: bool,
+    pub some_fell_behind: bool,
 }
 
 impl Best {
@@ -87,9 +87,9 @@ impl Best {
     /// cheapest chosen from the 2 of 8 rounds that measured it": what the choice could not
     /// see; empty where every candidate ran every round.
     pub fn caveat(&self) -> String {
-        if self.all_fell_behind {
+        if self.some_fell_behind {
             return format!(
-                "; every candidate fell behind the offered rate in some round, the cheapest \
+                "; a candidate fell behind the offered rate in some round, the cheapest \
                  chosen from the {} of {} rounds in which all of them kept up",
                 self.chosen_from, self.rounds
             );
@@ -112,14 +112,16 @@ impl Best {
 /// A candidate, its figures by round (`None`: no figure) and whether it ran in each round.
 pub type Series = (Contender, Vec<Option<f64>>, Vec<bool>);
 
-/// Chooses among `candidates` with their figures by round (`None`: no figure) and
-/// whether each ran in each round, over `row` (the rounds of the row): the lowest geometric mean
-/// over the rounds in which every candidate measured at all ran and one at least kept up
-/// (the highest where `higher_is_better`); a candidate without a figure in one of those
-/// rounds (it fell behind the offered rate where another kept up) is not chosen. Where
-/// that rules out every candidate (each fell behind once, in different rounds: the
-/// machine's hiccups, not one server's cost), the choice is made from the rounds in which
-/// every one kept up, and [`Best::caveat`] says so.
+/// Chooses among `candidates` with their figures by round (`None`: no figure, it fell
+/// behind the offered rate) and whether each ran in each round, over `row` (the rounds of
+/// the row): the lowest geometric mean (the highest where `higher_is_better`) over the
+/// rounds in which every candidate measured at all ran and kept up. A round in which one
+/// fell behind says the machine was slow then, for one more than another, as a round
+/// the client was too busy in does; it counts for nothing in the choice, for every
+/// candidate, rather than ruling out the one that fell behind (which would hand the row
+/// to a dearer baseline after one slow moment). Only a candidate that fell behind in
+/// most of the rounds that ran them all is ruled out: it cannot serve the rate. Where a
+/// round was left out so, [`Best::caveat`] says so.
 pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> Best {
     let ran_in = |ran: &[bool], round: usize| ran.get(round).copied().unwrap_or(false);
     let present: Vec<_> = candidates
@@ -131,41 +133,35 @@ pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> B
         .map(|(c, _, ran)| (*c, row.iter().filter(|&&r| ran_in(ran, r)).count()))
         .filter(|(_, n)| *n < row.len())
         .collect();
-    // A round in which every candidate fell behind the offered rate (the machine, not a
-    // server, was slow then) tells nothing of which is cheapest: it is left out, where one
-    // that only some fell behind in rules those out.
     let figure_in = |figures: &[Option<f64>], round: usize| figures.get(round).copied().flatten().is_some();
     let shared: Vec<usize> = row
         .iter()
         .copied()
         .filter(|&r| present.iter().all(|(_, _, ran)| ran_in(ran, r)))
-        .filter(|&r| present.iter().any(|(_, figures, _)| figure_in(figures, r)))
         .collect();
-    let cheapest = |rounds: &[usize]| {
-        let scored = present.iter().filter_map(|(c, figures, _)| {
-            let values: Option<Vec<f64>> = rounds
-                .iter()
-                .map(|&r| figures.get(r).copied().flatten())
-                .collect();
-            Some((*c, geometric_mean(&values?)?))
-        });
-        // On a tie, the first in the candidates' order.
-        let better = |a: f64, b: f64| if higher_is_better { a > b } else { a < b };
-        scored
-            .fold(None, |best: Option<(Contender, f64)>, next| match best {
-                Some(kept) if !better(next.1, kept.1) => Some(kept),
-                _ => Some(next),
-            })
-            .map(|(c, _)| c)
-    };
-    let mut from = shared.clone();
-    let mut contender = cheapest(&from);
-    let mut all_fell_behind = false;
-    if contender.is_none() {
-        from.retain(|&r| present.iter().all(|(_, figures, _)| figure_in(figures, r)));
-        contender = cheapest(&from);
-        all_fell_behind = contender.is_some();
-    }
+    let able: Vec<_> = present
+        .iter()
+        .filter(|(_, figures, _)| {
+            2 * shared.iter().filter(|&&r| figure_in(figures, r)).count() > shared.len()
+        })
+        .collect();
+    let from: Vec<usize> = shared
+        .iter()
+        .copied()
+        .filter(|&r| able.iter().all(|(_, figures, _)| figure_in(figures, r)))
+        .collect();
+    let scored = able.iter().filter_map(|(c, figures, _)| {
+        let values: Option<Vec<f64>> = from.iter().map(|&r| figures.get(r).copied().flatten()).collect();
+        Some((*c, geometric_mean(&values?)?))
+    });
+    // On a tie, the first in the candidates' order.
+    let better = |a: f64, b: f64| if higher_is_better { a > b } else { a < b };
+    let contender = scored
+        .fold(None, |best: Option<(Contender, f64)>, next| match best {
+            Some(kept) if !better(next.1, kept.1) => Some(kept),
+            _ => Some(next),
+        })
+        .map(|(c, _)| c);
     Best {
         contender,
         ratios: Vec::new(),
@@ -173,7 +169,7 @@ pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> B
         partial,
         rounds: row.len(),
         chosen_from: from.len(),
-        all_fell_behind,
+        some_fell_behind: contender.is_some() && from.len() < shared.len(),
     }
 }
 

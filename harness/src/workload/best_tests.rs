@@ -81,14 +81,15 @@ fn the_cheapest_is_the_one_the_ratios_favour_least_not_the_lower_middle_round() 
 }
 
 #[test]
-fn a_candidate_that_fell_behind_in_a_shared_round_is_not_chosen() {
+fn a_candidate_that_fell_behind_in_most_shared_rounds_is_not_chosen() {
     let every = vec![true; 3];
     let candidates = vec![
         (TOKIO_CODEC, vec![Some(10.0); 3], every.clone()),
-        (TOKIO_HYPER, vec![Some(5.0), None, Some(5.0)], every.clone()),
+        (TOKIO_HYPER, vec![Some(5.0), None, None], every.clone()),
     ];
     let best = choose(&candidates, &[0, 1, 2], false);
     assert_eq!(best.contender, Some(TOKIO_CODEC));
+    assert_eq!(best.chosen_from, 3, "the rounds of the candidates able to serve the rate");
     let none = choose(&[], &[0, 1, 2], false);
     assert_eq!(none.contender, None);
 }
@@ -145,6 +146,44 @@ fn a_round_in_which_every_candidate_fell_behind_is_left_out_of_the_choice() {
         "hyper fell behind in round 1 alone"
     );
     assert_eq!((best.rounds, best.chosen_from), (4, 3), "round 2 tells nothing");
+}
+
+#[test]
+fn one_slow_round_does_not_hand_the_row_to_a_dearer_candidate() {
+    let every = vec![true; 5];
+    let candidates = vec![
+        (
+            TOKIO_CODEC,
+            vec![Some(8.0), None, Some(9.0), Some(8.5), Some(9.5)],
+            every.clone(),
+        ),
+        (
+            TOKIO_HYPER,
+            vec![Some(11.0), Some(10.0), Some(10.5), Some(11.0), Some(12.0)],
+            every.clone(),
+        ),
+    ];
+    let best = choose(&candidates, &[0, 1, 2, 3, 4], false);
+    assert_eq!(
+        best.contender,
+        Some(TOKIO_CODEC),
+        "the codec fell behind in round 1 alone: that round counts for nothing"
+    );
+    assert_eq!((best.rounds, best.chosen_from), (5, 4));
+    assert!(best.caveat().contains("4 of 5 rounds"), "{}", best.caveat());
+    let mostly_behind = vec![
+        (
+            TOKIO_CODEC,
+            vec![Some(8.0), None, None, None, Some(9.5)],
+            every.clone(),
+        ),
+        candidates[1].clone(),
+    ];
+    assert_eq!(
+        choose(&mostly_behind, &[0, 1, 2, 3, 4], false).contender,
+        Some(TOKIO_HYPER),
+        "behind in most rounds, the codec cannot serve the rate"
+    );
 }
 
 #[test]

@@ -16,6 +16,11 @@ use super::{Conn, DIRECT_BODY_MIN, Phase, Receiving};
 /// response is rendered without regrowing it. Default is 512 bytes.
 const OUTPUT_RESERVE: usize = 512;
 
+/// The room lent to the one plain recv of a connection whose multishot recv found the
+/// buffer ring empty: the head limit's default, so many connections starved at once
+/// hold little, and a request head still fits whole. Default is 16 KiB.
+const STARVED_ROOM: usize = 16 << 10;
+
 impl Conn {
     /// The input's room lent to the plain recv just submitted; it stays in place until
     /// the recv's completion ([`Conn::on_recv`]).
@@ -33,6 +38,10 @@ impl Conn {
 
     /// A plain recv into the input was submitted: lend it room.
     pub(super) fn lend_input(&mut self) {
+        if self.starved && !self.bulk && !self.body_to_come() && self.bulk_upload().is_none() {
+            self.input.lend(STARVED_ROOM);
+            return;
+        }
         if self.bulk_upload().is_some() {
             let slice = self.upload_slice();
             self.input.lend(slice);
@@ -60,7 +69,11 @@ impl Conn {
             Receiving::Plain { .. } => true,
             Receiving::Ring {
                 large_bodies_plain, ..
-            } => (large_bodies_plain && (self.bulk || self.body_to_come())) || self.bulk_upload().is_some(),
+            } => {
+                (large_bodies_plain && (self.bulk || self.body_to_come()))
+                    || self.bulk_upload().is_some()
+                    || self.starved
+            }
         }
     }
 
@@ -85,6 +98,7 @@ impl Conn {
     /// Returns the responses rendered.
     pub fn on_recv(&mut self, result: i32, data: Option<&[u8]>, now: u64) -> usize {
         if self.input.is_lent() {
+            self.starved = false;
             self.input.filled(result.max(0) as usize);
             if self.phase != Phase::Open {
                 // No request is answered any more: what was buffered, and what this recv
@@ -109,7 +123,12 @@ impl Conn {
                 self.on_eof();
                 0
             }
-            _ if matches!(-result, libc::ENOBUFS | libc::ECANCELED) => self.answer(),
+            _ if -result == libc::ENOBUFS => {
+                // Ciphertext is only ever received through the ring: re-armed as it was.
+                self.starved = !self.encrypted;
+                self.answer()
+            }
+            _ if -result == libc::ECANCELED => self.answer(),
             _ => {
                 self.fail();
                 0

@@ -13,12 +13,13 @@ mod files;
 mod pace;
 mod receiving;
 mod sending;
+mod starved;
 mod tls;
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
-/// The default buffer ring's bytes: 16 buffers of 256 KiB, consumed incrementally.
-const RING_BYTES: usize = 16 * (256 << 10);
+/// The default buffer ring's bytes: 4 buffers of 256 KiB, consumed incrementally.
+const RING_BYTES: usize = 4 * (256 << 10);
 
 const TIMEOUTS: Timeouts = Timeouts {
     request: 10,

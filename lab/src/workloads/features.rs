@@ -58,8 +58,8 @@ const SQ_ARRAY_MECHANISM: &str = "the kernel reads each submission's slot from a
 /// Where bulk receive costs what the verdict judges: uploads at their fixed offered rate.
 pub const UPLOADS: &str = "20 MiB uploads at a fixed rate";
 
-/// A buffer ring of 1 MiB (4 buffers of 256 KiB) instead of 4 MiB: what the ring's cache
-/// footprint costs where every byte is copied through it.
+/// A buffer ring of 4 MiB (16 buffers of 256 KiB) instead of the default 1 MiB: what the
+/// ring's cache footprint costs where every byte is copied through it.
 const LARGE_RING: Contender = io_uring_with("with a 4 MiB buffer ring (16 buffers)", &["--buf-count", "16"]);
 const LARGE_RING_MECHANISM: &str = "the kernel copies each arrival into the next of 16 provided buffers of 256 KiB instead of the default 4, so the buffers it writes and the server then reads cycle through 4 MiB instead of 1 MiB, a larger footprint in the CPU's caches";
 

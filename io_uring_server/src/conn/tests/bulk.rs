@@ -136,16 +136,44 @@ fn an_uploads_recv_is_lent_its_slice_and_no_more() {
     let stream = upload_then_get(&body);
     let head = stream.len() - body.len() - GET_AFTER.len();
     let mut c = conn_receiving_bulk(BulkRecv::Direct);
+    c.input.recycle(vec![0; 1 << 20]);
     assert_eq!(ops(&mut c), [Op::Recv]);
     c.on_data(&stream[..head + 10], 1);
     assert_eq!(ops(&mut c), [Op::CancelRecv]);
     cancel_recv(&mut c, 1);
     assert_eq!(ops(&mut c), [Op::RecvInto]);
+    assert!(
+        c.input.lent_room().len() > UPLOAD_SLICE_MIN,
+        "the premise: the input's buffer has more room than the slice"
+    );
     assert_eq!(
         c.recv_room().len(),
         UPLOAD_SLICE_MIN,
         "the first slice, whatever room the input's buffer has"
     );
+}
+
+#[test]
+fn bytes_the_ring_hands_over_after_the_cancel_are_taken_before_any_plain_recv() {
+    let body = varied_body(300 << 10);
+    let stream = upload_then_get(&body);
+    let head = stream.len() - body.len() - GET_AFTER.len();
+    let mut c = conn_receiving_bulk(BulkRecv::Direct);
+    assert_eq!(ops(&mut c), [Op::Recv]);
+    c.on_data(&stream[..head + 10], 1);
+    assert_eq!(ops(&mut c), [Op::CancelRecv]);
+    // The multishot recv had already received the rest before the cancel reached it.
+    c.on_data(&stream[head + 10..head + (100 << 10)], 1);
+    assert_eq!(
+        ops(&mut c),
+        [],
+        "no plain recv while the multishot one is cancelling"
+    );
+    cancel_recv(&mut c, 1);
+    let (slices, _, sent) = pump(&mut c, &stream[head + (100 << 10)..]);
+    assert!(!slices.is_empty(), "the rest of the body by plain recv");
+    assert!(String::from_utf8_lossy(&sent).contains(&receipt(&body)));
+    assert_eq!(responses(&sent), 2, "the receipt, then the GET behind it");
 }
 
 #[test]
