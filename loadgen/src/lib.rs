@@ -7,7 +7,7 @@
 //! (and HdrHistogram interval logs, [`hdr_log`]), every response validated, failures
 //! counted by kind; and a holder of many idle keep-alive connections to run beside the
 //! load ([`idle`]); or files of the study corpus picked at random, each body checked
-//! byte for byte ([`files`]). Keep-alive runs over plain TCP are driven by one io_uring
+//! byte for byte ([`files`]). Keep-alive runs over plain TCP can be driven by one io_uring
 //! per thread (`ring_client.rs`), the rest by one tokio task per connection
 //! (`client.rs`); [`run::Driver`] chooses. `main.rs` is the command line.
 
@@ -23,7 +23,10 @@ mod pace;
 mod read;
 pub mod response;
 mod ring;
+mod ring_answers;
+mod ring_buffers;
 mod ring_client;
+mod ring_setup;
 pub mod run;
 mod spin;
 mod summary;

@@ -97,9 +97,9 @@ struct Cli {
     #[arg(long, value_enum)]
     churn: Option<Churn>,
     /// What drives the connections: `tokio` (every run; the default), `ring` (one io_uring
-    /// per thread, keep-alive over plain TCP without --files-set or --busy-poll; so far
-    /// dearer per request than tokio, issue 70), or `auto`, the ring where it covers the
-    /// run and the kernel offers io_uring.
+    /// per thread, keep-alive over plain TCP without --files-set or --busy-poll; not the
+    /// default until it measures cheaper per request than tokio, issue 70), or `auto`, the
+    /// ring where it covers the run and the kernel offers io_uring.
     #[arg(long, value_enum, default_value = "tokio")]
     driver: Driver,
     /// With --churn client-closes, the requests each connection carries, one after

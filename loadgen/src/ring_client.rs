@@ -3,11 +3,14 @@
 //! pipelining), as `client.rs` drives them on tokio, for less CPU per request. Each
 //! wake-up reads the clock once, queues a send on every idle connection whose intended
 //! send time has come (idle connections wait in a heap by that time, so a wake-up
-//! touches only the connections it serves) (the pre-rendered request: no per-request allocation) with a recv
-//! for its answer, and submits them all in the one `io_uring_enter` that also waits,
-//! until the next intended send at the latest (but never sooner than [`MIN_GAP`] after
-//! the last wait that ended by its timeout, as the tokio driver's clock coalesces). The
-//! answers are framed and checked in place as they arrive (`Framer`, every byte once).
+//! touches only the connections it serves) (the pre-rendered request: no per-request
+//! allocation), and submits them in the one `io_uring_enter` that also waits, until the
+//! next intended send at the latest (but never sooner than [`MIN_GAP`] after the last
+//! wait that ran to its end, as the tokio driver's clock coalesces). Answers arrive
+//! through each connection's multishot recv, armed once (and again whenever it ends, as
+//! when the provided buffers ran out), and are framed and checked straight out of the
+//! provided buffer, which goes back to the kernel at once (`ring_answers.rs`, every byte
+//! once).
 //!
 //! Latency is wrk2's, from each request's intended send time (the same schedule and
 //! coordinated-omission correction as `pace.rs`). The clock is read once per batch of
@@ -28,10 +31,11 @@ use tokio::time::Instant;
 
 use crate::config::Config;
 use crate::errors::{ErrorKind, Failure};
-use crate::framer::{Framer, Reference, Step};
+use crate::framer::{Framer, Reference};
 use crate::pace::{Limits, Sending};
-use crate::read::{MAX_READ, MIN_READ};
 use crate::ring::{Completion, Op, Ring};
+use crate::ring_answers::Answers;
+use crate::ring_buffers::Shape;
 use crate::tally::{Tally, Window};
 use crate::timer::MIN_GAP;
 
@@ -39,6 +43,24 @@ use crate::timer::MIN_GAP;
 /// TCP asking for one path (no TLS, churn or files).
 pub(crate) fn covers(config: &Config) -> bool {
     config.tls.is_none() && config.churn.is_none() && config.files.is_none() && !config.busy_poll
+}
+
+/// The provided buffers of a thread with `connections` connections: 16 KiB each (64 KiB
+/// where the answers are known to be larger), about one per connection, at most 16 MiB.
+pub(crate) fn shape(config: &Config, connections: usize) -> Shape {
+    let hint = config
+        .expect_body_len
+        .or(config.expect_body.as_ref().map(Vec::len));
+    let size = if hint.unwrap_or(0) > 16 << 10 {
+        64 << 10
+    } else {
+        16 << 10
+    };
+    let count = connections.next_power_of_two().clamp(32, (16 << 20) / size);
+    Shape {
+        count: count as u16,
+        size,
+    }
 }
 
 /// A send in flight and its answers.
@@ -58,13 +80,7 @@ struct Connection<'a> {
     /// `None` while idle, in the heap of idle connections: once its answers are all in
     /// and its send's completion too (which may come after them).
     waiting: Option<Waiting>,
-    framer: Framer<'a>,
-    /// The first byte of its inbox not consumed yet.
-    start: usize,
-    /// Its last answer's length: the room a read for the next one's head starts with.
-    last: usize,
-    /// The bytes its framer said the current answer still needs (0: not known).
-    want: usize,
+    answers: Answers<'a>,
 }
 
 /// Idle connections by when they may send next (the heap's top is the earliest).
@@ -78,20 +94,37 @@ pub(crate) fn run_thread(
     (thread, threads): (usize, usize),
     window: Window,
 ) -> Tally {
-    let mut tally = Tally::new(config, window);
     let clients: Vec<usize> = (thread..config.connections).step_by(threads).collect();
-    if let Err(failure) = drive(config, limits, &clients, &mut tally) {
+    run_shaped(config, limits, &clients, window, shape(config, clients.len()))
+}
+
+/// Runs `clients` of `config` on one ring with provided buffers of `shape`.
+pub(crate) fn run_shaped(
+    config: &Arc<Config>,
+    limits: &Limits,
+    clients: &[usize],
+    window: Window,
+    shape: Shape,
+) -> Tally {
+    let mut tally = Tally::new(config, window);
+    if let Err(failure) = drive(config, limits, clients, shape, &mut tally) {
         limits.failed.store(true, Ordering::Relaxed);
         tally.fail(failure);
     }
     tally
 }
 
-fn drive(config: &Arc<Config>, limits: &Limits, clients: &[usize], tally: &mut Tally) -> Result<(), Failure> {
+fn drive(
+    config: &Arc<Config>,
+    limits: &Limits,
+    clients: &[usize],
+    shape: Shape,
+    tally: &mut Tally,
+) -> Result<(), Failure> {
     let failed = |kind: ErrorKind, what: &'static str| {
         move |e: std::io::Error| Failure::new(kind, format!("{what}: {e}"))
     };
-    let mut ring = Ring::new(config.clone(), config.depth, clients.len())
+    let mut ring = Ring::new(config.clone(), config.depth, clients.len(), shape)
         .map_err(failed(ErrorKind::Connect, "io_uring"))?;
     let interval = config
         .rate
@@ -111,14 +144,13 @@ fn drive(config: &Arc<Config>, limits: &Limits, clients: &[usize], tally: &mut T
             i.mul_f64(index as f64 / config.connections as f64)
         });
         let next = begin + offset;
-        idle.push(Reverse((next, ring.add(socket))));
+        let conn = ring.add(socket);
+        ring.arm(conn).map_err(failed(ErrorKind::Read, "recv"))?;
+        idle.push(Reverse((next, conn)));
         connections.push(Connection {
             next,
             waiting: None,
-            framer: Framer::new(config.expect(), Reference::of(config, None)),
-            start: 0,
-            last: 0,
-            want: 0,
+            answers: Answers::new(Framer::new(config.expect(), Reference::of(config, None))),
         });
     }
     // Connections not done: idle, or waiting for an answer.
@@ -144,7 +176,6 @@ fn drive(config: &Arc<Config>, limits: &Limits, clients: &[usize], tally: &mut T
                 written: 0,
             });
             ring.send(conn, 0).map_err(failed(ErrorKind::Write, "send"))?;
-            receive(&mut ring, conn, connection, true)?;
         }
         if live == 0 {
             return Ok(());
@@ -161,14 +192,15 @@ fn drive(config: &Arc<Config>, limits: &Limits, clients: &[usize], tally: &mut T
         ring.completions(&mut completions);
         // One clock read for the whole batch (module doc).
         let now = Instant::now();
-        if completions.is_empty() {
+        if now >= until {
             last_timeout = now;
         }
-        for Completion { conn, op, result } in completions.drain(..) {
+        for completion in completions.drain(..) {
+            let conn = completion.conn;
             let connection = &mut connections[conn];
-            match op {
-                Op::Send => sent(&mut ring, conn, connection, result)?,
-                Op::Recv => received(&mut ring, (conn, connection), result, (now, limits, tally))?,
+            match completion.op {
+                Op::Send => sent(&mut ring, conn, connection, completion.result)?,
+                Op::Recv => received(&mut ring, &completion, connection, (now, limits, tally))?,
             }
             if let Some(Waiting {
                 answers: 0, written, ..
@@ -215,59 +247,40 @@ fn sent(ring: &mut Ring, conn: usize, connection: &mut Connection, result: i32) 
     Ok(())
 }
 
-/// A recv on `conn` completed with `result`: frames and checks what has arrived, records
-/// each complete answer at `now`, and receives again while answers are still due.
+/// A recv completion on a connection: frames and checks the bytes it brought straight out
+/// of its provided buffer (then given back), records each complete answer at `now`, and
+/// re-arms the recv if it has ended (as when the provided buffers ran out: ENOBUFS).
 fn received(
     ring: &mut Ring,
-    (conn, connection): (usize, &mut Connection),
-    result: i32,
+    completion: &Completion,
+    connection: &mut Connection,
     (now, limits, tally): (Instant, &Limits, &mut Tally),
 ) -> Result<(), Failure> {
-    if result < 0 {
+    let result = completion.result;
+    if result > 0 {
+        let due = connection.waiting.map_or(0, |waiting| waiting.answers);
+        let absorbed = connection.answers.absorb(ring.bytes(completion), due);
+        ring.recycle(completion);
+        let done = absorbed?;
+        if let Some(waiting) = &mut connection.waiting {
+            waiting.answers -= done;
+            for _ in 0..done {
+                tally.record_at(waiting.sending, now, limits);
+            }
+        }
+    } else if result == 0 {
+        return Err(Failure::new(ErrorKind::Read, "the server closed the connection"));
+    } else if result != -libc::ENOBUFS {
         let e = std::io::Error::from_raw_os_error(-result);
         return Err(Failure::new(ErrorKind::Read, format!("read: {e}")));
     }
-    if result == 0 {
-        return Err(Failure::new(ErrorKind::Read, "the server closed the connection"));
-    }
-    let Some(waiting) = &mut connection.waiting else {
-        return Ok(());
-    };
-    let inbox = ring.inbox(conn);
-    while waiting.answers > 0 {
-        let (used, step) = connection.framer.feed(&inbox[connection.start..])?;
-        connection.start += used;
-        if let Step::More(want) = step {
-            connection.want = want;
-            break;
-        }
-        connection.last = connection.framer.consumed();
-        connection.framer.restart();
-        connection.want = 0;
-        tally.record_at(waiting.sending, now, limits);
-        waiting.answers -= 1;
-    }
-    if waiting.answers > 0 {
-        receive(ring, conn, connection, false)?;
+    if !completion.more {
+        let rearmed = ring.arm(completion.conn);
+        rearmed.map_err(|e| Failure::new(ErrorKind::Read, format!("recv: {e}")))?;
     }
     Ok(())
 }
 
-/// Makes room in `conn`'s inbox for the rest of its answer (moving the rare partial head
-/// to the front) and queues a recv into it; `early` with the request's send, before any
-/// of its answer can have come.
-fn receive(ring: &mut Ring, conn: usize, connection: &mut Connection, early: bool) -> Result<(), Failure> {
-    let inbox = ring.inbox(conn);
-    if connection.start > 0 {
-        inbox.copy_within(connection.start.., 0);
-        inbox.truncate(inbox.len() - connection.start);
-        connection.start = 0;
-    }
-    let want = match connection.want {
-        0 => connection.last.max(connection.framer.consumed()),
-        want => want,
-    };
-    inbox.reserve(want.clamp(MIN_READ, MAX_READ));
-    ring.recv(conn, early)
-        .map_err(|e| Failure::new(ErrorKind::Read, format!("recv: {e}")))
-}
+#[cfg(test)]
+#[path = "ring_client_tests.rs"]
+mod tests;

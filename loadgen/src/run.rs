@@ -23,7 +23,7 @@ use crate::pace::Limits;
 pub use crate::summary::{Percentiles, SPECTRUM_QUANTILES, Summary};
 use crate::tally::{Tally, Window};
 use crate::timer::lower_timer_slack;
-use crate::{ring, ring_client};
+use crate::{ring_client, ring_setup};
 
 /// Runs longer than this print a progress line on stderr every second.
 const PROGRESS_AFTER: Duration = Duration::from_secs(3);
@@ -52,7 +52,7 @@ pub fn run(config: Config) -> Result<Summary, String> {
             return Err("the ring driver runs keep-alive connections over plain TCP without files: use --driver tokio".into());
         }
         Driver::Ring => true,
-        Driver::Auto => ring_client::covers(&config) && ring::available(),
+        Driver::Auto => ring_client::covers(&config) && ring_setup::available(),
     };
     // Room for many connections.
     server_kit::fd_limit::raise_to_hard_limit();
