@@ -119,7 +119,10 @@ impl MachineRun {
     pub fn commit_said(&self) -> String {
         let commit = self.commit();
         let rest = self.machine.git_commit[commit.len()..].trim();
-        match rest.strip_prefix("(uncommitted changes to ").and_then(|f| f.strip_suffix(')')) {
+        match rest
+            .strip_prefix("(uncommitted changes to ")
+            .and_then(|f| f.strip_suffix(')'))
+        {
             _ if rest.is_empty() => format!("`{commit}`"),
             Some(files) => format!("`{commit}` plus uncommitted changes to {files}"),
             None => format!("`{commit}` plus uncommitted changes (files not recorded)"),

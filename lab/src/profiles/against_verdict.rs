@@ -277,11 +277,20 @@ mod tests {
         let verdict = WorkloadsReport::over(samples);
         let text = lines(pipelined, &[&codec, &uring], Some(&verdict));
         assert!(
-            text.starts_with("Beside the workloads study's row *pipelined 16 deep*, which the verdict does not judge ("),
+            text.starts_with(
+                "Beside the workloads study's row *pipelined 16 deep*, which the verdict does not judge ("
+            ),
             "{text}"
         );
         assert!(text.contains(&format!("| {NOT_JUDGED} |")), "{text}");
-        for word in ["client-bound", "wins", "ties", "loses", "inconclusive", "verdict row"] {
+        for word in [
+            "client-bound",
+            "wins",
+            "ties",
+            "loses",
+            "inconclusive",
+            "verdict row",
+        ] {
             assert!(!text.contains(word), "{word}: {text}");
         }
         assert_eq!(verdict_cell(pipelined, Some(&verdict)).unwrap(), NOT_JUDGED);

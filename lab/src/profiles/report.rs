@@ -198,9 +198,9 @@ fn table(out: &mut String, workload: &Workload, profiles: &[&Profile], prefix: &
         .iter()
         .map(|p| {
             // The busy share alone: whether a row is client-bound is the verdict's word.
-            let client = p
-                .client_busy
-                .map_or(String::new(), |busy| format!(", client {:.0}% busy", busy * 100.0));
+            let client = p.client_busy.map_or(String::new(), |busy| {
+                format!(", client {:.0}% busy", busy * 100.0)
+            });
             format!("{:.0}/s, p99 {} µs{client}", p.served_per_sec, p.p99_us)
         })
         .collect();

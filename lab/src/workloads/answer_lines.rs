@@ -90,7 +90,10 @@ pub fn against_best(report: &WorkloadsReport, rows: &[Row]) -> Vec<(Contender, S
                 count(Word::Wins),
                 count(Word::Ties),
                 count(Word::Loses),
-                words.iter().filter(|w| !matches!(w, Some(Word::Wins | Word::Ties | Word::Loses))).count(),
+                words
+                    .iter()
+                    .filter(|w| !matches!(w, Some(Word::Wins | Word::Ties | Word::Loses)))
+                    .count(),
                 words.len(),
             );
             (*runtime, tally)
@@ -110,8 +113,14 @@ pub fn same_technique(report: &WorkloadsReport, rows: &[Row]) -> String {
             let (control, ratios) = super::origin::io_model_baseline(report, row);
             let word = Estimate::of(&ratios)?.word;
             let codec = Estimate::of(&row.against[0]).map(|e| e.word);
-            (control != BASELINE && codec != Some(word))
-                .then(|| format!("*{}* reads *{}* against {}", row.name(), word.as_str(), control.label))
+            (control != BASELINE && codec != Some(word)).then(|| {
+                format!(
+                    "*{}* reads *{}* against {}",
+                    row.name(),
+                    word.as_str(),
+                    control.label
+                )
+            })
         })
         .collect();
     match differ.is_empty() {

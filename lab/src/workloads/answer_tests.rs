@@ -122,12 +122,24 @@ fn the_io_model_line_counts_the_rows_the_tables_show() {
         .unwrap();
     for runtime in ["monoio", "compio"] {
         let said = keeps.split(&format!("{runtime} wins on ")).nth(1).unwrap();
-        let rows: usize = said.split(" of ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        let rows: usize = said
+            .split(" of ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
         let listed = tables
             .lines()
             .find(|l| l.starts_with(&format!("- {runtime}_server against")))
             .unwrap();
-        assert_eq!(rows, count_after(listed.split(" of ").nth(1).unwrap(), ""), "{said}\n{listed}");
+        assert_eq!(
+            rows,
+            count_after(listed.split(" of ").nth(1).unwrap(), ""),
+            "{said}\n{listed}"
+        );
     }
 }
 
