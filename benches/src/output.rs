@@ -23,11 +23,11 @@ pub fn write_all(workspace: &Path, report: &Report) -> Result<(), String> {
 /// What [`write_all`] writes but the JSON: the views, rendered again from a run already
 /// written (read back, a figure's last digit may differ, so the JSON is left as it was).
 pub fn write_views(workspace: &Path, report: &Report) -> Result<(), String> {
-    let markdown = render_markdown(report);
-    write(&workspace.join("results/latest.md"), &markdown)?;
     // The committed full verdict, so that a row this short run reads otherwise names it.
     let full: Option<WorkloadsReport> =
         harness::output::read_json(&workspace.join("results/workloads.json")).ok();
+    let markdown = render_markdown(report, full.as_ref());
+    write(&workspace.join("results/latest.md"), &markdown)?;
     rewrite_benchmarks_section(workspace, (BEGIN, END), &headline(report, full.as_ref()))
 }
 

@@ -46,7 +46,9 @@ pub struct Row {
     pub usage: Usage,
 }
 
-pub fn render_markdown(report: &Report) -> String {
+/// The report; beside `full`, the committed full verdict, each short-verdict row whose
+/// word differs names the full verdict's.
+pub fn render_markdown(report: &Report, full: Option<&WorkloadsReport>) -> String {
     let m = &report.machine;
     let r = &report.run;
     let mut out = format!(
@@ -56,7 +58,7 @@ pub fn render_markdown(report: &Report) -> String {
         m.date, m.git_commit,
     );
     if let Some(verdict) = &report.verdict {
-        out.push_str(&crate::verdict::render(verdict));
+        out.push_str(&crate::verdict::render(verdict, full));
         out.push('\n');
     }
     out.push_str(&format!(

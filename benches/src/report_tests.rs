@@ -136,7 +136,7 @@ fn fixture() -> Report {
 
 #[test]
 fn markdown_matches_the_golden_file() {
-    let rendered = render_markdown(&fixture());
+    let rendered = render_markdown(&fixture(), None);
     let golden_path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/report.md");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(golden_path, &rendered).unwrap();
@@ -210,6 +210,6 @@ fn the_benchmarks_section_is_the_short_verdict_and_matches_its_golden_file() {
         rendered.contains("[results/latest.md](results/latest.md)"),
         "{rendered}"
     );
-    let full = render_markdown(&fixture());
+    let full = render_markdown(&fixture(), None);
     assert!(full.contains("## single") && full.contains("Williams"), "{full}");
 }

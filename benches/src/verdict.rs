@@ -8,7 +8,6 @@
 //! (`scripts/workloads.sh`) runs every workload over more rounds, with an A/A control.
 
 use harness::machine::Machine;
-use harness::output::Doc;
 use harness::servers::Lineup;
 use harness::settings::Timing;
 use harness::workload::calibrate::calibrate_plan;
@@ -96,15 +95,16 @@ const SHORTER: &str = "Its tokio configurations are two, the codec engine and hy
      and over more rounds: where the two differ, the full verdict decides.";
 
 /// The verdict section at the top of `results/latest.md`: the table, and under it how the
-/// offered rates were set ([`verdict::table`]).
-pub fn render(report: &WorkloadsReport) -> String {
+/// offered rates were set ([`verdict::table_beside`]: beside `full`, the committed full
+/// verdict, a row whose word differs names the full verdict's).
+pub fn render(report: &WorkloadsReport, full: Option<&WorkloadsReport>) -> String {
     format!(
         "## Verdict: is io_uring_server worth it here?\n\n{} {} The full verdict, every \
          workload over more rounds with an A/A control: the top of BENCHMARKS.md \
          (`scripts/workloads.sh`). {SHORTER}\n\n{}\n{}",
         report.provenance("cargo bench"),
         verdict::what_a_cell_is(),
-        verdict::table(report, WORKLOADS, Doc::Results),
+        verdict::table_beside(report, WORKLOADS, full),
         verdict::rates_table(report)
     )
 }

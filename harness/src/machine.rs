@@ -69,6 +69,12 @@ impl Machine {
         format!("{}{}", self.cpu_model, self.wake_up_phrase())
     }
 
+    /// "Intel(R) Xeon(R) Processor, kernel 6.18.44": the machine a BENCHMARKS.md section's
+    /// one-line provenance names.
+    pub fn cpu_and_kernel(&self) -> String {
+        format!("{}, kernel {}", self.cpu_model, self.kernel)
+    }
+
     fn wake_up_phrase(&self) -> String {
         self.wake_up
             .as_ref()

@@ -113,6 +113,22 @@ impl MachineRun {
         &text[..end]
     }
 
+    /// "`ac59d76`", or with the tree's uncommitted changes: "`ac59d76` plus uncommitted
+    /// changes to a.rs, b.rs" where the record names the files, else "`ac59d76` plus
+    /// uncommitted changes (files not recorded)".
+    pub fn commit_said(&self) -> String {
+        let commit = self.commit();
+        let rest = self.machine.git_commit[commit.len()..].trim();
+        match rest
+            .strip_prefix("(uncommitted changes to ")
+            .and_then(|f| f.strip_suffix(')'))
+        {
+            _ if rest.is_empty() => format!("`{commit}`"),
+            Some(files) => format!("`{commit}` plus uncommitted changes to {files}"),
+            None => format!("`{commit}` plus uncommitted changes (files not recorded)"),
+        }
+    }
+
     /// "17.3 µs wake-up round trip" from the probe, else "77.0 µs one-connection round
     /// trip (wake-up not recorded)".
     pub fn wake_up(&self) -> String {
@@ -271,13 +287,13 @@ pub fn render(runs: &[MachineRun], changed: &dyn Fn(&str) -> Option<Vec<String>>
             None => String::new(),
         };
         out.push_str(&format!(
-            "- **{letter}**: {}, {} logical cores, kernel {}; {}; {} at `{}`{older}; {}.\n",
+            "- **{letter}**: {}, {} logical cores, kernel {}; {}; {} at {}{older}; {}.\n",
             m.cpu_model,
             m.logical_cores,
             m.kernel,
             run.wake_up(),
             m.date,
-            m.git_commit,
+            run.commit_said(),
             run.pinning,
         ));
     }

@@ -105,6 +105,14 @@ fn a_run_is_kept_under_its_cpu_model_and_kernel_and_names_its_commit() {
     assert_eq!(kept.commit(), "5a4ee6c");
     kept.one_connection_round_trip_us = None;
     assert_eq!(kept.wake_up(), "wake-up not recorded");
+    // Which files differed, where the record names them; else that it does not.
+    assert_eq!(kept.commit_said(), "`5a4ee6c` plus uncommitted changes to a.rs");
+    let older = run("ac59d76 (with uncommitted changes)", None, vec![]);
+    assert_eq!(
+        older.commit_said(),
+        "`ac59d76` plus uncommitted changes (files not recorded)"
+    );
+    assert_eq!(run("616f915", None, vec![]).commit_said(), "`616f915`");
 }
 
 #[test]

@@ -106,18 +106,23 @@ fn the_short_run_names_the_full_verdicts_word_where_it_reads_otherwise() {
         sample.client_busy = Some(0.6);
     }
     let short = WorkloadsReport::over(samples);
-    let table = verdict::brief_table(&short, WORKLOADS, Some(&full));
-    let responses = table
-        .lines()
-        .find(|l| l.starts_with("| 16 KiB responses"))
-        .unwrap();
-    assert!(
-        responses.contains("**wins** by ≥10% against tokio_server (codec) (over fewer rounds; the full verdict: *client-bound*)"),
-        "{responses}"
-    );
-    let kept_alive = table
-        .lines()
-        .find(|l| l.starts_with("| keep-alive, small requests"))
-        .unwrap();
-    assert!(!kept_alive.contains("the full verdict"), "{kept_alive}");
+    // BENCHMARKS.md's brief table and results/latest.md's full one alike.
+    for table in [
+        verdict::brief_table(&short, WORKLOADS, Some(&full)),
+        verdict::table_beside(&short, WORKLOADS, Some(&full)),
+    ] {
+        let responses = table
+            .lines()
+            .find(|l| l.starts_with("| 16 KiB responses"))
+            .unwrap();
+        assert!(
+            responses.contains("**wins** by ≥10% against tokio_server (codec) (over fewer rounds; the full verdict: *client-bound*)"),
+            "{responses}"
+        );
+        let kept_alive = table
+            .lines()
+            .find(|l| l.starts_with("| keep-alive, small requests"))
+            .unwrap();
+        assert!(!kept_alive.contains("the full verdict"), "{kept_alive}");
+    }
 }

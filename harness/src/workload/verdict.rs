@@ -114,6 +114,16 @@ pub fn table(report: &WorkloadsReport, workloads: &[Workload], doc: Doc) -> Stri
     table_in(report, workloads, doc, false, None)
 }
 
+/// [`table`] in full for a run of its own beside `full`, the full verdict: a row whose
+/// word differs names the full verdict's ([`super::beside::note`]), as in [`brief_table`].
+pub fn table_beside(
+    report: &WorkloadsReport,
+    workloads: &[Workload],
+    full: Option<&WorkloadsReport>,
+) -> String {
+    table_in(report, workloads, Doc::Results, false, full)
+}
+
 /// [`table`] for BENCHMARKS.md with each cell in brief, its ratio and word: a summary of a
 /// run whose results file has the full table. Beside `full`, the full verdict, a row whose
 /// word differs names the full verdict's ([`super::beside::note`]).

@@ -10,6 +10,7 @@ use harness::judge::{self, Estimate};
 use harness::rounds::median;
 use harness::servers::{IO_URING, TOKIO_CODEC};
 use harness::workload::samples::WorkloadsReport;
+use harness::workload::scope;
 
 use crate::profiles::{Profile, RATE_SHARE, Workload};
 
@@ -24,10 +25,13 @@ pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&Worklo
                 verdict's hot-file rows judge the cost, at a fixed rate. Each server served \
                 what it could, so the figures per request above show where its CPU goes at \
                 its own throughput, which differs between servers (\"served\"); where the \
-                client is client-bound, a server's figure is the client's pace as much as its \
-                own cost.\n\n"
+                client was 90% busy or more, a server's figure is the client's pace as much as \
+                its own cost.\n\n"
             .into();
     }
+    // A closed loop or pipelining: a row of the workloads study's details that the
+    // verdict does not judge, so no word of the rule is shown for it here.
+    let judged = workload.row().is_none_or(|row| scope::in_verdict(&row));
     let Some(row) = workload.row() else {
         return format!(
             "No verdict row: the verdict does not judge this load; its rate here is {:.0}% of \
@@ -35,7 +39,14 @@ pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&Worklo
             RATE_SHARE * 100.0
         );
     };
-    let mut out = format!("Beside the verdict row *{}*", row.name);
+    let mut out = match judged {
+        true => format!("Beside the verdict row *{}*", row.name),
+        false => format!(
+            "Beside the workloads study's row *{}*, which the verdict does not judge ({})",
+            row.name,
+            scope::outside_verdict(&row).unwrap_or_default()
+        ),
+    };
     if let Some(rate) = verdict.and_then(|v| offered_rate(v, row.name)) {
         let _ = write!(out, " (offered {rate:.0}/s there)");
     }
@@ -66,17 +77,27 @@ pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&Worklo
     let theirs: Vec<String> = profiles
         .iter()
         .map(|p| match verdict_median(verdict, row.name, &p.contender) {
+            Some((value, 1)) => format!("{value:.2} (1 round)"),
             Some((value, rounds)) => format!("{value:.2} ({rounds} rounds)"),
-            None => "n/a (not in the verdict run)".into(),
+            None if judged => "n/a (not in the verdict run)".into(),
+            None => "n/a (not in the workloads run)".into(),
         })
         .collect();
     let ratios = verdict.ratios(&row, TOKIO_CODEC.id);
-    let _ = writeln!(
-        out,
-        "| the verdict's median over its rounds | {} | {} |\n",
-        theirs.join(" | "),
-        verdict_cell(workload, Some(verdict)).unwrap_or_else(|| judge::no_estimate(0))
-    );
+    let (median_of, cell) = match judged {
+        true => (
+            "the verdict's median over its rounds",
+            verdict_cell(workload, Some(verdict)).unwrap_or_else(|| judge::no_estimate(0)),
+        ),
+        false => (
+            "the workloads study's median over its rounds",
+            NOT_JUDGED.to_string(),
+        ),
+    };
+    let _ = writeln!(out, "| {median_of} | {} | {cell} |\n", theirs.join(" | "));
+    if !judged {
+        return out;
+    }
     if let Some((ratio, estimate)) = ratio.zip(Estimate::of(&ratios))
         && disagrees(ratio, &estimate)
     {
@@ -92,11 +113,17 @@ pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&Worklo
     out
 }
 
+/// The last cell beside a row the verdict does not judge: no word of the rule.
+pub const NOT_JUDGED: &str = "not judged by the verdict";
+
 /// The verdict's cell at the row `workload` explains, io_uring_server ÷ tokio codec
 /// ("0.81 (0.74-0.89, 6 rounds) **wins** by ≥10%", or *client-bound* where the verdict
 /// says so); `None` without a row, a verdict run or rounds of it there.
 pub fn verdict_cell(workload: &Workload, verdict: Option<&WorkloadsReport>) -> Option<String> {
     let (row, verdict) = (workload.row()?, verdict?);
+    if !scope::in_verdict(&row) {
+        return Some(NOT_JUDGED.into());
+    }
     let ratios = verdict.ratios(&row, TOKIO_CODEC.id);
     if ratios.is_empty() {
         return None;
@@ -233,6 +260,40 @@ mod tests {
         );
         assert!(missing.contains("n/a (not in the verdict run)"), "{missing}");
         assert!(missing.contains("n/a (0 rounds)"), "{missing}");
+    }
+
+    #[test]
+    fn a_row_the_verdict_does_not_judge_shows_no_word() {
+        let (codec, uring) = pair();
+        let pipelined = WORKLOADS.iter().find(|w| w.name == "pipelined 16 deep").unwrap();
+        let row = pipelined.row().unwrap();
+        // One noisy round of the details, as the committed run has.
+        let samples = [(IO_URING.id, 0.4), (TOKIO_CODEC.id, 0.5)]
+            .map(|(id, value)| Sample {
+                client_busy: Some(0.96),
+                ..Sample::example(row.name, id, 0, value)
+            })
+            .to_vec();
+        let verdict = WorkloadsReport::over(samples);
+        let text = lines(pipelined, &[&codec, &uring], Some(&verdict));
+        assert!(
+            text.starts_with(
+                "Beside the workloads study's row *pipelined 16 deep*, which the verdict does not judge ("
+            ),
+            "{text}"
+        );
+        assert!(text.contains(&format!("| {NOT_JUDGED} |")), "{text}");
+        for word in [
+            "client-bound",
+            "wins",
+            "ties",
+            "loses",
+            "inconclusive",
+            "verdict row",
+        ] {
+            assert!(!text.contains(word), "{word}: {text}");
+        }
+        assert_eq!(verdict_cell(pipelined, Some(&verdict)).unwrap(), NOT_JUDGED);
     }
 
     #[test]

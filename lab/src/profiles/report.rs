@@ -14,7 +14,6 @@ use crate::profiles::{KEPT_UP, LOWER_BY, Profile, ProfilesReport, RATE_SHARE, RE
 use crate::profiles::{against_verdict, reach};
 use harness::output::{rewrite_benchmarks_section, write_json};
 use harness::servers::{IO_URING, TOKIO_CODEC};
-use harness::usage::CLIENT_SATURATED;
 
 pub const BEGIN: &str = "<!-- BEGIN PROFILES: scripts/profiles.sh rewrites this section -->";
 pub const END: &str = "<!-- END PROFILES -->";
@@ -198,13 +197,9 @@ fn table(out: &mut String, workload: &Workload, profiles: &[&Profile], prefix: &
     let cells = profiles
         .iter()
         .map(|p| {
+            // The busy share alone: whether a row is client-bound is the verdict's word.
             let client = p.client_busy.map_or(String::new(), |busy| {
-                let bound = if busy >= CLIENT_SATURATED {
-                    ", client-bound"
-                } else {
-                    ""
-                };
-                format!(", client {:.0}% busy{bound}", busy * 100.0)
+                format!(", client {:.0}% busy", busy * 100.0)
             });
             format!("{:.0}/s, p99 {} µs{client}", p.served_per_sec, p.p99_us)
         })

@@ -110,7 +110,7 @@ fn the_flat_out_file_profile_is_a_closed_loop_with_no_verdict_row_and_names_the_
     let text = tables(&report_of(vec![codec, uring]), "results/", "###");
     assert!(text.contains("Offered: a closed loop"), "{text}");
     assert!(
-        text.contains("client 60% busy | 50000/s, p99 900 µs, client 95% busy, client-bound |"),
+        text.contains("client 60% busy | 50000/s, p99 900 µs, client 95% busy |"),
         "{text}"
     );
     assert!(

@@ -2,7 +2,7 @@
 //! keeps of io_uring_server's wins ([`keeps`]), and the measures that are not rows, with
 //! the rows a run did not measure ([`left_out`]).
 
-use crate::workloads::judged::Row;
+use crate::workloads::judged::{Row, Source};
 use crate::workloads::origin::wins_over_codec;
 use crate::workloads::runtimes::{BASELINE, READY};
 use crate::workloads::{Shape, WorkloadsReport};
@@ -71,27 +71,75 @@ pub fn against_best(report: &WorkloadsReport, rows: &[Row]) -> Vec<(Contender, S
         .iter()
         .filter(|runtime| report.samples.iter().any(|s| s.contender == runtime.id))
         .map(|runtime| {
-            let words: Vec<Word> = rows
+            // The rows the runtime's tally under the runtimes table counts: every row but
+            // a client-bound one and one over TLS, which a runtime without it cannot run.
+            let words: Vec<Option<Word>> = rows
                 .iter()
-                .filter_map(|row| {
+                .filter(|row| row.client_bound(report).is_none())
+                .filter(|row| runtime.speaks_tls() || !over_tls(row))
+                .map(|row| {
                     let pair = (runtime.id, row.best.contender?.id);
-                    let unbound = row.client_bound(report).is_none();
-                    unbound.then(|| Estimate::of(&row.ratios(report, pair)))?
+                    Estimate::of(&row.ratios(report, pair)).map(|e| e.word)
                 })
-                .map(|estimate| estimate.word)
                 .collect();
-            let count = |wanted: Word| words.iter().filter(|w| **w == wanted).count();
+            let count = |wanted: Word| words.iter().filter(|w| **w == Some(wanted)).count();
             let tally = format!(
-                "{} wins on {}, ties on {} and loses on {} of the {} rows it ran",
+                "{} wins on {}, ties on {}, loses on {} and is undecided or not measured on {} \
+                 of {} rows",
                 runtime.label.trim_end_matches("_server"),
                 count(Word::Wins),
                 count(Word::Ties),
                 count(Word::Loses),
+                words
+                    .iter()
+                    .filter(|w| !matches!(w, Some(Word::Wins | Word::Ties | Word::Loses)))
+                    .count(),
                 words.len(),
             );
             (*runtime, tally)
         })
         .collect()
+}
+
+/// " With the row's technique in the codec engine too (...), *1 MiB files, 16
+/// connections* reads *ties* against tokio_server (codec, sendfile).": the rows whose word
+/// against the same code with the same technique ([`super::origin::io_model_baseline`])
+/// differs from the codec column's; empty where none does.
+pub fn same_technique(report: &WorkloadsReport, rows: &[Row]) -> String {
+    let differ: Vec<String> = rows
+        .iter()
+        .filter(|row| row.client_bound(report).is_none())
+        .filter_map(|row| {
+            let (control, ratios) = super::origin::io_model_baseline(report, row);
+            let word = Estimate::of(&ratios)?.word;
+            let codec = Estimate::of(&row.against[0]).map(|e| e.word);
+            (control != BASELINE && codec != Some(word)).then(|| {
+                format!(
+                    "*{}* reads *{}* against {}",
+                    row.name(),
+                    word.as_str(),
+                    control.label
+                )
+            })
+        })
+        .collect();
+    match differ.is_empty() {
+        true => String::new(),
+        false => format!(
+            " With the row's technique in the codec engine too (sendfile on large files, \
+             tokio's io_uring file path on small ones, one shared read buffer on idle \
+             connections): {}.",
+            differ.join("; ")
+        ),
+    }
+}
+
+/// Whether `row` runs over TLS.
+fn over_tls(row: &Row) -> bool {
+    match row.source {
+        Source::Values(w) | Source::Also(w) => w.tls().is_some(),
+        Source::IdleFit => false,
+    }
 }
 
 /// "1 win", "6 wins".

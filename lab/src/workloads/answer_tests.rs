@@ -48,7 +48,7 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
              for-which-workload-is-io_uring-worth-it).\n\n- **Where it saves.** io_uring_server \
              costs less than the cheapest tokio configuration on 1 of 2 rows (kept-alive \
              requests), typically 2.0 µs of server CPU per request or connection, 20% of \
-             tokio's.\n- **Where it does not.** It ties within 10% on 1 row (kept-alive \
+             tokio's.\n\n- **Where it does not.** It ties within 10% on 1 row (kept-alive \
              requests).\n"
         ),
         "{text}"
@@ -78,9 +78,69 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
         "{text}"
     );
     assert!(
-        text.contains("\n- **The I/O model alone.** Against the same HTTP code on epoll with the same technique (tokio's codec engine; on large files with sendfile, on small ones with tokio's io_uring file path, on idle connections with one shared read buffer), it costs less on 1 row; costs the same within ±10% on 1 row: the verdict's codec column."),
+        text.contains("\n- **The I/O model alone.** Against the same HTTP code on epoll (tokio's codec engine: the verdict's codec column), it costs less on 1 row; costs the same within ±10% on 1 row."),
         "{text}"
     );
+}
+
+/// The count after `word` in `text` ("costs less on 3 rows" → 3), 0 where it is missing.
+fn count_after(text: &str, word: &str) -> usize {
+    text.split_once(word)
+        .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).find(|s| !s.is_empty()))
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+#[test]
+fn the_io_model_line_counts_the_rows_the_tables_show() {
+    let report = report(true);
+    let answer = render(&report);
+    let line = answer
+        .lines()
+        .find(|l| l.starts_with("- **The I/O model alone.**"))
+        .unwrap();
+    let tables = crate::workloads::runtimes::render(&report, harness::output::Doc::Benchmarks);
+    let tally = tables
+        .lines()
+        .find(|l| l.starts_with("- io_uring_server against tokio_server (codec)"))
+        .unwrap();
+    for (answer_says, table_says) in [
+        ("costs less on ", "wins "),
+        ("costs the same within ±10% on ", "ties "),
+        ("costs more on ", "loses "),
+    ] {
+        assert_eq!(
+            count_after(line, answer_says),
+            count_after(tally, table_says),
+            "{line}\n{tally}"
+        );
+    }
+    // Each ready runtime's tally against the cheapest tokio configuration counts the
+    // same rows as its line under the runtimes table.
+    let keeps = answer
+        .lines()
+        .find(|l| l.starts_with("- **What a ready runtime keeps.**"))
+        .unwrap();
+    for runtime in ["monoio", "compio"] {
+        let said = keeps.split(&format!("{runtime} wins on ")).nth(1).unwrap();
+        let rows: usize = said
+            .split(" of ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let listed = tables
+            .lines()
+            .find(|l| l.starts_with(&format!("- {runtime}_server against")))
+            .unwrap();
+        assert_eq!(
+            rows,
+            count_after(listed.split(" of ").nth(1).unwrap(), ""),
+            "{said}\n{listed}"
+        );
+    }
 }
 
 #[test]

@@ -45,7 +45,7 @@ fn fact(report: &WorkloadsReport, row: &Row) -> Fact {
             .is_some_and(|e| e.beyond_floor || Estimate::of(&row.aa).is_some_and(|aa| aa.word == Word::Ties));
     Fact {
         name: row.name(),
-        kind: kind(row.shape()),
+        kind: kind(row),
         unit: row.unit,
         saved,
         percent,
@@ -56,8 +56,20 @@ fn fact(report: &WorkloadsReport, row: &Row) -> Fact {
     }
 }
 
-/// The kind of load a row is, as a reader names it.
-pub fn kind(shape: Option<Shape>) -> &'static str {
+/// The kind of load a row is, as the sentences name it: [`kind_name`], but one
+/// connection's round trips, its server CPU and a TLS connection's server CPU apart, so
+/// that one kind is not named where it saves and where it does not for two measures.
+fn kind(row: &Row) -> &'static str {
+    match (row.shape(), row.unit) {
+        (Some(Shape::OneConnection { .. }), Unit::LatencyP50) => "round trips",
+        (Some(Shape::OneConnection { tls: true, .. }), _) => "one TLS connection's CPU",
+        (Some(Shape::OneConnection { .. }), _) => "one connection's CPU",
+        (shape, _) => kind_name(shape),
+    }
+}
+
+/// The kind of load a row's shape is, as a reader names it.
+pub fn kind_name(shape: Option<Shape>) -> &'static str {
     let shape = match shape {
         Some(Shape::Offered { of, .. }) => base(of).shape,
         Some(shape) => shape,

@@ -150,3 +150,60 @@ fn the_block_replaces_what_lies_between_its_markers_in_readme() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Four file rows, io_uring_server at `subject[i]` µs of the codec engine's 10, each every
+/// round; and one connection plain and over TLS (round trip and server CPU).
+fn files_and_one_connection() -> WorkloadsReport {
+    let rows = [
+        ("1 MiB files, 16 connections at a fixed rate", 10.0),
+        ("4 KiB files, 256 connections at a fixed rate", 6.0),
+        ("1 MiB files, 256 connections at a fixed rate", 3.0),
+        ("4 KiB files, 16 connections at a fixed rate", 7.0),
+        ("one connection", 8.0),
+        ("one connection over TLS", 10.0),
+    ];
+    let mut samples = Vec::new();
+    for round in 0..4 {
+        let wobble = [1.0, 1.01, 0.99, 1.0][round];
+        for (name, subject) in rows {
+            for (contender, value) in [
+                (SUBJECT.id, subject * wobble),
+                (TOKIO_CODEC.id, 10.0),
+                (TOKIO_HYPER.id, 20.0),
+            ] {
+                let mut sample = Sample::example(name, contender, round, value);
+                sample.label = contender.into();
+                if name.starts_with("one connection") {
+                    // Round trips tie, whatever the server CPU reads.
+                    sample.value = Some(100.0 * wobble);
+                }
+                samples.push(sample);
+            }
+        }
+    }
+    WorkloadsReport::over(samples)
+}
+
+#[test]
+fn a_kind_is_shown_by_its_most_common_word_and_its_measures_are_named_apart() {
+    let report = files_and_one_connection();
+    let text = render(&report);
+    let files = text.lines().find(|l| l.contains(" files, ")).unwrap();
+    // Three file rows win, the first listed ties: the table shows the first that wins.
+    assert!(files.starts_with("| 4 KiB files, 256 connections |"), "{text}");
+    assert!(text.contains("files 3 *wins*, 1 *ties*"), "{text}");
+    let saves = text.lines().find(|l| l.contains("**Where it saves.**")).unwrap();
+    let not = text
+        .lines()
+        .find(|l| l.contains("**Where it does not.**"))
+        .unwrap();
+    assert!(
+        saves.contains("one connection's CPU") && !saves.contains("round trips"),
+        "{saves}"
+    );
+    assert!(
+        not.contains("round trips") && !not.contains("one connection's CPU"),
+        "{not}"
+    );
+    assert_shape(&text);
+}
