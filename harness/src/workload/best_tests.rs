@@ -89,7 +89,10 @@ fn a_candidate_that_fell_behind_in_most_shared_rounds_is_not_chosen() {
     ];
     let best = choose(&candidates, &[0, 1, 2], false);
     assert_eq!(best.contender, Some(TOKIO_CODEC));
-    assert_eq!(best.chosen_from, 3, "the rounds of the candidates able to serve the rate");
+    assert_eq!(
+        best.chosen_from, 3,
+        "the rounds of the candidates able to serve the rate"
+    );
     let none = choose(&[], &[0, 1, 2], false);
     assert_eq!(none.contender, None);
 }
