@@ -131,7 +131,7 @@ run_timed() { # label estimate command...
 # binary at once, with the workspace's bench, so the dependencies are built with
 # the one set of features `cargo bench` builds them with).
 build() {
-  cargo build --release -p lab
+  cargo build --release -p lab -p benches --bins
   cargo build --profile bench --workspace --benches --bin bare_hyper --bin bare_tokio \
     --bin bare_uring --bin compio_server --bin io_uring_server --bin monoio_server \
     --bin tokio_server --bin tokio_uring_server
