@@ -131,7 +131,7 @@ run_timed() { # label estimate command...
 # binary at once, with the workspace's bench, so the dependencies are built with
 # the one set of features `cargo bench` builds them with).
 build() {
-  cargo build --release -p lab
+  cargo build --release -p lab -p benches --bins
   cargo build --profile bench --workspace --benches --bin bare_hyper --bin bare_tokio \
     --bin bare_uring --bin compio_server --bin io_uring_server --bin monoio_server \
     --bin tokio_server --bin tokio_uring_server
@@ -162,8 +162,11 @@ for i in "${!steps[@]}"; do
   # shellcheck disable=SC2086 # a step is a command and its words
   run_timed "$current. \`$step\`" "${minutes[$i]} min" $step $flags
   # The full run's core rows become this machine's column of results/machines.md.
+  # cargo bench's views name the verdict's word beside each of their own, so with a
+  # new verdict they are written again from results/latest.json (no new measurement).
   if [ "$step" = "scripts/workloads.sh" ]; then
     cargo run --release -q -p lab --bin machines -- --add results/workloads.json
+    cargo run --release -q -p benches --bin render
   fi
   status="in progress (step $current of ${#steps[@]} done)"
   write_report

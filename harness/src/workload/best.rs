@@ -89,8 +89,7 @@ impl Best {
     pub fn caveat(&self) -> String {
         if self.some_fell_behind {
             return format!(
-                "; a candidate fell behind the offered rate in some round, the cheapest \
-                 chosen from the {} of {} rounds in which all of them kept up",
+                "; chosen from the {} of {} rounds in which every candidate kept up",
                 self.chosen_from, self.rounds
             );
         }

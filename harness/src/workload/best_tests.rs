@@ -121,7 +121,7 @@ fn where_each_candidate_fell_behind_once_the_choice_is_made_from_the_rounds_all_
     assert_eq!((best.rounds, best.chosen_from), (5, 3));
     assert!(
         best.caveat()
-            .contains("3 of 5 rounds in which all of them kept up"),
+            .contains("3 of 5 rounds in which every candidate kept up"),
         "{}",
         best.caveat()
     );

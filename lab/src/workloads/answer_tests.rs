@@ -46,8 +46,8 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
         text.contains(
             "**The answer.** Each row is judged once, in [the verdict](BENCHMARKS.md#the-verdict-\
              for-which-workload-is-io_uring-worth-it).\n\n- **Where it saves.** io_uring_server \
-             costs less than the cheapest tokio configuration on 1 of 2 rows (kept-alive \
-             requests), typically 2.0 µs of server CPU per request or connection, 20% of \
+             costs less than tokio at its cheapest on 1 of 2 rows (kept-alive \
+             requests), typically 2.0 µs per request or connection, 20% of \
              tokio's.\n\n- **Where it does not.** It ties within 10% on 1 row (kept-alive \
              requests).\n"
         ),
@@ -309,7 +309,7 @@ fn the_answer_is_against_the_cheapest_tokio_configuration_of_the_rounds_it_ran()
     let text = render(&WorkloadsReport::over(samples));
     // 8 against hyper on the multi-thread scheduler's 9, in the 2 rounds it ran.
     assert!(
-        text.contains("typically 1.0 µs of server CPU per request or connection, 11% of tokio's."),
+        text.contains("typically 1.0 µs per request or connection, 11% of tokio's."),
         "{text}"
     );
 }

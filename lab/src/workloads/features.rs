@@ -72,7 +72,7 @@ pub const VARIANTS: [Variant; 20] = [
     Variant {
         at: KEEP_ALIVE,
         contender: io_uring_with("without incremental buffers", &["--no-incremental-buffers"]),
-        mechanism: "1024 x 8 KiB provided buffers, one per completion, instead of 16 x 256 KiB consumed a completion's bytes at a time",
+        mechanism: "1024 x 8 KiB provided buffers, one per completion, instead of 4 x 256 KiB consumed a completion's bytes at a time",
     },
     Variant {
         at: KEEP_ALIVE,

@@ -151,7 +151,7 @@ pub fn saves(facts: &[Fact]) -> Option<String> {
     let saved = median(&cpu_rows.iter().filter_map(|f| f.saved).collect::<Vec<_>>());
     let percent = median(&cpu_rows.iter().filter_map(|f| f.percent).collect::<Vec<_>>());
     let lead = format!(
-        "{} costs less than the cheapest tokio configuration on {} of {} rows ({})",
+        "{} costs less than tokio at its cheapest on {} of {} rows ({})",
         SUBJECT.label,
         clear.len(),
         facts.len(),
@@ -160,7 +160,7 @@ pub fn saves(facts: &[Fact]) -> Option<String> {
     match (clear.is_empty(), saved, percent) {
         (true, _, _) => None,
         (false, Some(saved), Some(percent)) => Some(format!(
-            "{lead}, typically {} µs of server CPU per request or connection, {percent:.0}% of \
+            "{lead}, typically {} µs per request or connection, {percent:.0}% of \
              tokio's.",
             micros(saved)
         )),

@@ -217,3 +217,39 @@ fn a_chunked_upload_moves_once_past_64_kib() {
     assert!(String::from_utf8_lossy(&sent).contains(&receipt(&body)));
     assert_eq!(responses(&sent), 2);
 }
+
+/// A large upload trickled a byte at a time while on plain recvs: the pace closes it while
+/// a recv holds its slice, the cancel ends that recv, and only then is the socket closed.
+#[test]
+fn a_trickled_upload_is_closed_by_its_pace_while_its_slice_is_lent() {
+    let mut c = conn_receiving_bulk(BulkRecv::Direct);
+    assert_eq!(ops(&mut c), [Op::Recv]);
+    c.on_data(b"POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 1048576\r\n\r\n", 0);
+    assert_eq!(ops(&mut c), [Op::CancelRecv]);
+    cancel_recv(&mut c, 0);
+    let mut now = 0;
+    let closed = loop {
+        assert_eq!(ops(&mut c), [Op::RecvInto], "tick {now}");
+        for _ in 0..5 {
+            c.on_tick(now, TIMEOUTS);
+            now += 1;
+        }
+        if c.phase() == Phase::Closing {
+            break now;
+        }
+        assert!(now < 100, "a trickle of a byte per 5 ticks was never closed");
+        c.recv_room()[0] = b'u';
+        c.completed(Kind::Recv, false);
+        c.on_recv(1, None, now);
+    };
+    let grace = TIMEOUTS.pace.grace.as_secs();
+    assert!(closed > grace, "closed at tick {closed}, within its grace of {grace}");
+    assert!(c.input.is_lent(), "the premise: closed while the recv holds its slice");
+    assert_eq!(ops(&mut c), [Op::CancelAll]);
+    c.completed(Kind::Cancel, false);
+    assert_eq!(ops(&mut c), [], "no close while the recv may still write its slice");
+    c.completed(Kind::Recv, false);
+    c.on_recv(-libc::ECANCELED, None, now);
+    assert!(!c.input.is_lent() && c.input.is_empty());
+    assert_eq!(ops(&mut c), [Op::Close]);
+}
