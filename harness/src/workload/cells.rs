@@ -97,10 +97,10 @@ impl Tally {
     }
 
     /// The cheapest tokio configuration's cell: the rule's cell against it, named, then
-    /// what the run did not measure of the others ([`Best::caveat`]); where none could be
-    /// chosen, why.
+    /// what the run did not measure of the others ([`Best::caveat`], in full only: the
+    /// brief table leaves the rounds to the full one); where none could be chosen, why.
     pub fn best(&mut self, best: &Best, bound: Option<f64>, behind: Option<String>) -> String {
-        let caveat = best.caveat();
+        let caveat = if self.brief { String::new() } else { best.caveat() };
         match best.contender {
             Some(chosen) => format!(
                 "{} against {}{caveat}",

@@ -70,9 +70,9 @@ fn the_answer_states_where_it_saves_where_not_and_for_a_handler_with_units() {
     );
     assert!(
         text.contains(
-            "\n\n- **Where it saves.** io_uring_server costs less than the cheapest tokio \
-             configuration on 3 of 4 rows (kept-alive requests), typically 2.0 µs of server CPU \
-             per request or connection, 7% of tokio's.\n- **Where it does not.** It ties within \
+            "\n\n- **Where it saves.** io_uring_server costs less than tokio at its cheapest \
+             on 3 of 4 rows (kept-alive requests), typically 2.0 µs per request or \
+             connection, 7% of tokio's.\n- **Where it does not.** It ties within \
              10% on 1 row (kept-alive requests).\n"
         ),
         "{text}"

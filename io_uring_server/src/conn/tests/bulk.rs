@@ -224,7 +224,10 @@ fn a_chunked_upload_moves_once_past_64_kib() {
 fn a_trickled_upload_is_closed_by_its_pace_while_its_slice_is_lent() {
     let mut c = conn_receiving_bulk(BulkRecv::Direct);
     assert_eq!(ops(&mut c), [Op::Recv]);
-    c.on_data(b"POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 1048576\r\n\r\n", 0);
+    c.on_data(
+        b"POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 1048576\r\n\r\n",
+        0,
+    );
     assert_eq!(ops(&mut c), [Op::CancelRecv]);
     cancel_recv(&mut c, 0);
     let mut now = 0;
@@ -243,11 +246,21 @@ fn a_trickled_upload_is_closed_by_its_pace_while_its_slice_is_lent() {
         c.on_recv(1, None, now);
     };
     let grace = TIMEOUTS.pace.grace.as_secs();
-    assert!(closed > grace, "closed at tick {closed}, within its grace of {grace}");
-    assert!(c.input.is_lent(), "the premise: closed while the recv holds its slice");
+    assert!(
+        closed > grace,
+        "closed at tick {closed}, within its grace of {grace}"
+    );
+    assert!(
+        c.input.is_lent(),
+        "the premise: closed while the recv holds its slice"
+    );
     assert_eq!(ops(&mut c), [Op::CancelAll]);
     c.completed(Kind::Cancel, false);
-    assert_eq!(ops(&mut c), [], "no close while the recv may still write its slice");
+    assert_eq!(
+        ops(&mut c),
+        [],
+        "no close while the recv may still write its slice"
+    );
     c.completed(Kind::Recv, false);
     c.on_recv(-libc::ECANCELED, None, now);
     assert!(!c.input.is_lent() && c.input.is_empty());
