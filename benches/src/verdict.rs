@@ -10,6 +10,7 @@
 use harness::machine::Machine;
 use harness::servers::Lineup;
 use harness::settings::Timing;
+use harness::workload::best::configurations;
 use harness::workload::calibrate::calibrate_plan;
 use harness::workload::catalogue::{WORKLOADS, by_name};
 use harness::workload::run::{Entry, Rounds, measure_rounds};
@@ -87,12 +88,35 @@ pub fn measure(lineup: &Lineup, rounds: Rounds) -> Result<WorkloadsReport, Strin
     })
 }
 
-/// Why this short verdict's cells can differ from the full one's.
-const SHORTER: &str = "Its tokio configurations are two, the codec engine and hyper on \
-     the current-thread scheduler: the cheapest is chosen from them, and the fixed rates are \
-     set from them and io_uring_server. The full verdict also has hyper on the multi-thread \
-     scheduler, so the same row may run at another rate there, against another configuration, \
-     and over more rounds: where the two differ, the full verdict decides.";
+/// Why this short verdict's cells can differ from the full one's: the tokio configurations
+/// it measured and those it did not, which the full verdict has
+/// ([`harness::workload::best::configurations`]).
+fn shorter(report: &WorkloadsReport) -> String {
+    let (ran, absent) = configurations(report);
+    let also = match absent.is_empty() {
+        true => String::new(),
+        false => format!(
+            " The full verdict also has {}, so the same row may run at another rate there, \
+             against another configuration (named beside a row where this run lacks it or the \
+             word differs), and over more rounds: where the two differ, the full verdict decides.",
+            and_list(&absent)
+        ),
+    };
+    format!(
+        "Its tokio configurations are {}: the cheapest is chosen from them, and the fixed \
+         rates are set from them and io_uring_server.{also}",
+        and_list(&ran)
+    )
+}
+
+/// "a, b and c".
+fn and_list(items: &[&str]) -> String {
+    match items.split_last() {
+        None => "none".into(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
 
 /// The verdict section at the top of `results/latest.md`: the table, and under it how the
 /// offered rates were set ([`verdict::table_beside`]: beside `full`, the committed full
@@ -101,9 +125,10 @@ pub fn render(report: &WorkloadsReport, full: Option<&WorkloadsReport>) -> Strin
     format!(
         "## Verdict: is io_uring_server worth it here?\n\n{} {} The full verdict, every \
          workload over more rounds with an A/A control: the top of BENCHMARKS.md \
-         (`scripts/workloads.sh`). {SHORTER}\n\n{}\n{}",
+         (`scripts/workloads.sh`). {}\n\n{}\n{}",
         report.provenance("cargo bench"),
         verdict::what_a_cell_is(),
+        shorter(report),
         verdict::table_beside(report, WORKLOADS, full),
         verdict::rates_table(report)
     )
@@ -120,10 +145,10 @@ pub fn headline(report: &WorkloadsReport, full: Option<&WorkloadsReport>) -> Str
          [the verdict](#the-verdict-for-which-workload-is-io_uring-worth-it), each cell \
          {subject} ÷ the baseline as there (lower is better) and the rule's word, its interval \
          and rounds in [results/latest.md](results/latest.md); over fewer rounds and against \
-         two tokio configurations, the codec engine and hyper on the current-thread scheduler, \
-         which with {subject} set the fixed rates: where a cell differs from the full verdict's, \
-         the full verdict decides.\n\n{table}",
+         {ran}, which with {subject} set the fixed rates: where a cell differs from the full \
+         verdict's, the full verdict decides.\n\n{table}",
         provenance = verdict::short_provenance(report, "cargo bench"),
+        ran = and_list(&configurations(report).0),
         subject = SUBJECT.label,
         table = verdict::brief_table(report, WORKLOADS, full)
     )

@@ -5,8 +5,10 @@
 //! `scripts/reproduce_here.sh`, or `scripts/reproduce.sh` from the full run), and the page
 //! is rendered from all of them ([`render`]), each cell's word by the verdict's one rule.
 //! A run made at a commit after which the server code changed is kept, marked as from
-//! older server code ([`harness::stale`]). [`differing_rows`] names the rows whose word
-//! differs between machines, [`held_on`] on how many a row's word held.
+//! older server code ([`harness::stale`]); where one is, a word that differs between the
+//! runs may have changed with the code as well as with the machine, and the page and the
+//! first screen's line ([`first_screen_line`]) say so. [`differing_rows`] names the rows
+//! whose word differs between machines, [`held_on`] on how many a row's word held.
 
 use std::path::Path;
 
@@ -16,6 +18,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::workloads::WorkloadsReport;
 use crate::workloads::judged;
+
+#[path = "machines_said.rs"]
+mod said;
+use said::older_code_said;
+pub use said::{Changed, first_screen_line, older_code};
 
 /// The workloads `scripts/reproduce_here.sh` measures (`--only`, matched as the study
 /// matches: within a name, so "one connection" is also its TLS row).
@@ -57,8 +64,9 @@ pub struct RunRow {
     /// "client-bound", as in the verdict table).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_bound: Option<f64>,
-    /// "woke for most requests" or "servers mostly awake" ([`harness::workload::wakes`]);
-    /// `None` for a run that did not count wake-ups.
+    /// "woke for most requests", "servers mostly awake" or "only io_uring_server woke for
+    /// most requests" ([`harness::workload::wakes`]); `None` for a run that did not count
+    /// wake-ups.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wakes: Option<String>,
 }
@@ -174,9 +182,7 @@ pub fn extract(report: &WorkloadsReport) -> MachineRun {
                 name: row.name(),
                 against: row.best.contender.map(|c| c.label.to_string()),
                 client_bound: row.best_bound(report),
-                wakes: report
-                    .wakefulness(&row.workload, &servers)
-                    .map(|(word, _)| word.describe().to_string()),
+                wakes: report.wake_word(&row.workload, &servers),
                 ratios: row.best.ratios,
             }
         })
@@ -232,44 +238,9 @@ pub fn held_on(runs: &[MachineRun], name: &str, word: Word) -> (usize, usize) {
     (held, measured.len())
 }
 
-/// The first screen's line on the machines: how many runs on how many CPU models the core
-/// rows were measured on, and which rows' words changed with the machine (by name while
-/// that stays under 300 characters, else by count).
-pub fn first_screen_line(runs: &[MachineRun]) -> String {
-    const PAGE: &str = "[results/machines.md](results/machines.md)";
-    let mut models: Vec<&str> = runs.iter().map(|r| r.machine.cpu_model.as_str()).collect();
-    models.sort_unstable();
-    models.dedup();
-    if runs.len() < 2 {
-        return format!(
-            "- **Other machines.** The core rows have been measured on one machine so far ({PAGE})."
-        );
-    }
-    let head = format!(
-        "- **Other machines.** On {} runs of the core rows ({} CPU model{}, {PAGE}),",
-        runs.len(),
-        models.len(),
-        if models.len() == 1 { "" } else { "s" }
-    );
-    let differing = differing_rows(runs);
-    let named = format!(
-        "{head} the word changed with the machine on {}: {}.",
-        differing.len(),
-        differing.join("; ")
-    );
-    match differing.len() {
-        0 => format!("{head} every core row read the same word on each."),
-        _ if named.chars().count() - PAGE.len() < 300 => named,
-        n => format!(
-            "{head} the word changed with the machine on {n} of {} core rows.",
-            CORE_ROWS.len()
-        ),
-    }
-}
-
 /// The page over `runs` (in the order given); `changed` says which server files changed
 /// since a commit (`None`: none did), as the stale check does.
-pub fn render(runs: &[MachineRun], changed: &dyn Fn(&str) -> Option<Vec<String>>) -> String {
+pub fn render(runs: &[MachineRun], changed: Changed) -> String {
     let letters: Vec<char> = ('A'..='Z').take(runs.len()).collect();
     let mut out = String::from(
         "# The core rows on every machine measured\n\n\
@@ -315,11 +286,17 @@ pub fn render(runs: &[MachineRun], changed: &dyn Fn(&str) -> Option<Vec<String>>
         out.push('\n');
     }
     let differing = differing_rows(runs);
-    out.push_str(&match differing.is_empty() {
-        true => "\nNo row's word differs between these machines.\n".to_string(),
-        false => format!(
+    let older = older_code(runs, changed);
+    out.push_str(&match (differing.is_empty(), older.is_empty()) {
+        (true, _) => "\nNo row's word differs between these machines.\n".to_string(),
+        (false, true) => format!(
             "\nRows whose word differs between machines: {}.\n",
             differing.join("; ")
+        ),
+        (false, false) => format!(
+            "\nRows whose word differs between these runs: {}.{}\n",
+            differing.join("; "),
+            older_code_said(&older)
         ),
     });
     out

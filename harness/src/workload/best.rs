@@ -53,6 +53,30 @@ pub fn candidates(workload: &Workload) -> Vec<Contender> {
         .collect()
 }
 
+/// The tokio configurations a row of `report` could be compared with, as (measured,
+/// not measured) labels: every one a tokio user would deploy ([`TOKIO_CONFIGURATIONS`]),
+/// and those a row the report measured has among its candidates
+/// ([`candidates`]: the shared read buffer on idle connections, tokio's
+/// io_uring file path on files), so a short run that left one out can say so where the
+/// full verdict's row compares with it.
+pub fn configurations(report: &WorkloadsReport) -> (Vec<&'static str>, Vec<&'static str>) {
+    let mut all = TOKIO_CONFIGURATIONS.to_vec();
+    let measured = report.workloads();
+    for workload in measured.iter().filter_map(|name| super::catalogue::by_name(name)) {
+        for candidate in candidates(&workload) {
+            if !all.contains(&candidate) {
+                all.push(candidate);
+            }
+        }
+    }
+    let ran = |c: &Contender| report.samples.iter().any(|s| s.contender == c.id);
+    let (ran, not): (Vec<Contender>, Vec<Contender>) = all.into_iter().partition(ran);
+    (
+        ran.iter().map(|c| c.label).collect(),
+        not.iter().map(|c| c.label).collect(),
+    )
+}
+
 /// The candidates of the idle connections' fit: those of any idle workload.
 fn idle_candidates() -> Vec<Contender> {
     candidates(&Workload {

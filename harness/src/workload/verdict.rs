@@ -10,12 +10,12 @@
 
 use std::fmt::Write as _;
 
-use super::best::{Best, HOW_CHOSEN, TOKIO_CONFIGURATIONS};
+use super::best::{Best, HOW_CHOSEN, configurations};
 use super::cells::{Tally, fell_behind};
 use super::offered::{KEEP_UP, VERDICT_PERCENT};
 use super::samples::WorkloadsReport;
 use super::{BASELINES, SUBJECT, Unit, Workload, client_bound, scope};
-use crate::judge;
+use crate::judge::{self, ControlCount};
 use crate::output::Doc;
 use crate::servers::{AA_CONTROL, TOKIO_CODEC_SHARED};
 
@@ -135,6 +135,12 @@ pub fn brief_table(
     table_in(report, workloads, Doc::Benchmarks, true, full)
 }
 
+/// How the A/A control's cells of the table over `workloads` read ([`ControlCount`]): the
+/// count the line under [`brief_table`] gives, for a view that names it elsewhere.
+pub fn control_count(report: &WorkloadsReport, workloads: &[Workload]) -> ControlCount {
+    counted_table(report, workloads, Doc::Benchmarks, true, None).1
+}
+
 fn table_in(
     report: &WorkloadsReport,
     workloads: &[Workload],
@@ -142,6 +148,17 @@ fn table_in(
     brief: bool,
     full: Option<&WorkloadsReport>,
 ) -> String {
+    counted_table(report, workloads, doc, brief, full).0
+}
+
+/// The table and how its A/A control's cells read.
+fn counted_table(
+    report: &WorkloadsReport,
+    workloads: &[Workload],
+    doc: Doc,
+    brief: bool,
+    full: Option<&WorkloadsReport>,
+) -> (String, ControlCount) {
     let control = report.samples.iter().any(|s| s.contender == AA_CONTROL.id);
     let header = headers();
     let (aa_head, aa_rule) = if control {
@@ -174,7 +191,7 @@ fn table_in(
             };
             let bound = report.client_bound(workload.name);
             let behind = |pair| fell_behind(report, workload.name, pair);
-            let note = super::beside::note(report, full, workload, unit);
+            let note = super::beside::note(report, full, workload, unit, brief);
             let mut cells = vec![match best.contender {
                 Some(c) => tally.best(&best, bound, behind((SUBJECT.id, c.id))) + &note,
                 None => tally.best(&best, None, None),
@@ -259,7 +276,7 @@ fn table_in(
     out.push('\n');
     out.push_str(&idle_control(report));
     out.push_str(&offered_rates_in(report, doc));
-    out
+    (out, tally.aa)
 }
 
 /// The paragraph on how the fixed rates were set: in full in a results file
@@ -313,13 +330,9 @@ pub fn not_measured_sentence(report: &WorkloadsReport) -> String {
 }
 
 /// " (not in this run: tokio_server (hyper, multi-thread))": the tokio configurations the
-/// report never measured, which no row could choose.
+/// report never measured ([`super::best::configurations`]), which no row could choose.
 fn absent(report: &WorkloadsReport) -> String {
-    let absent: Vec<&str> = TOKIO_CONFIGURATIONS
-        .iter()
-        .filter(|c| !report.samples.iter().any(|s| s.contender == c.id))
-        .map(|c| c.label)
-        .collect();
+    let (_, absent) = configurations(report);
     match absent.is_empty() {
         true => String::new(),
         false => format!(" (not in this run: {})", absent.join(", ")),

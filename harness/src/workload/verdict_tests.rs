@@ -236,12 +236,46 @@ fn a_row_says_whether_its_servers_woke_for_most_requests_where_the_run_counted()
         sample.wakeups_per_request = Some(if sample.contender == SUBJECT.id { 0.9 } else { 0.1 });
     }
     let table = table(&counted, &echo(), Doc::Results);
+    // Only io_uring_server woke for most requests: the label says which.
     assert!(
         table.contains(
-            "| 64 KiB echo at a fixed rate (woke for most requests: io_uring_server 0.90, \
-             tokio_server (hyper) 0.10 wake-ups per request) |"
+            "| 64 KiB echo at a fixed rate (only io_uring_server woke for most requests: \
+             io_uring_server 0.90, tokio_server (hyper) 0.10 wake-ups per request) |"
         ),
         "{table}"
     );
     assert!(table.contains("at least 0.5 wake-ups"), "{table}");
+    for sample in &mut counted.samples {
+        sample.wakeups_per_request = Some(0.9);
+    }
+    let both = super::table(&counted, &echo(), Doc::Results);
+    assert!(
+        both.contains(
+            "| 64 KiB echo at a fixed rate (woke for most requests: io_uring_server 0.90, \
+             tokio_server (hyper) 0.90 wake-ups per request) |"
+        ),
+        "{both}"
+    );
+}
+
+#[test]
+fn a_run_without_an_engine_a_row_of_it_could_choose_says_so() {
+    // Idle connections measured against the codec engine and hyper only: the shared
+    // buffer, a candidate on idle connections, is named as not in this run.
+    let five = super::super::catalogue::by_name("5k idle connections").unwrap();
+    let samples = (0..3)
+        .flat_map(|round| {
+            [
+                (SUBJECT.id, 2400.0),
+                (BASELINES[0].id, 8600.0),
+                (BASELINES[1].id, 15000.0),
+            ]
+            .map(|(id, bytes)| Sample::example(five.name, id, round, bytes))
+        })
+        .collect();
+    let table = table(&WorkloadsReport::over(samples), &[five], Doc::Results);
+    assert!(
+        table.contains("tokio_server (hyper, multi-thread), tokio_server (codec, shared buffer))"),
+        "{table}"
+    );
 }

@@ -20,28 +20,36 @@ pub enum Wakefulness {
     /// Every server compared had fewer than [`WAKES_PER_REQUEST`]: a backlog at each
     /// wake-up.
     MostlyAwake,
-    /// At least one of them woke for most requests: the row depends on the machine's
+    /// Every one of them woke for most requests: the row depends on the machine's
     /// wake-up cost.
     WokePerRequest,
+    /// Some of them woke for most requests and the others were mostly awake: the row
+    /// depends on the machine's wake-up cost, for those that woke ([`WorkloadsReport::wake_word`]
+    /// names them).
+    SomeWoke,
 }
 
 impl Wakefulness {
     /// Of the servers' median wake-ups per request; `None` where none was counted.
     pub fn of(wakeups: &[f64]) -> Option<Wakefulness> {
-        let most = wakeups
-            .iter()
-            .copied()
-            .fold(None, |m: Option<f64>, w| Some(m.map_or(w, |m| m.max(w))))?;
-        Some(match most >= WAKES_PER_REQUEST {
-            true => Wakefulness::WokePerRequest,
-            false => Wakefulness::MostlyAwake,
+        if wakeups.is_empty() {
+            return None;
+        }
+        let woke = wakeups.iter().filter(|w| **w >= WAKES_PER_REQUEST).count();
+        Some(match woke {
+            0 => Wakefulness::MostlyAwake,
+            n if n == wakeups.len() => Wakefulness::WokePerRequest,
+            _ => Wakefulness::SomeWoke,
         })
     }
 
+    /// The word without the servers' names ("only some woke for most requests" where they
+    /// differ; [`WorkloadsReport::wake_word`] names them).
     pub fn describe(self) -> &'static str {
         match self {
             Wakefulness::MostlyAwake => "servers mostly awake",
             Wakefulness::WokePerRequest => "woke for most requests",
+            Wakefulness::SomeWoke => "only some woke for most requests",
         }
     }
 }
@@ -62,7 +70,8 @@ impl WorkloadsReport {
                  configuration woke for most requests (at least {WAKES_PER_REQUEST} wake-ups, \
                  their threads' voluntary context switches, per request, the median over the \
                  rounds: such a row depends on what a wake-up costs on the machine, \
-                 results/machines.md) or were mostly awake, finding a backlog at each wake-up."
+                 results/machines.md), were mostly awake, finding a backlog at each wake-up, \
+                 or, where the two differ, which one woke for most requests."
             ),
             false => "Wake-ups per request: not recorded in this run.".into(),
         }
@@ -95,17 +104,47 @@ impl WorkloadsReport {
         Some((Wakefulness::of(&figures)?, each))
     }
 
+    /// "woke for most requests", "servers mostly awake", or where the servers differ
+    /// "only io_uring_server woke for most requests": how `workload`'s servers `contenders`
+    /// (ids, labels) met its requests, naming the ones that woke where not all did; `None`
+    /// where the run counted none.
+    pub fn wake_word(&self, workload: &str, contenders: &[(&str, &str)]) -> Option<String> {
+        let (word, each) = self.wakefulness(workload, contenders)?;
+        Some(named(word, &each))
+    }
+
     /// "woke for most requests: io_uring_server 0.98, tokio_server (codec) 1.00 wake-ups
-    /// per request" for a row's label, or "wake-ups not recorded" in a run from before
-    /// they were counted.
+    /// per request" for a row's label ("only io_uring_server woke for most requests: ..."
+    /// where the servers differ: [`Self::wake_word`]), or "wake-ups not recorded" in a run
+    /// from before they were counted.
     pub fn wake_label(&self, workload: &str, contenders: &[(&str, &str)]) -> String {
         match self.wakefulness(workload, contenders) {
             Some((word, each)) => {
                 let figures: Vec<String> = each.iter().map(|(label, w)| format!("{label} {w:.2}")).collect();
-                format!("{}: {} wake-ups per request", word.describe(), figures.join(", "))
+                format!(
+                    "{}: {} wake-ups per request",
+                    named(word, &each),
+                    figures.join(", ")
+                )
             }
             None => "wake-ups not recorded".into(),
         }
+    }
+}
+
+/// `word` as a row says it, naming the servers of `each` (label, wake-ups per request)
+/// that woke for most requests where only some did.
+fn named(word: Wakefulness, each: &[(String, f64)]) -> String {
+    match word {
+        Wakefulness::SomeWoke => {
+            let woke: Vec<&str> = each
+                .iter()
+                .filter(|(_, w)| *w >= WAKES_PER_REQUEST)
+                .map(|(label, _)| label.as_str())
+                .collect();
+            format!("only {} woke for most requests", woke.join(" and "))
+        }
+        word => word.describe().to_string(),
     }
 }
 
@@ -122,9 +161,11 @@ mod tests {
     }
 
     #[test]
-    fn a_row_woke_per_request_where_one_server_did_half_the_time_or_more() {
+    fn a_row_woke_per_request_where_its_servers_did_half_the_time_or_more() {
         assert_eq!(Wakefulness::of(&[0.1, 0.49]), Some(Wakefulness::MostlyAwake));
-        assert_eq!(Wakefulness::of(&[0.1, 0.5]), Some(Wakefulness::WokePerRequest));
+        assert_eq!(Wakefulness::of(&[0.5, 1.0]), Some(Wakefulness::WokePerRequest));
+        // One woke, the other did not: not the same as both waking.
+        assert_eq!(Wakefulness::of(&[0.1, 0.5]), Some(Wakefulness::SomeWoke));
         assert_eq!(Wakefulness::of(&[]), None);
     }
 
@@ -141,9 +182,15 @@ mod tests {
             ("io_uring", "io_uring_server"),
             ("tokio_codec", "tokio_server (codec)"),
         ];
+        // Only io_uring_server woke for most requests: the label names it, not "woke".
         assert_eq!(
             report.wake_label("one connection", &servers),
-            "woke for most requests: io_uring_server 1.00, tokio_server (codec) 0.20 wake-ups per request"
+            "only io_uring_server woke for most requests: io_uring_server 1.00, \
+             tokio_server (codec) 0.20 wake-ups per request"
+        );
+        assert_eq!(
+            report.wake_word("one connection", &servers).as_deref(),
+            Some("only io_uring_server woke for most requests")
         );
         assert_eq!(report.wake_label("keep-alive", &servers), "wake-ups not recorded");
         assert!(report.wakes_sentence().contains("at least 0.5 wake-ups"));

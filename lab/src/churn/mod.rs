@@ -172,6 +172,15 @@ impl ChurnReport {
         rounds::ratios(&by_round(SUBJECT.id), &by_round(baseline))
     }
 
+    /// The subject ÷ the A/A control at every point measured, per round, one cell per
+    /// point: what its table's count of the control reads and the workloads answer names.
+    pub fn control_cells(&self) -> Vec<Vec<f64>> {
+        self.points()
+            .iter()
+            .map(|p| self.ratios(p, AA_CONTROL.id))
+            .collect()
+    }
+
     /// The points measured, in plan order.
     pub fn points(&self) -> Vec<ChurnPoint> {
         rounds::first_seen(self.samples.iter().map(|s| s.point))

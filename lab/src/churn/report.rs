@@ -141,12 +141,7 @@ fn ratio_table(report: &ChurnReport, brief: bool) -> String {
             cells.join(" | ")
         );
     }
-    let controls: Vec<Vec<f64>> = report
-        .points()
-        .iter()
-        .map(|p| report.ratios(p, AA_CONTROL.id))
-        .collect();
-    let _ = writeln!(out, "\n{}", judge::control_tally(&controls));
+    let _ = writeln!(out, "\n{}", judge::control_tally(&report.control_cells()));
     out
 }
 

@@ -101,12 +101,13 @@ pub fn lines(workload: &Workload, profiles: &[&Profile], verdict: Option<&Worklo
     if let Some((ratio, estimate)) = ratio.zip(Estimate::of(&ratios))
         && disagrees(ratio, &estimate)
     {
+        let digits = digits_apart(ratio, estimate.low, estimate.high);
         let _ = writeln!(
             out,
-            "This profile's io_uring_server ÷ tokio codec ({ratio:.2}) lies outside the \
-             verdict's 95% interval ({:.2}-{:.2}): the two disagree, and the verdict's rounds \
-             decide; read the categories above as where one run's CPU went, not as the size \
-             of the difference.\n",
+            "This profile's io_uring_server ÷ tokio codec ({ratio:.digits$}) lies outside the \
+             verdict's 95% interval ({:.digits$}-{:.digits$}): the two disagree, and the \
+             verdict's rounds decide; read the categories above as where one run's CPU went, \
+             not as the size of the difference.\n",
             estimate.low, estimate.high
         );
     }
@@ -144,6 +145,19 @@ pub fn profile_ratio(profiles: &[&Profile]) -> Option<f64> {
     };
     let (subject, baseline) = (total(IO_URING.id)?, total(TOKIO_CODEC.id)?);
     (baseline > 0.0).then(|| subject / baseline)
+}
+
+/// The fewest decimals (2 to 6) at which `ratio`, written, lies visibly outside the
+/// interval `low`-`high` written alike: 2, unless rounding puts it on an edge ("0.75 lies
+/// outside (0.75-0.76)" reads false; "0.749 lies outside (0.751-0.762)" does not).
+pub fn digits_apart(ratio: f64, low: f64, high: f64) -> usize {
+    let written = |value: f64, digits: usize| format!("{value:.digits$}").parse::<f64>().unwrap_or(value);
+    (2..=6)
+        .find(|&d| {
+            let (r, l, h) = (written(ratio, d), written(low, d), written(high, d));
+            r < l || r > h
+        })
+        .unwrap_or(6)
 }
 
 /// Whether a profile's `ratio` lies outside the verdict cell's 95% interval.
@@ -231,6 +245,16 @@ mod tests {
             .for_each(|s| s.client_busy = Some(0.95));
         let cell = verdict_cell(&WORKLOADS[0], Some(&WorkloadsReport::over(busy))).unwrap();
         assert!(cell.ends_with("*client-bound* (client 95% busy)"), "{cell}");
+    }
+
+    #[test]
+    fn a_ratio_outside_the_interval_is_written_with_the_digits_that_show_it() {
+        // Two decimals where they show it apart.
+        assert_eq!(digits_apart(0.80, 0.85, 0.90), 2);
+        assert_eq!(digits_apart(1.09, 0.95, 0.98), 2);
+        // 0.7496 beside 0.7512-0.7600: "0.75 lies outside (0.75-0.76)" reads false.
+        assert_eq!(digits_apart(0.7496, 0.7512, 0.76), 3);
+        assert_eq!(digits_apart(0.76004, 0.75, 0.76001), 5);
     }
 
     #[test]

@@ -9,11 +9,12 @@
 use std::path::Path;
 
 use crate::workloads::answer_lines::{keeps, left_out, not_measured};
+use crate::workloads::control::Elsewhere;
 use crate::workloads::first_lines::{answer, facts};
 use crate::workloads::judged::{self, Row};
 pub(crate) use crate::workloads::reading::{Against, Reading, reading};
 use crate::workloads::{Shape, Unit, WorkloadsReport};
-use harness::judge::{Estimate, Word};
+use harness::judge::{ControlCount, Estimate, Word};
 use harness::output::{replace_between, write};
 use harness::workload::offered::base;
 
@@ -24,9 +25,10 @@ pub const END: &str = "<!-- END ANSWER -->";
 /// [`super::first_screen`]).
 const DOCUMENTS: [&str; 1] = ["BENCHMARKS.md"];
 
-/// Rewrites the answer block of every document in [`DOCUMENTS`].
+/// Rewrites the answer block of every document in [`DOCUMENTS`], its line on the A/A
+/// control naming the other studies' (their results files under `results/`).
 pub fn write_blocks(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
-    let block = render(report);
+    let block = render_beside(report, &super::control::studies(&workspace.join("results")));
     for name in DOCUMENTS {
         let path = workspace.join(name);
         let document = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -42,6 +44,12 @@ pub fn write_blocks(workspace: &Path, report: &WorkloadsReport) -> Result<(), St
 /// the further answers (the I/O model alone, a ready runtime, TLS, the A/A control, the
 /// measures that are not rows), the picture and a link to the terms.
 pub fn render(report: &WorkloadsReport) -> String {
+    render_beside(report, &[])
+}
+
+/// [`render`], the line on the A/A control naming `studies`' too (each other study's,
+/// [`super::control::studies`]).
+pub fn render_beside(report: &WorkloadsReport, studies: &[Elsewhere]) -> String {
     let machine = &report.machine;
     let mut rows: Vec<Row> = judged::rows(report)
         .into_iter()
@@ -59,8 +67,27 @@ pub fn render(report: &WorkloadsReport) -> String {
         machine.cpu_and_wake_up(),
         machine.kernel,
         machine.logical_cores,
-        in_words(report, &rows),
+        in_words(report, &rows, studies),
     )
+}
+
+/// The A/A controls of `report` beside the verdict's, counted as the lines under their
+/// tables count them (the feature rows, the rows beyond the verdict), then `studies`.
+fn elsewhere(report: &WorkloadsReport, studies: &[Elsewhere]) -> Vec<Elsewhere> {
+    let features = super::features::control_cells(report);
+    let features = (!features.is_empty()).then(|| {
+        Elsewhere::Counted(
+            "the feature rows".into(),
+            ControlCount::of(features.iter().map(Vec::as_slice)),
+        )
+    });
+    let further = super::further_rows::control_count(report)
+        .map(|count| Elsewhere::Counted("the rows beyond the verdict (large bodies, files)".into(), count));
+    features
+        .into_iter()
+        .chain(further)
+        .chain(studies.iter().cloned())
+        .collect()
 }
 
 /// Each judged row's name and the A/A control's estimate on it.
@@ -103,7 +130,7 @@ fn clauses(report: &WorkloadsReport, rows: &[Row], against: &dyn Fn(&Row) -> Aga
 /// The answer in sentences: the first screen's (where it saves against each row's
 /// cheapest tokio configuration, where not, for a handler), a link to the verdict's table,
 /// then the further answers, one line each.
-fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
+fn in_words(report: &WorkloadsReport, rows: &[Row], studies: &[Elsewhere]) -> String {
     let answer = answer(&facts(report, rows));
     // The verdict's codec column, row for row, as its table and the runtimes' tally read it.
     let codec = clauses(report, rows, &|row| {
@@ -131,7 +158,10 @@ fn in_words(report: &WorkloadsReport, rows: &[Row]) -> String {
         ),
         ("What a ready runtime keeps.", keeps(report, rows)),
         ("Over TLS.", super::over_tls::sentence(report, rows)),
-        ("The control.", super::control::sentence(&controls(report, rows))),
+        (
+            "The control.",
+            super::control::sentence(&controls(report, rows), &elsewhere(report, studies)),
+        ),
         ("Not rows.", left_out(report)),
     ]
     .into_iter()

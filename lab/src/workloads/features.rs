@@ -226,7 +226,7 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
         true => writeln!(out, "{HEAD}\n|---|---|---|---|"),
         false => writeln!(out, "{HEAD} what it changes |\n|---|---|---|---|---|"),
     };
-    let (mut ties, mut controls) = (Vec::new(), Vec::new());
+    let mut ties = Vec::new();
     let measured = report.workloads();
     for (workload, contenders) in lineup() {
         let default = report.values(workload.name, IO_URING.id);
@@ -241,7 +241,6 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
             };
             let label = report.rate_label(&workload);
             if brief && *contender == AA_CONTROL {
-                controls.push(ratios);
                 continue;
             }
             if brief && Word::judge(&ratios) == Word::Ties {
@@ -275,7 +274,8 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
                 ties.join(", ")
             );
         }
-        if controls.iter().any(|c| !c.is_empty()) {
+        let controls = control_cells(report);
+        if !controls.is_empty() {
             let _ = writeln!(out, "\n{}", judge::control_tally(&controls));
         }
         let _ = writeln!(
@@ -284,6 +284,21 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
         );
     }
     out
+}
+
+/// The A/A control's cells of the feature rows: per workload with feature rows, the
+/// control ÷ io_uring_server with default flags, per round, where it ran; what the line
+/// under BENCHMARKS.md's feature table counts, and the answer names.
+pub fn control_cells(report: &WorkloadsReport) -> Vec<Vec<f64>> {
+    lineup()
+        .into_iter()
+        .filter(|(_, contenders)| contenders.contains(&AA_CONTROL))
+        .map(|(workload, _)| {
+            let default = report.values(workload.name, IO_URING.id);
+            harness::rounds::ratios(&report.values(workload.name, AA_CONTROL.id), &default)
+        })
+        .filter(|ratios| !ratios.is_empty())
+        .collect()
 }
 
 #[cfg(test)]

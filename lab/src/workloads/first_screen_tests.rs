@@ -207,3 +207,48 @@ fn a_kind_is_shown_by_its_most_common_word_and_its_measures_are_named_apart() {
     );
     assert_shape(&text);
 }
+
+#[test]
+fn the_saving_is_said_as_computed() {
+    let text = render(&report(2.0, 2.0));
+    assert!(
+        text.contains(
+            "A saving is the cheapest tokio configuration's median figure times one minus the \
+             geometric mean of the per-round ratios (io_uring_server ÷ it)."
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("A saving is of"), "{text}");
+    // The 10 µs handler row: the codec engine's median 30 µs, every round's ratio 28/30.
+    assert!(
+        text.contains("| keep-alive, 10 µs handler | −2.0 µs per request | −7% |"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_row_whose_whole_machine_cpu_points_the_other_way_is_marked() {
+    let mut report = report(2.0, 2.0);
+    for sample in &mut report.samples {
+        let server = sample.value.unwrap_or(0.0);
+        sample.machine_cpu_us = match (sample.workload.as_str(), sample.contender.as_str()) {
+            // io_uring_server saves server CPU here, but costs the whole machine 25% more.
+            ("keep-alive, 10 µs handler at a fixed rate", id) if id == SUBJECT.id => Some(50.0),
+            ("keep-alive, 10 µs handler at a fixed rate", _) => Some(40.0),
+            _ => Some(server * 2.0),
+        };
+    }
+    let text = render(&report);
+    assert!(
+        text.contains(
+            "| keep-alive, 10 µs handler | −2.0 µs per request | −7% | *wins* (whole-machine CPU \
+             points the other way: 1.25) |"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("| keep-alive, 100 µs handler | −2.0 µs per request | −2% | *wins* |"),
+        "{text}"
+    );
+    assert_shape(&text);
+}

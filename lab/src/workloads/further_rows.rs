@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::workloads::{Shape, Workload, WorkloadsReport, measured_workloads};
-use harness::judge;
+use harness::judge::{self, ControlCount};
 use harness::output::rewrite_benchmarks_section;
 use harness::rounds::{ratios, spread};
 use harness::servers::{TOKIO_CODEC, TOKIO_CODEC_IO_URING_FS};
@@ -97,6 +97,27 @@ fn not_measured(rows: &[Workload]) -> String {
 /// are theirs), without the verdict's idle fit, the rates of other rows or the verdict
 /// rows a run lacks; `None` where `report` measured none of them.
 fn rows_table(report: &WorkloadsReport, rows: &[Workload]) -> Option<String> {
+    Some(verdict::brief_table(&theirs(report, rows)?, rows, None))
+}
+
+/// How the A/A control read on the rows beyond the verdict, both sections' tables
+/// together, as the lines under them count it; `None` where `report` measured none.
+pub fn control_count(report: &WorkloadsReport) -> Option<ControlCount> {
+    let counts: Vec<ControlCount> = [further::echo_rows(), further::file_rows()]
+        .iter()
+        .filter_map(|rows| Some(verdict::control_count(&theirs(report, rows)?, rows)))
+        .collect();
+    (!counts.is_empty()).then(|| ControlCount {
+        ties: counts.iter().map(|c| c.ties).sum(),
+        called: counts.iter().map(|c| c.called).sum(),
+        undecided: counts.iter().map(|c| c.undecided).sum(),
+    })
+}
+
+/// `report` as a table over `rows` reads it: every sample but the idle ones (whose fit is
+/// a verdict row of its own), no list of judged rows (so no verdict row reads as missing)
+/// and the calibrations of `rows` alone; `None` where it measured none of them.
+fn theirs(report: &WorkloadsReport, rows: &[Workload]) -> Option<WorkloadsReport> {
     let names: Vec<&str> = rows.iter().map(|w| w.name).collect();
     let bases: Vec<&str> = rows
         .iter()
@@ -113,15 +134,13 @@ fn rows_table(report: &WorkloadsReport, rows: &[Workload]) -> Option<String> {
         return None;
     }
     let idle = |name: &str| by_name(name).is_some_and(|w| matches!(w.shape, Shape::Idle { .. }));
-    let theirs = WorkloadsReport {
-        // Every sample but the idle ones, whose fit is a verdict row of its own.
+    Some(WorkloadsReport {
         samples: report
             .samples
             .iter()
             .filter(|s| !idle(&s.workload))
             .cloned()
             .collect(),
-        // Their own rows only: no verdict row reads as missing from this table.
         judged: None,
         calibrations: report
             .calibrations
@@ -130,8 +149,7 @@ fn rows_table(report: &WorkloadsReport, rows: &[Workload]) -> Option<String> {
             .cloned()
             .collect(),
         ..report.clone()
-    };
-    Some(verdict::brief_table(&theirs, rows, None))
+    })
 }
 
 /// Per server, its CPU per request with the body chunked ÷ with Content-Length, each at

@@ -41,10 +41,12 @@ pub struct Fact {
     /// The kind of load ("kept-alive requests", "files"): [`kind`].
     pub kind: &'static str,
     pub unit: Unit,
-    /// What io_uring_server saves of the cheapest tokio configuration's median figure,
-    /// in the row's unit (negative: what it costs more).
+    /// What io_uring_server saves: the cheapest tokio configuration's median figure times
+    /// one minus the geometric mean of the per-round ratios (io_uring_server ÷ it), in the
+    /// row's unit (negative: what it costs more); not a difference of the two medians.
     pub saved: Option<f64>,
-    /// The same as a share of that figure, in % (negative: it costs more).
+    /// The same as a share of that figure, in %: one minus the geometric mean, times 100
+    /// (negative: it costs more).
     pub percent: Option<f64>,
     /// How the rule reads the row.
     pub reading: Reading,
