@@ -3,8 +3,7 @@
 //! figure is a capacity), a load the client cannot offer at a fixed rate (pipelining), a
 //! measure the client cannot make honestly on this machine (requests/s with a few busy
 //! connections). The sentences a verdict says about them ([`left_out`]; which of its rows a
-//! run lacks: [`super::verdict::not_measured`]); where another study measures exactly a
-//! verdict workload's load, the cell that says so ([`decided_in_the_verdict`]).
+//! run lacks: [`super::verdict::not_measured`]).
 
 use super::catalogue::WORKLOADS;
 use super::offered::VERDICT_PERCENT;
@@ -70,59 +69,10 @@ pub fn left_out() -> String {
     )
 }
 
-/// Where another study measures exactly a verdict workload's load: the cell that says so
-/// instead of a second answer to the same question (one generator per claim). Where that
-/// load is a capacity whose cost the verdict judges at a fixed rate, the cell names the
-/// fixed-rate row; `None` for a load the verdict does not judge in any form.
-pub fn decided_in_the_verdict(shape: Shape) -> Option<String> {
-    let workload = WORKLOADS.iter().find(|w| w.shape == shape)?;
-    if in_verdict(workload) {
-        return Some(format!("the verdict's row (*{}*, the same load)", workload.name));
-    }
-    let row = WORKLOADS
-        .iter()
-        .find(|w| matches!(w.shape, Shape::Offered { of, .. } if of == workload.name))?;
-    Some(format!(
-        "a capacity; its cost is the verdict's row *{}*",
-        row.name
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::workload::catalogue::by_name;
-
-    #[test]
-    fn only_a_verdict_load_is_referred_to_the_verdict() {
-        let echo = Shape::Echo {
-            bytes: 64 << 10,
-            connections: 16,
-            chunk: None,
-        };
-        let said = decided_in_the_verdict(echo).unwrap();
-        assert_eq!(
-            said,
-            "a capacity; its cost is the verdict's row *64 KiB echo at a fixed rate*"
-        );
-        let one = decided_in_the_verdict(Shape::OneConnection {
-            tls: false,
-            busy_poll: false,
-        })
-        .unwrap();
-        assert!(one.contains("(*one connection*, the same load)"), "{one}");
-        let pipelined = Shape::Pipelined {
-            connections: 64,
-            depth: 16,
-        };
-        assert_eq!(decided_in_the_verdict(pipelined), None);
-        let other = Shape::Echo {
-            bytes: 64 << 10,
-            connections: 4,
-            chunk: None,
-        };
-        assert_eq!(decided_in_the_verdict(other), None);
-    }
 
     #[test]
     fn every_verdict_row_is_a_fixed_rate_or_an_unsaturated_measure() {

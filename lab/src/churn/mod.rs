@@ -4,8 +4,9 @@
 //! balanced order, with an A/A control.
 //! The workloads study has one closed-loop point and one fixed rate per pattern (its 50%
 //! load, the verdict's); this one shows how the cost of a connection moves with the load.
-//! This module names the points and holds the samples; `measure` runs one point, `report`
-//! renders them and `plot` draws them.
+//! This module names the points and holds the samples; `measure` runs one point, `reading`
+//! says what a cell may claim (a cost only at a fixed rate), `report` renders them and
+//! `plot` draws them.
 
 use std::net::IpAddr;
 
@@ -19,6 +20,7 @@ use harness::servers::{AA_CONTROL, Contender, IO_URING, TOKIO_CODEC, TOKIO_HYPER
 
 pub mod measure;
 pub mod plot;
+pub mod reading;
 pub mod report;
 
 /// Both who-closes patterns, in the order the study runs them.
@@ -170,15 +172,6 @@ impl ChurnReport {
                 .collect::<Vec<_>>()
         };
         rounds::ratios(&by_round(SUBJECT.id), &by_round(baseline))
-    }
-
-    /// The subject ÷ the A/A control at every point measured, per round, one cell per
-    /// point: what its table's count of the control reads and the workloads answer names.
-    pub fn control_cells(&self) -> Vec<Vec<f64>> {
-        self.points()
-            .iter()
-            .map(|p| self.ratios(p, AA_CONTROL.id))
-            .collect()
     }
 
     /// The points measured, in plan order.

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::net::IpAddr;
 use std::path::Path;
 
+use crate::churn::reading;
 use crate::churn::{
     BASELINES, ChurnPoint, ChurnReport, Drive, OPEN_LOOP_CLIENTS, PATTERNS, RATE_HELD, SUBJECT, pattern_name,
     plot,
@@ -12,11 +13,9 @@ use crate::churn::{
 use harness::judge;
 use harness::output::{Doc, rewrite_benchmarks_section, write_json};
 use harness::rounds::{self, median, spread};
+use harness::servers::ANCHORS;
 use harness::servers::nginx::ANCHOR_NOTE;
-use harness::servers::{AA_CONTROL, ANCHORS};
 use harness::usage::{CLIENT_SATURATED, lateness_cause};
-use harness::workload::Shape;
-use harness::workload::scope::decided_in_the_verdict;
 
 pub const BEGIN: &str = "<!-- BEGIN CHURN: scripts/churn.sh rewrites this section -->";
 pub const END: &str = "<!-- END CHURN -->";
@@ -72,9 +71,9 @@ pub fn summary(report: &ChurnReport, doc: Doc) -> String {
     if doc == Doc::Benchmarks {
         let _ = writeln!(
             out,
-            "{}\n\nEach cell is {}'s server CPU per connection ÷ the baseline's, lower is \
-             better: the geometric mean of the per-round ratios and the rule's word. Intervals, \
-             rounds and details: [{prefix}churn.md]({prefix}churn.md).\n",
+            "{}\n\nEach open-loop cell is {}'s server CPU per connection ÷ the baseline's, \
+             lower is better: the geometric mean of the per-round ratios and the rule's word. \
+             Intervals, rounds and details: [{prefix}churn.md]({prefix}churn.md).\n",
             rounds::short_provenance(
                 "scripts/churn.sh",
                 &report.machine,
@@ -99,7 +98,7 @@ pub fn summary(report: &ChurnReport, doc: Doc) -> String {
          is done. Open loop: a fixed rate of connections shared by {OPEN_LOOP_CLIENTS} clients, \
          each timed from when it was due (corrected for coordinated omission), after a \
          {} s warm-up before each measured window (each slice) kept out of the figures. Latency: from the connect to the answer's last \
-         byte. Server CPU per connection: over the whole run; whole-machine CPU: every CPU over the same run, server, client and kernel together, less the idle machine. Source addresses: {}. Errors: \
+         byte. Server CPU per connection: over the whole run; whole-machine CPU: every CPU over the same run, server, client and kernel together, less the idle machine, shown only at a load where no round read it below the server's own. Source addresses: {}. Errors: \
          none; loadgen counts failed connections by kind (connect, write, read, timeout, \
          status, body) and any one fails the study, so every point here completed with zero \
          of each. Details: [{prefix}churn.md]({prefix}churn.md).\n",
@@ -109,16 +108,17 @@ pub fn summary(report: &ChurnReport, doc: Doc) -> String {
     );
     let _ = writeln!(
         out,
-        "Each cell is {}'s server CPU per connection ÷ the baseline's, lower is better, per \
-         round. {}\n",
+        "Each open-loop cell is {}'s server CPU per connection ÷ the baseline's, lower is \
+         better, per round. {}\n",
         SUBJECT.label,
         judge::METHOD,
     );
     out + &ratio_table(report, false)
 }
 
-/// io_uring_server ÷ each baseline at every point, and how often the A/A control tied;
-/// in `brief`, each cell its ratio and word ([`judge::brief_cell`]).
+/// io_uring_server ÷ each baseline at every fixed rate and each one's capacity in every
+/// closed loop, then how those cells read and how often the A/A control tied; in `brief`,
+/// each cost its ratio and word ([`judge::brief_cell`]).
 fn ratio_table(report: &ChurnReport, brief: bool) -> String {
     let mut out = String::new();
     let header: Vec<String> = BASELINES.iter().map(|b| format!("÷ {}", b.label)).collect();
@@ -127,11 +127,7 @@ fn ratio_table(report: &ChurnReport, brief: bool) -> String {
     for point in report.points() {
         let cells: Vec<String> = BASELINES
             .iter()
-            .map(|b| match verdict_claim(&point) {
-                Some(claim) if b.id != AA_CONTROL.id => claim,
-                _ if brief => judge::brief_cell(&report.ratios(&point, b.id)),
-                _ => judge::cell(&report.ratios(&point, b.id)),
-            })
+            .map(|b| report.reading(&point, b.id).cell(brief))
             .collect();
         let _ = writeln!(
             out,
@@ -141,19 +137,9 @@ fn ratio_table(report: &ChurnReport, brief: bool) -> String {
             cells.join(" | ")
         );
     }
-    let _ = writeln!(out, "\n{}", judge::control_tally(&report.control_cells()));
+    let _ = writeln!(out, "\n{}\n", reading::note());
+    let _ = writeln!(out, "{}", judge::control_tally(&report.control_cells()));
     out
-}
-
-/// The verdict's own cell where this point is one of its churn workloads.
-fn verdict_claim(point: &ChurnPoint) -> Option<String> {
-    match point.drive {
-        Drive::Closed { clients } => decided_in_the_verdict(Shape::Churn {
-            closes: point.closes,
-            clients,
-        }),
-        Drive::Open { .. } => None,
-    }
 }
 
 /// "closed, 8 clients" or "open, 2,500 connections/s".
@@ -227,7 +213,12 @@ fn detail(out: &mut String, report: &ChurnReport, points: &[ChurnPoint]) {
         columns.join(" | "),
         "---|".repeat(columns.len())
     );
+    let mut unreliable = Vec::new();
     for point in points {
+        let machine_reliable = report.machine_cpu_reliable(point);
+        if !machine_reliable {
+            unreliable.push(point.load_name());
+        }
         for (id, label) in report.contenders() {
             let samples: Vec<_> = report.of(point, &id).collect();
             if samples.is_empty() {
@@ -251,7 +242,10 @@ fn detail(out: &mut String, report: &ChurnReport, points: &[ChurnPoint]) {
                 .collect();
             cells.extend([
                 spread(&cpu),
-                mid(|s| s.machine_cpu_us_per_connection),
+                match machine_reliable {
+                    true => mid(|s| s.machine_cpu_us_per_connection),
+                    false => UNRELIABLE.into(),
+                },
                 mid(|s| Some(s.p50_us as f64)),
                 mid(|s| Some(s.p99_us as f64)),
             ]);
@@ -270,8 +264,20 @@ fn detail(out: &mut String, report: &ChurnReport, points: &[ChurnPoint]) {
         }
     }
     out.push('\n');
+    if !unreliable.is_empty() {
+        let _ = writeln!(
+            out,
+            "Whole-machine CPU *{UNRELIABLE}* at {}: in some round it read less than the \
+             server's own CPU, which cannot be, so the machine's counters missed work there; \
+             no whole-machine figure of that load is shown or used.\n",
+            unreliable.join(" and ")
+        );
+    }
 }
+
+/// What a whole-machine cell reads at a load where a round read it below the server's own.
+const UNRELIABLE: &str = "not measured reliably";
 
 #[cfg(test)]
 #[path = "report_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -1,5 +1,7 @@
 //! The churn report on fixed samples: ratios divide the right cells and the word follows
-//! the rounds, a row per contender per point, the rate held, and the files written.
+//! the rounds, a closed loop reads as capacities with no word, a row per contender per
+//! point, the rate held, a whole-machine figure below the server's own left out, and the
+//! files written.
 
 use loadgen::churn::Churn;
 
@@ -16,7 +18,7 @@ const CLIENT_2500: ChurnPoint = ChurnPoint {
     drive: Drive::Open { rate: 2_500 },
 };
 
-fn sample(point: ChurnPoint, contender: &str, round: usize, cpu: f64) -> Sample {
+pub(crate) fn sample(point: ChurnPoint, contender: &str, round: usize, cpu: f64) -> Sample {
     Sample {
         point,
         contender: contender.into(),
@@ -33,7 +35,7 @@ fn sample(point: ChurnPoint, contender: &str, round: usize, cpu: f64) -> Sample 
     }
 }
 
-fn report() -> ChurnReport {
+pub(crate) fn report() -> ChurnReport {
     let mut samples = Vec::new();
     for round in 0..3 {
         let r = round as f64;
@@ -65,13 +67,23 @@ fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
     // 40/40.4, 41/41, 42/41.6 are 0.99, 1.00, 1.01: the 90% interval lies inside the margin.
     assert!(
         text.contains(
-            "| server closes | closed, 8 clients | 0.80 (0.79-0.81, 3 rounds) **wins** by ≥10% | 1.00 (0.98-1.02, 3 rounds) **ties** | 1.00 (0.98-1.03, 3 rounds) **ties** |"
+            "| client closes | open, 2,500 connections/s | 0.80 (0.79-0.81, 3 rounds) **wins** by ≥10% | 1.00 (0.98-1.02, 3 rounds) **ties** | 1.00 (0.98-1.03, 3 rounds) **ties** |"
         ),
         "{text}"
     );
-    assert!(text.contains(
-        "| client closes | open, 2,500 connections/s | 0.80 (0.79-0.81, 3 rounds) **wins** by ≥10% |"
-    ));
+    // The closed loop has the same CPU figures, but each server ran at its own pace.
+    let capacity = "capacity 2,400 vs 2,400 connections/s";
+    assert!(
+        text.contains(&format!(
+            "| server closes | closed, 8 clients | {capacity} | {capacity} | {capacity} |"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("Closed-loop cells are capacities, never judged as costs"));
+    assert!(
+        text.contains("*wins* by ≥10% in one and *wins* in another"),
+        "{text}"
+    );
     assert!(
         text.contains("127.0.0.2-127.0.0.9 in turn (8 addresses"),
         "{text}"
@@ -94,13 +106,18 @@ fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
     assert_eq!(rows(&short), rows(&text), "the same ratio table: {short}");
     assert!(
         short.contains(
-            "| server closes | closed, 8 clients | 0.80 **wins** by ≥10% | 1.00 **ties** | 1.00 **ties** |"
+            "| client closes | open, 2,500 connections/s | 0.80 **wins** by ≥10% | 1.00 **ties** | 1.00 **ties** |"
         ),
         "in brief, the intervals in results/churn.md: {short}"
     );
-    assert!(!text.contains("nginx"), "an anchor is in no ratio: {text}");
     assert!(
-        text.contains("read *ties* in 2 of 2 cells judged, *wins* or *loses* in 0, *inconclusive* in 0"),
+        short.contains(&format!("| closed, 8 clients | {capacity} |")),
+        "{short}"
+    );
+    assert!(!text.contains("nginx"), "an anchor is in no ratio: {text}");
+    // Only the fixed rate's control cell is judged: the closed loop's is a capacity.
+    assert!(
+        text.contains("read *ties* in 1 of 1 cells judged, *wins* or *loses* in 0, *inconclusive* in 0"),
         "{text}"
     );
 }
@@ -181,4 +198,32 @@ fn sources_name_each_contender_when_they_differ() {
         sources_text(&mixed),
         "a: 127.0.0.2-127.0.0.9 in turn (2 addresses, the port picked at connect); b: the kernel's choice"
     );
+}
+
+#[test]
+fn a_whole_machine_figure_below_the_servers_own_is_not_shown() {
+    let mut report = report();
+    let mut text = render(&report);
+    assert!(!text.contains("not measured reliably"), "{text}");
+    // One round of one contender reads the whole machine below its server's CPU.
+    let odd = report
+        .samples
+        .iter_mut()
+        .find(|s| s.point == CLIENT_2500 && s.contender == "tokio_codec")
+        .unwrap();
+    odd.machine_cpu_us_per_connection = Some(5.0);
+    text = render(&report);
+    // Every contender's figure at that load goes, not only the impossible one.
+    assert!(
+        text.contains(
+            "| 2,500 connections/s | io_uring label | 2400 | 2 of 3 | 41.00 (40.00-42.00) | not measured reliably | 101 |"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Whole-machine CPU *not measured reliably* at 2,500 connections/s: in some round it read less than the server's own CPU, which cannot be"),
+        "{text}"
+    );
+    // The closed loop, where every round read it above the server's own, keeps it.
+    assert!(text.contains("| 8 clients | io_uring label | 2400 | 41.00 (40.00-42.00) | 123 |"));
 }
