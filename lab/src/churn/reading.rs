@@ -64,7 +64,8 @@ pub fn note() -> String {
          *client-bound* where the client was ≥{:.0}% busy with either in most rounds. Only the \
          open-loop cells, every server at the same fixed rate, get the rule's words, each for \
          its own row's rate and rounds: the verdict's churn rows (`scripts/workloads.sh`, at \
-         {VERDICT_PERCENT}% of the pair's smaller capacity, the rate in the row's name) and \
+         {VERDICT_PERCENT}% of the pair's smaller capacity or less where the client capped it, the \
+         rate in the row's label) and \
          `cargo bench`'s (fewer rounds, its own rate) are other runs at other rates, so the same \
          pair can read *wins* by ≥10% in one and *wins* in another.",
         SUBJECT.label,
