@@ -77,6 +77,38 @@ fn headers() -> Vec<String> {
     columns
 }
 
+/// Why a row's cheapest tokio configuration may differ from the one its CPU row divides by:
+/// a p99 row picks the lowest by p99 ([`super::best`]), said beside the name it gives.
+fn chosen_by(unit: Unit) -> &'static str {
+    match unit {
+        Unit::LatencyP99 => " (the cheapest by p99, not by CPU)",
+        _ => "",
+    }
+}
+
+/// " A p99 row's first column is the tokio configuration with the lowest p99, which need
+/// not be its CPU row's: tokio_server (codec) on *keep-alive ...* (tokio_server (hyper)
+/// in the full verdict)." under a brief table, whose cells leave [`chosen_by`] out: per
+/// p99 row (its label, the run's choice, the full verdict's), the full verdict's named
+/// where it differs; empty without a p99 row.
+fn p99_sentence(rows: &[(String, &str, Option<&str>)]) -> String {
+    let said: Vec<String> = rows
+        .iter()
+        .map(|(row, chosen, theirs)| match theirs.filter(|t| t != chosen) {
+            Some(theirs) => format!("{chosen} on *{row}* ({theirs} in the full verdict)"),
+            None => format!("{chosen} on *{row}*"),
+        })
+        .collect();
+    match said.is_empty() {
+        true => String::new(),
+        false => format!(
+            " A p99 row's first column is the tokio configuration with the lowest p99, which \
+             need not be its CPU row's: {}.",
+            said.join("; ")
+        ),
+    }
+}
+
 /// "keep-alive, small requests at 34,704 req/s (23% of io_uring_server's capacity, 28% of
 /// tokio_server (codec)'s; servers mostly awake: io_uring_server 0.02, tokio_server (codec)
 /// 0.03 wake-ups per request)": a row's name, with an offered row's rate and its share of
@@ -176,6 +208,7 @@ fn counted_table(
         ..Tally::default()
     };
     let measured = report.workloads();
+    let mut p99 = Vec::new();
     for workload in workloads.iter().filter(|w| measured.iter().any(|m| m == w.name)) {
         for (unit, (baselines, aa)) in report.verdict_rows(workload) {
             // BENCHMARKS.md keeps a row to its rate and unit; the results file says more.
@@ -192,8 +225,13 @@ fn counted_table(
             let bound = report.client_bound(workload.name);
             let behind = |pair| fell_behind(report, workload.name, pair);
             let note = super::beside::note(report, full, workload, unit, brief);
+            if let (Unit::LatencyP99, Some(c)) = (unit, best.contender) {
+                let theirs = full.and_then(|full| full.best_tokio(workload, unit).contender);
+                p99.push((report.rate_label(workload), c.label, theirs.map(|t| t.label)));
+            }
+            let why = if brief { "" } else { chosen_by(unit) };
             let mut cells = vec![match best.contender {
-                Some(c) => tally.best(&best, bound, behind((SUBJECT.id, c.id))) + &note,
+                Some(c) => tally.best(&best, bound, behind((SUBJECT.id, c.id))) + why + &note,
                 None => tally.best(&best, None, None),
             }];
             cells.extend(
@@ -265,6 +303,9 @@ fn counted_table(
         " How the first column is chosen: {how_chosen}{}.",
         absent(report)
     );
+    if brief {
+        out.push_str(&p99_sentence(&p99));
+    }
     // In BENCHMARKS.md the answer above the verdict says which measures are not rows.
     if report.judged.is_some() && doc == Doc::Results {
         let _ = write!(out, " {}", scope::left_out());
