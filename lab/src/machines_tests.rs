@@ -116,7 +116,11 @@ fn a_cell_names_its_baseline_where_the_runs_divided_by_different_ones() {
         ..row(files, &WINS)
     };
     let runs = [
-        run("aaaaaaa", None, vec![row(files, &WINS), row("64 KiB echo", &WINS)]),
+        run(
+            "aaaaaaa",
+            None,
+            vec![row(files, &WINS), row("64 KiB echo", &WINS)],
+        ),
         run("bbbbbbb", None, vec![uring_fs, row("64 KiB echo", &WINS)]),
     ];
     assert_eq!(other_baselines(&runs), vec![files]);

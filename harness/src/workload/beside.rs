@@ -46,7 +46,7 @@ fn full_row(
 /// than `run`'s (each the cheapest by the row's measure in its own rounds), it is named,
 /// in full whether the word differs or not, so that two views never divide by two
 /// baselines unsaid (in `brief`, where the words agree, the line under the table names it
-/// for a p99 row, [`super::verdict`]'s `p99_sentence`, and the full table for the rest):
+/// for a p99 row, [`super::chosen::p99_sentence`], and the full table for the rest):
 /// " (the full verdict: *wins* against tokio_server (codec, shared buffer), which this run
 /// did not measure)" (in `brief`, a table whose line under it lists what the run did not
 /// measure, without the last clause). Empty where the two agree, or `full` lacks the row.

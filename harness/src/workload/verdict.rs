@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 
 use super::best::{Best, HOW_CHOSEN, configurations};
 use super::cells::{Tally, fell_behind};
+use super::chosen::{chosen_by, p99_sentence};
 use super::offered::{KEEP_UP, VERDICT_PERCENT};
 use super::samples::WorkloadsReport;
 use super::{BASELINES, SUBJECT, Unit, Workload, client_bound, scope};
@@ -75,38 +76,6 @@ fn headers() -> Vec<String> {
         false => format!("÷ {}", b.label),
     }));
     columns
-}
-
-/// Why a row's cheapest tokio configuration may differ from the one its CPU row divides by:
-/// a p99 row picks the lowest by p99 ([`super::best`]), said beside the name it gives.
-fn chosen_by(unit: Unit) -> &'static str {
-    match unit {
-        Unit::LatencyP99 => " (the cheapest by p99, not by CPU)",
-        _ => "",
-    }
-}
-
-/// " A p99 row's first column is the tokio configuration with the lowest p99, which need
-/// not be its CPU row's: tokio_server (codec) on *keep-alive ...* (tokio_server (hyper)
-/// in the full verdict)." under a brief table, whose cells leave [`chosen_by`] out: per
-/// p99 row (its label, the run's choice, the full verdict's), the full verdict's named
-/// where it differs; empty without a p99 row.
-fn p99_sentence(rows: &[(String, &str, Option<&str>)]) -> String {
-    let said: Vec<String> = rows
-        .iter()
-        .map(|(row, chosen, theirs)| match theirs.filter(|t| t != chosen) {
-            Some(theirs) => format!("{chosen} on *{row}* ({theirs} in the full verdict)"),
-            None => format!("{chosen} on *{row}*"),
-        })
-        .collect();
-    match said.is_empty() {
-        true => String::new(),
-        false => format!(
-            " A p99 row's first column is the tokio configuration with the lowest p99, which \
-             need not be its CPU row's: {}.",
-            said.join("; ")
-        ),
-    }
 }
 
 /// "keep-alive, small requests at 34,704 req/s (23% of io_uring_server's capacity, 28% of
@@ -333,9 +302,11 @@ fn offered_rates_in(report: &WorkloadsReport, doc: Doc) -> String {
     };
     format!(
         "\nEach fixed-rate row offered every server the same open-loop rate, {VERDICT_PERCENT}% \
-         of {of}, and a round a server served less than {:.0}% of it in counts for nothing \
-         ([Method](#method)); every contender's capacity and flat-out figures are in the \
-         results file's table *Offered rates and capacities*.\n",
+         of {of} or lower where the client capped it (each row's label in the results file \
+         gives its true share of every compared server's capacity), and a round a server \
+         served less than {:.0}% of it in counts for nothing ([Method](#method)); every \
+         contender's capacity and flat-out figures are in the results file's table *Offered \
+         rates and capacities*.\n",
         KEEP_UP * 100.0
     )
 }

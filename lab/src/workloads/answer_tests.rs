@@ -165,8 +165,10 @@ fn a_tie_is_weighed_against_no_handler() {
     }
     let text = render(&report);
     assert!(
-        text.contains("- **Where it does not.** It *ties* on 2 rows (interval holds 1.00, within ±10%: \
-             kept-alive requests)."),
+        text.contains(
+            "- **Where it does not.** It *ties* on 2 rows (interval holds 1.00, within ±10%: \
+             kept-alive requests)."
+        ),
         "{text}"
     );
     assert!(!text.contains("Where it saves"), "{text}");

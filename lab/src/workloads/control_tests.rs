@@ -152,7 +152,9 @@ fn a_feature_rows_cell_on_a_verdict_workload_is_counted_once() {
     let reused = feature_controls(vec![(a, win.clone()), (b, tie.clone())], &[a.name, b.name]);
     assert_eq!(
         reused,
-        Some(Elsewhere::Reused("the feature rows, whose 2 A/A cells are the verdict's own".into()))
+        Some(Elsewhere::Reused(
+            "the feature rows, whose 2 A/A cells are the verdict's own".into()
+        ))
     );
     assert_eq!(
         others(&[reused.unwrap()]),

@@ -115,7 +115,10 @@ fn another_handler_cost_reads_the_nearest_row_and_names_the_rows_that_woke() {
         "{text}"
     );
     // No range between two rows is claimed to hold.
-    assert!(!text.contains("stayed near") && !text.contains("in that range"), "{text}");
+    assert!(
+        !text.contains("stayed near") && !text.contains("in that range"),
+        "{text}"
+    );
     assert_shape(&text);
 }
 

@@ -184,7 +184,11 @@ fn framing(report: &WorkloadsReport) -> String {
 /// the chunked row, of the row with Content-Length, or of both ([`WorkloadsReport::rounds_behind`]);
 /// in no round kept up with both; or was not measured.
 pub(crate) fn no_ratio(report: &WorkloadsReport, id: &str, chunked: &str, plain: &str) -> String {
-    let every = |row: &str| report.rounds_behind(row, &[id]).is_some_and(|(behind, rounds)| behind == rounds);
+    let every = |row: &str| {
+        report
+            .rounds_behind(row, &[id])
+            .is_some_and(|(behind, rounds)| behind == rounds)
+    };
     let some = |row: &str| report.rounds_behind(row, &[id]).is_some();
     match (every(chunked), every(plain)) {
         (true, true) => "fell behind in every round".into(),

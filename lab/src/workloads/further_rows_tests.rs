@@ -115,7 +115,10 @@ fn a_server_without_a_framing_ratio_says_it_fell_behind_rather_than_not_measured
         section.contains("| tokio_hyper | fell behind in every round (Content-Length) | not measured |"),
         "{section}"
     );
-    assert_eq!(no_ratio(&report, hyper, CHUNKED, PLAIN), "fell behind in every round (Content-Length)");
+    assert_eq!(
+        no_ratio(&report, hyper, CHUNKED, PLAIN),
+        "fell behind in every round (Content-Length)"
+    );
     assert_eq!(no_ratio(&report, "absent", CHUNKED, PLAIN), "not measured");
 }
 

@@ -110,11 +110,16 @@ fn the_ratio_is_the_geometric_mean_of_the_per_round_ratios_as_the_verdicts() {
     }
     let report = WorkloadsReport::over(samples);
     let (_, row) = rows(&report).into_iter().next().unwrap();
-    assert!((row.server.2 - (0.5f64.powi(3) * 2.0).powf(0.25)).abs() < 1e-9, "{row:?}");
+    assert!(
+        (row.server.2 - (0.5f64.powi(3) * 2.0).powf(0.25)).abs() < 1e-9,
+        "{row:?}"
+    );
     let text = render(&report, Doc::Results);
     assert!(text.contains("| 5.0, 10.0, 0.71 |"), "{text}");
     assert!(
-        text.contains("÷ is the geometric mean of the per-round ratios (io_uring_server ÷ it), as in the verdict"),
+        text.contains(
+            "÷ is the geometric mean of the per-round ratios (io_uring_server ÷ it), as in the verdict"
+        ),
         "{text}"
     );
 }

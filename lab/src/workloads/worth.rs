@@ -155,7 +155,11 @@ pub fn your_handler(facts: &[Fact]) -> Option<String> {
     if rows.len() < 2 {
         return None;
     }
-    let works: Vec<String> = rows.iter().filter_map(|f| f.handler).map(|w| w.to_string()).collect();
+    let works: Vec<String> = rows
+        .iter()
+        .filter_map(|f| f.handler)
+        .map(|w| w.to_string())
+        .collect();
     let nearest = format!(
         "Read the measured row nearest it ({} µs)",
         match works.split_last() {
@@ -164,7 +168,10 @@ pub fn your_handler(facts: &[Fact]) -> Option<String> {
         }
     );
     // The row whose baseline grew the most past its handler's µs, from the row without.
-    let none = rows.iter().find(|f| f.handler == Some(0)).and_then(|f| f.baseline);
+    let none = rows
+        .iter()
+        .find(|f| f.handler == Some(0))
+        .and_then(|f| f.baseline);
     let grew = none.and_then(|none| {
         rows.iter()
             .filter_map(|f| Some((f.handler.filter(|w| *w > 0)?, f.baseline?)))
@@ -183,7 +190,10 @@ pub fn your_handler(facts: &[Fact]) -> Option<String> {
     let woke: Vec<String> = rows
         .iter()
         .filter_map(|f| {
-            let wakes = f.wakes.as_deref().filter(|w| w.contains("woke for most requests"))?;
+            let wakes = f
+                .wakes
+                .as_deref()
+                .filter(|w| w.contains("woke for most requests"))?;
             Some(format!("*{}*: {wakes}", f.name))
         })
         .collect();
