@@ -18,6 +18,15 @@ pub fn median(values: &[f64]) -> Option<f64> {
     }
 }
 
+/// The geometric mean of positive `values` (`None` for none, or one not positive): over the
+/// same rounds, A's ÷ B's equals the geometric mean of the per-round ratios A ÷ B.
+pub fn geometric_mean(values: &[f64]) -> Option<f64> {
+    if values.is_empty() || values.iter().any(|v| *v <= 0.0) {
+        return None;
+    }
+    Some((values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp())
+}
+
 /// "0.84 (0.80-0.91)": the median and range of per-round ratios.
 pub fn spread(values: &[f64]) -> String {
     let (Some(mid), Some(low), Some(high)) = (

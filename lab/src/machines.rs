@@ -82,12 +82,17 @@ impl RunRow {
             .filter(|w| *w != Word::Inconclusive)
     }
 
-    /// "0.81 **wins** by ≥10% (woke for most requests)", or "0.82 *client-bound*".
-    fn cell(&self) -> String {
-        let cell = match (self.client_bound, Estimate::of(&self.ratios)) {
+    /// "0.81 **wins** by ≥10% (woke for most requests)", or "0.82 *client-bound*"; with
+    /// `baseline`, naming what it was divided by: "0.40 **wins** by ≥10% against
+    /// tokio_server (codec)" (where the runs' baselines differ on the row).
+    fn cell(&self, baseline: bool) -> String {
+        let mut cell = match (self.client_bound, Estimate::of(&self.ratios)) {
             (Some(_), Some(estimate)) => format!("{:.2} *client-bound*", estimate.ratio),
             _ => brief_cell(&self.ratios),
         };
+        if let Some(against) = self.against.as_deref().filter(|_| baseline) {
+            cell.push_str(&format!(" against {against}"));
+        }
         match &self.wakes {
             Some(wakes) => format!("{cell} ({wakes})"),
             None => cell,
@@ -230,6 +235,23 @@ pub fn differing_rows(runs: &[MachineRun]) -> Vec<&'static str> {
         .collect()
 }
 
+/// The rows on which `runs` divided io_uring_server by different tokio configurations
+/// (the cheapest of each run), in the page's order: their cells name the baseline.
+pub fn other_baselines(runs: &[MachineRun]) -> Vec<&'static str> {
+    CORE_ROWS
+        .into_iter()
+        .filter(|name| {
+            let mut against: Vec<&str> = runs
+                .iter()
+                .filter_map(|run| run.row(name)?.against.as_deref())
+                .collect();
+            against.sort();
+            against.dedup();
+            against.len() > 1
+        })
+        .collect()
+}
+
 /// On how many of `runs` the rule said `word` on row `name`, of those that measured it:
 /// how far a headline row held across machines, for the first screen.
 pub fn held_on(runs: &[MachineRun], name: &str, word: Word) -> (usize, usize) {
@@ -277,13 +299,24 @@ pub fn render(runs: &[MachineRun], changed: Changed) -> String {
         ));
     }
     out.push_str(&format!("\n|---|{}\n", "---|".repeat(runs.len())));
+    let apart = other_baselines(runs);
     for name in CORE_ROWS {
         out.push_str(&format!("| {name} |"));
         for run in runs {
-            let cell = run.row(name).map_or("not measured".into(), RunRow::cell);
+            let cell = run
+                .row(name)
+                .map_or("not measured".into(), |row| row.cell(apart.contains(&name)));
             out.push_str(&format!(" {cell} |"));
         }
         out.push('\n');
+    }
+    if !apart.is_empty() {
+        out.push_str(&format!(
+            "\nOn {}, the runs' cheapest tokio configurations differ, so each cell names the \
+             one it was divided by: those ratios compare io_uring_server with different \
+             baselines, not the same comparison on two machines.\n",
+            apart.join("; ")
+        ));
     }
     let differing = differing_rows(runs);
     let older = older_code(runs, changed);

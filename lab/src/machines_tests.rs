@@ -109,6 +109,41 @@ fn each_column_names_its_wake_up_and_an_older_commit_is_marked() {
 }
 
 #[test]
+fn a_cell_names_its_baseline_where_the_runs_divided_by_different_ones() {
+    let files = "4 KiB files, 16 connections";
+    let uring_fs = RunRow {
+        against: Some("tokio_server (codec, tokio io_uring fs)".into()),
+        ..row(files, &WINS)
+    };
+    let runs = [
+        run(
+            "aaaaaaa",
+            None,
+            vec![row(files, &WINS), row("64 KiB echo", &WINS)],
+        ),
+        run("bbbbbbb", None, vec![uring_fs, row("64 KiB echo", &WINS)]),
+    ];
+    assert_eq!(other_baselines(&runs), vec![files]);
+    let page = render(&runs, &same_code);
+    assert!(
+        page.contains(
+            "| 4 KiB files, 16 connections | 0.80 **wins** by ≥10% against tokio_server (codec) \
+             | 0.80 **wins** by ≥10% against tokio_server (codec, tokio io_uring fs) |"
+        ),
+        "{page}"
+    );
+    // The same baseline in every run: the cell does not name it.
+    assert!(
+        page.contains("| 64 KiB echo | 0.80 **wins** by ≥10% | 0.80 **wins** by ≥10% |"),
+        "{page}"
+    );
+    assert!(
+        page.contains("On 4 KiB files, 16 connections, the runs' cheapest tokio configurations differ"),
+        "{page}"
+    );
+}
+
+#[test]
 fn a_run_is_kept_under_its_cpu_model_and_kernel_and_names_its_commit() {
     let mut kept = run("5a4ee6c (uncommitted changes to a.rs)", None, vec![]);
     assert_eq!(kept.key(), "intel-r-xeon-r-processor-6-18-44");

@@ -42,8 +42,11 @@ fn full_row(
 }
 
 /// " (over fewer rounds; the full verdict: *ties*)" where `full` has the row and reads it
-/// otherwise than `run`; where the full verdict's cheapest tokio configuration is one
-/// `run` did not measure, or another than `run`'s on a row whose word differs, it is named:
+/// otherwise than `run`; where the full verdict's cheapest tokio configuration is another
+/// than `run`'s (each the cheapest by the row's measure in its own rounds), it is named,
+/// in full whether the word differs or not, so that two views never divide by two
+/// baselines unsaid (in `brief`, where the words agree, the line under the table names it
+/// for a p99 row, [`super::chosen::p99_sentence`], and the full table for the rest):
 /// " (the full verdict: *wins* against tokio_server (codec, shared buffer), which this run
 /// did not measure)" (in `brief`, a table whose line under it lists what the run did not
 /// measure, without the last clause). Empty where the two agree, or `full` lacks the row.
@@ -61,7 +64,7 @@ pub fn note(
     let against = match theirs {
         Some(c) if theirs != run.best_tokio(workload, unit).contender => {
             match (run.samples.iter().any(|s| s.contender == c.id), brief) {
-                (true, _) if short == verdict => String::new(),
+                (true, true) if short == verdict => String::new(),
                 (true, _) | (false, true) => format!(" against {}", c.label),
                 (false, false) => format!(" against {}, which this run did not measure", c.label),
             }
@@ -128,7 +131,8 @@ mod tests {
             " (the full verdict: *wins* against tokio_server (codec, shared buffer))"
         );
         assert_eq!(note(&full, Some(&full), &five, unit, false), "");
-        // Another configuration the run did measure, the word the same: nothing to add.
+        // Another configuration the run did measure, the word the same: still named, the
+        // two views dividing by different baselines.
         let mut hyper_cheapest = full.clone();
         hyper_cheapest
             .samples
@@ -138,7 +142,10 @@ mod tests {
                 sample.value = Some(4000.0);
             }
         }
-        assert_eq!(note(&run, Some(&hyper_cheapest), &five, unit, false), "");
+        assert_eq!(
+            note(&run, Some(&hyper_cheapest), &five, unit, false),
+            " (the full verdict: *wins* against tokio_server (hyper))"
+        );
         // The short run lists the engine among those it did not measure; the full one not.
         let (_, absent) = crate::workload::best::configurations(&run);
         assert!(absent.contains(&TOKIO_CODEC_SHARED.label), "{absent:?}");

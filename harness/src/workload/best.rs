@@ -175,7 +175,7 @@ pub fn choose(candidates: &[Series], row: &[usize], higher_is_better: bool) -> B
         .collect();
     let scored = able.iter().filter_map(|(c, figures, _)| {
         let values: Option<Vec<f64>> = from.iter().map(|&r| figures.get(r).copied().flatten()).collect();
-        Some((*c, geometric_mean(&values?)?))
+        Some((*c, rounds::geometric_mean(&values?)?))
     });
     // On a tie, the first in the candidates' order.
     let better = |a: f64, b: f64| if higher_is_better { a > b } else { a < b };
@@ -262,12 +262,3 @@ impl WorkloadsReport {
 #[cfg(test)]
 #[path = "best_tests.rs"]
 mod tests;
-
-/// The geometric mean of positive `values` (`None` for none, or one not positive): over the
-/// same rounds, A's ÷ B's equals the geometric mean of the per-round ratios A ÷ B.
-fn geometric_mean(values: &[f64]) -> Option<f64> {
-    if values.is_empty() || values.iter().any(|v| *v <= 0.0) {
-        return None;
-    }
-    Some((values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp())
-}

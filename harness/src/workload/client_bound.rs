@@ -7,7 +7,8 @@
 //! ([`super::run`]). A row reads *client-bound* instead of a word, and is left out of the
 //! rule's tally, only where most of its rounds were noisy. Memory per idle connection does
 //! not depend on the pace: the idle workloads have no noisy round; nor has the busy-polled
-//! connection, whose client spins on its read and so is always busy, by design.
+//! connection, whose client spins on its read and so is always busy, by design
+//! ([`super::exempt`], which also says so in BENCHMARKS.md's method).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,14 +35,8 @@ impl WorkloadsReport {
     /// [`judged`] contender; empty for an idle workload.
     pub fn noisy_rounds(&self, workload: &str) -> BTreeMap<usize, f64> {
         // Memory does not depend on the pace; a busy-polling client is busy by design.
-        let exempt = catalogue::by_name(workload).is_some_and(|w| {
-            matches!(
-                w.shape,
-                Shape::Idle { .. } | Shape::OneConnection { busy_poll: true, .. }
-            )
-        });
         let mut noisy = BTreeMap::new();
-        if exempt {
+        if super::exempt::exempt(workload) {
             return noisy;
         }
         let busy = self
@@ -87,7 +82,7 @@ impl WorkloadsReport {
     /// share.
     pub fn client_in_rounds(&self, base: &str, label: &str) -> String {
         let at_rate = |workload: &str| {
-            super::catalogue::by_name(workload).is_some_and(|w| {
+            catalogue::by_name(workload).is_some_and(|w| {
                 matches!(w.shape, Shape::Offered { of, percent } if of == base && percent == VERDICT_PERCENT)
             })
         };

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 
 use super::best::{Best, HOW_CHOSEN, configurations};
 use super::cells::{Tally, fell_behind};
+use super::chosen::{chosen_by, p99_sentence};
 use super::offered::{KEEP_UP, VERDICT_PERCENT};
 use super::samples::WorkloadsReport;
 use super::{BASELINES, SUBJECT, Unit, Workload, client_bound, scope};
@@ -176,6 +177,7 @@ fn counted_table(
         ..Tally::default()
     };
     let measured = report.workloads();
+    let mut p99 = Vec::new();
     for workload in workloads.iter().filter(|w| measured.iter().any(|m| m == w.name)) {
         for (unit, (baselines, aa)) in report.verdict_rows(workload) {
             // BENCHMARKS.md keeps a row to its rate and unit; the results file says more.
@@ -192,8 +194,13 @@ fn counted_table(
             let bound = report.client_bound(workload.name);
             let behind = |pair| fell_behind(report, workload.name, pair);
             let note = super::beside::note(report, full, workload, unit, brief);
+            if let (Unit::LatencyP99, Some(c)) = (unit, best.contender) {
+                let theirs = full.and_then(|full| full.best_tokio(workload, unit).contender);
+                p99.push((report.rate_label(workload), c.label, theirs.map(|t| t.label)));
+            }
+            let why = if brief { "" } else { chosen_by(unit) };
             let mut cells = vec![match best.contender {
-                Some(c) => tally.best(&best, bound, behind((SUBJECT.id, c.id))) + &note,
+                Some(c) => tally.best(&best, bound, behind((SUBJECT.id, c.id))) + why + &note,
                 None => tally.best(&best, None, None),
             }];
             cells.extend(
@@ -265,6 +272,9 @@ fn counted_table(
         " How the first column is chosen: {how_chosen}{}.",
         absent(report)
     );
+    if brief {
+        out.push_str(&p99_sentence(&p99));
+    }
     // In BENCHMARKS.md the answer above the verdict says which measures are not rows.
     if report.judged.is_some() && doc == Doc::Results {
         let _ = write!(out, " {}", scope::left_out());
@@ -292,9 +302,11 @@ fn offered_rates_in(report: &WorkloadsReport, doc: Doc) -> String {
     };
     format!(
         "\nEach fixed-rate row offered every server the same open-loop rate, {VERDICT_PERCENT}% \
-         of {of}, and a round a server served less than {:.0}% of it in counts for nothing \
-         ([Method](#method)); every contender's capacity and flat-out figures are in the \
-         results file's table *Offered rates and capacities*.\n",
+         of {of} or lower where the client capped it (each row's label in the results file \
+         gives its true share of every compared server's capacity), and a round a server \
+         served less than {:.0}% of it in counts for nothing ([Method](#method)); every \
+         contender's capacity and flat-out figures are in the results file's table *Offered \
+         rates and capacities*.\n",
         KEEP_UP * 100.0
     )
 }

@@ -176,8 +176,10 @@ fn the_first_column_names_the_cheapest_tokio_configuration_and_the_row_its_rate(
     );
     assert!(
         short.contains(
-            "50% of the smaller capacity of io_uring_server and its tokio baseline, and a round \
-             a server served less than 99% of it in counts for nothing ([Method](#method))"
+            "50% of the smaller capacity of io_uring_server and its tokio baseline or lower \
+             where the client capped it (each row's label in the results file gives its true \
+             share of every compared server's capacity), and a round a server served less \
+             than 99% of it in counts for nothing ([Method](#method))"
         ),
         "and links the rates' rule: {short}"
     );

@@ -24,6 +24,7 @@ pub mod flame;
 pub mod measure;
 pub mod rate;
 pub mod reach;
+pub mod ready_extra;
 pub mod record;
 pub mod report;
 pub mod summary;

@@ -1,5 +1,6 @@
 //! The PROFILES section of BENCHMARKS.md: one table of every contender's server CPU per
-//! request (or connection) at every workload profiled, under a one-line provenance. Where
+//! request (or connection) at every workload profiled, under a one-line provenance, and
+//! where the ready runtimes' extra CPU lies by category ([`super::ready_extra`]). Where
 //! io_uring_server saves or loses against tokio codec, what the verdict's rounds say at
 //! that load, crypto's share over TLS, the tables by category, the checks on perf's count
 //! and the flame graphs stay in `results/profiles.md` ([`super::report`]).
@@ -53,6 +54,9 @@ pub fn section(report: &ProfilesReport) -> String {
             })
             .collect();
         let _ = writeln!(out, "| {} | {} |", workload.label(), cells.join(" | "));
+    }
+    if let Some(sentence) = super::ready_extra::sentence(report) {
+        let _ = writeln!(out, "\n{sentence}");
     }
     let _ = writeln!(
         out,

@@ -11,9 +11,9 @@ use std::path::Path;
 use crate::workloads::answer_lines::{keeps, left_out, not_measured};
 use crate::workloads::control::Elsewhere;
 use crate::workloads::first_lines::{answer, facts};
-use crate::workloads::judged::{self, Row};
+use crate::workloads::judged::{self, Row, Source};
 pub(crate) use crate::workloads::reading::{Against, Reading, reading};
-use crate::workloads::{Shape, Unit, WorkloadsReport};
+use crate::workloads::{Shape, Unit, Workload, WorkloadsReport};
 use harness::judge::{ControlCount, Estimate, Word};
 use harness::output::{replace_between, write};
 use harness::workload::offered::base;
@@ -73,14 +73,19 @@ pub fn render_beside(report: &WorkloadsReport, studies: &[Elsewhere]) -> String 
 
 /// The A/A controls of `report` beside the verdict's, counted as the lines under their
 /// tables count them (the feature rows, the rows beyond the verdict), then `studies`.
-fn elsewhere(report: &WorkloadsReport, studies: &[Elsewhere]) -> Vec<Elsewhere> {
-    let features = super::features::control_cells(report);
-    let features = (!features.is_empty()).then(|| {
-        Elsewhere::Counted(
-            "the feature rows".into(),
-            ControlCount::of(features.iter().map(Vec::as_slice)),
-        )
-    });
+/// A feature row's A/A cell on a verdict row's workload is the verdict's own cell (the
+/// same rounds, the same ratios), counted once: with the verdict's, the feature rows
+/// counting only theirs and saying how many they share ([`feature_controls`]).
+fn elsewhere(report: &WorkloadsReport, rows: &[Row], studies: &[Elsewhere]) -> Vec<Elsewhere> {
+    let verdict: Vec<&str> = rows
+        .iter()
+        .filter(|row| row.client_bound(report).is_none())
+        .filter_map(|row| match row.source {
+            Source::Values(workload) => Some(workload.name),
+            _ => None,
+        })
+        .collect();
+    let features = feature_controls(super::features::control_cells(report), &verdict);
     let further = super::further_rows::control_count(report)
         .map(|count| Elsewhere::Counted("the rows beyond the verdict (large bodies, files)".into(), count));
     features
@@ -88,6 +93,30 @@ fn elsewhere(report: &WorkloadsReport, studies: &[Elsewhere]) -> Vec<Elsewhere> 
         .chain(further)
         .chain(studies.iter().cloned())
         .collect()
+}
+
+/// The feature rows' A/A control as the answer names it: the cells not on a `verdict`
+/// workload counted, and how many are the verdict's own; `None` without cells.
+pub(crate) fn feature_controls(cells: Vec<(Workload, Vec<f64>)>, verdict: &[&str]) -> Option<Elsewhere> {
+    let (shared, own): (Vec<_>, Vec<_>) = cells.into_iter().partition(|(w, _)| verdict.contains(&w.name));
+    let count = ControlCount::of(own.iter().map(|(_, ratios)| ratios.as_slice()));
+    let cells = |n: usize| if n == 1 { "cell" } else { "cells" };
+    Some(match (own.is_empty(), shared.len()) {
+        (true, 0) => return None,
+        (false, 0) => Elsewhere::Counted("the feature rows".into(), count),
+        (true, n) => Elsewhere::Reused(format!(
+            "the feature rows, whose {n} A/A {} are the verdict's own",
+            cells(n)
+        )),
+        (false, n) => Elsewhere::Counted(
+            format!(
+                "the feature rows, beyond the {n} A/A {} that {} the verdict's own,",
+                cells(n),
+                if n == 1 { "is" } else { "are" }
+            ),
+            count,
+        ),
+    })
 }
 
 /// Each judged row's name and the A/A control's estimate on it.
@@ -160,7 +189,7 @@ fn in_words(report: &WorkloadsReport, rows: &[Row], studies: &[Elsewhere]) -> St
         ("Over TLS.", super::over_tls::sentence(report, rows)),
         (
             "The control.",
-            super::control::sentence(&controls(report, rows), &elsewhere(report, studies)),
+            super::control::sentence(&controls(report, rows), &elsewhere(report, rows, studies)),
         ),
         ("Not rows.", left_out(report)),
     ]

@@ -3,7 +3,9 @@
 //! called a difference shows how much this machine moves on its own, the yardstick for the
 //! small margins in the rows beside it. The line then names every other A/A control the
 //! committed results hold, with its count ([`Elsewhere`]: the feature rows, the rows beyond
-//! the verdict, the churn study), and the studies that have none ([`studies`]).
+//! the verdict, the churn study), each distinct cell counted once (a feature row's cell on
+//! a verdict row's workload is the verdict's own), and the studies that have none
+//! ([`studies`]).
 
 use std::path::Path;
 
@@ -20,6 +22,9 @@ pub enum Elsewhere {
     Counted(String, ControlCount),
     /// It has one, which only its own page counts.
     Uncounted(String),
+    /// It has one whose cells are all another control's, counted there: named, not
+    /// counted again.
+    Reused(String),
     /// It has none.
     Without(String),
 }
@@ -101,6 +106,7 @@ fn others(elsewhere: &[Elsewhere]) -> String {
             Elsewhere::Counted(name, _) | Elsewhere::Uncounted(name) => {
                 Some(format!("{name} under its table"))
             }
+            Elsewhere::Reused(name) => Some(name.clone()),
             Elsewhere::Without(_) => None,
         })
         .collect();

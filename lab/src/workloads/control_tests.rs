@@ -117,11 +117,56 @@ fn the_committed_line_gives_every_committed_count() {
     );
     let report: crate::workloads::WorkloadsReport =
         harness::output::read_json(&root.join("results/workloads.json")).unwrap();
-    let features = crate::workloads::features::control_cells(&report);
-    let features = ControlCount::of(features.iter().map(Vec::as_slice));
+    // The feature rows' A/A cells on the verdict's workloads are the verdict's own: the
+    // line counts only the others, and says how many it shares.
+    let verdict: Vec<&str> = crate::workloads::judged::rows(&report)
+        .iter()
+        .filter(|row| row.client_bound(&report).is_none())
+        .filter_map(|row| match row.source {
+            crate::workloads::judged::Source::Values(w) => Some(w.name),
+            _ => None,
+        })
+        .collect();
+    let cells = crate::workloads::features::control_cells(&report);
+    let (shared, own): (Vec<_>, Vec<_>) = cells.iter().partition(|(w, _)| verdict.contains(&w.name));
+    let own = ControlCount::of(own.iter().map(|(_, ratios)| ratios.as_slice()));
     assert!(
-        line.contains(&format!("the feature rows {}", short(&features))),
+        line.contains(&format!(
+            "the feature rows, beyond the {} A/A cells that are the verdict's own, {}",
+            shared.len(),
+            short(&own)
+        )),
         "{line}"
     );
     assert!(line.contains("No A/A control in"), "{line}");
+}
+
+#[test]
+fn a_feature_rows_cell_on_a_verdict_workload_is_counted_once() {
+    use crate::workloads::answer::feature_controls;
+    use crate::workloads::{WORKLOADS, Workload};
+    let (a, b): (Workload, Workload) = (WORKLOADS[0], WORKLOADS[1]);
+    let tie = vec![1.0, 1.001, 0.999, 1.0];
+    let win = vec![0.97, 0.98, 0.97, 0.98];
+    // Both cells the verdict's: named, not counted again.
+    let reused = feature_controls(vec![(a, win.clone()), (b, tie.clone())], &[a.name, b.name]);
+    assert_eq!(
+        reused,
+        Some(Elsewhere::Reused(
+            "the feature rows, whose 2 A/A cells are the verdict's own".into()
+        ))
+    );
+    assert_eq!(
+        others(&[reused.unwrap()]),
+        " The other A/A controls, each counted under its own table: the feature rows, whose 2 \
+         A/A cells are the verdict's own."
+    );
+    // One the verdict's (the win), one its own (the tie): only the tie is counted.
+    let apart = feature_controls(vec![(a, win), (b, tie)], &[a.name]).unwrap();
+    assert_eq!(
+        others(&[apart]),
+        " The other A/A controls, each counted under its own table: the feature rows, beyond \
+         the 1 A/A cell that is the verdict's own, *ties* in 1 of 1."
+    );
+    assert_eq!(feature_controls(Vec::new(), &[a.name]), None);
 }

@@ -274,7 +274,7 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
                 ties.join(", ")
             );
         }
-        let controls = control_cells(report);
+        let controls: Vec<Vec<f64>> = control_cells(report).into_iter().map(|(_, r)| r).collect();
         if !controls.is_empty() {
             let _ = writeln!(out, "\n{}", judge::control_tally(&controls));
         }
@@ -288,16 +288,18 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
 
 /// The A/A control's cells of the feature rows: per workload with feature rows, the
 /// control ÷ io_uring_server with default flags, per round, where it ran; what the line
-/// under BENCHMARKS.md's feature table counts, and the answer names.
-pub fn control_cells(report: &WorkloadsReport) -> Vec<Vec<f64>> {
+/// under BENCHMARKS.md's feature table counts, and the answer names (leaving out those
+/// of a verdict row's workload, the verdict's own cells).
+pub fn control_cells(report: &WorkloadsReport) -> Vec<(Workload, Vec<f64>)> {
     lineup()
         .into_iter()
         .filter(|(_, contenders)| contenders.contains(&AA_CONTROL))
         .map(|(workload, _)| {
             let default = report.values(workload.name, IO_URING.id);
-            harness::rounds::ratios(&report.values(workload.name, AA_CONTROL.id), &default)
+            let aa = report.values(workload.name, AA_CONTROL.id);
+            (workload, harness::rounds::ratios(&aa, &default))
         })
-        .filter(|ratios| !ratios.is_empty())
+        .filter(|(_, ratios)| !ratios.is_empty())
         .collect()
 }
 

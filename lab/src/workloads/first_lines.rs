@@ -43,6 +43,8 @@ fn fact(report: &WorkloadsReport, row: &Row) -> Fact {
         && estimate
             .as_ref()
             .is_some_and(|e| e.beyond_floor || Estimate::of(&row.aa).is_some_and(|aa| aa.word == Word::Ties));
+    let mut servers = vec![(SUBJECT.id, SUBJECT.label)];
+    servers.extend(row.best.contender.map(|c| (c.id, c.label)));
     Fact {
         name: row.name(),
         kind: kind(row),
@@ -53,6 +55,8 @@ fn fact(report: &WorkloadsReport, row: &Row) -> Fact {
         word,
         clear,
         handler: handler_micros(row),
+        baseline: figure,
+        wakes: report.wake_word(&row.workload, &servers),
     }
 }
 
@@ -143,15 +147,15 @@ pub fn answer(facts: &[Fact]) -> Vec<String> {
     .collect()
 }
 
-/// Where it saves: how many rows, which kinds, and the median saving in µs and % over
-/// the CPU rows it clearly wins.
+/// Where it saves: how many rows, by the rule's word for them ([`WINS`]), which kinds,
+/// and the median saving in µs and % over the CPU rows it clearly wins.
 pub fn saves(facts: &[Fact]) -> Option<String> {
     let clear: Vec<&Fact> = facts.iter().filter(|f| f.clear).collect();
     let cpu_rows: Vec<&&Fact> = clear.iter().filter(|f| cpu(f)).collect();
     let saved = median(&cpu_rows.iter().filter_map(|f| f.saved).collect::<Vec<_>>());
     let percent = median(&cpu_rows.iter().filter_map(|f| f.percent).collect::<Vec<_>>());
     let lead = format!(
-        "{} costs less than tokio at its cheapest on {} of {} rows ({})",
+        "{} *wins* over tokio at its cheapest on {} of {} rows ({WINS}: {})",
         SUBJECT.label,
         clear.len(),
         facts.len(),
@@ -160,13 +164,21 @@ pub fn saves(facts: &[Fact]) -> Option<String> {
     match (clear.is_empty(), saved, percent) {
         (true, _, _) => None,
         (false, Some(saved), Some(percent)) => Some(format!(
-            "{lead}, typically {} µs per request or connection, {percent:.0}% of \
-             tokio's.",
+            "{lead}, typically by {} µs ({percent:.0}%) per request or connection.",
             micros(saved)
         )),
         _ => Some(format!("{lead}.")),
     }
 }
+
+/// The rule's *wins* in a few words ([`harness::judge`]): the 95% interval of the
+/// per-round ratios (io_uring_server ÷ tokio) lies below 1, however close to it.
+pub const WINS: &str = "interval below 1.00";
+
+/// The rule's *ties* in a few words ([`harness::judge`]): the interval holds 1 and its
+/// 90% interval lies inside [0.90, 1.11], so a small saving whose interval clears 1.00
+/// *wins* while a larger one whose interval holds it *ties*.
+pub const TIES: &str = "interval holds 1.00, within ±10%";
 
 /// Where it does not: the rows it ties or loses (by kind, the losses by name and %), and
 /// those the rule left undecided or did not judge.
@@ -192,7 +204,7 @@ pub fn elsewhere(facts: &[Fact]) -> Option<String> {
         }
     };
     let clauses: Vec<String> = [
-        (!ties.is_empty()).then(|| format!("ties within 10% on {} ({})", rows(ties.len()), kinds(&ties))),
+        (!ties.is_empty()).then(|| format!("*ties* on {} ({TIES}: {})", rows(ties.len()), kinds(&ties))),
         (!small.is_empty()).then(|| {
             format!(
                 "saves no more than the machine's own wobble on {} ({})",

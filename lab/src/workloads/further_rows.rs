@@ -170,7 +170,7 @@ fn framing(report: &WorkloadsReport) -> String {
             .map(|(_, chunked, plain)| {
                 let measured = ratios(&report.values(chunked, &id), &report.values(plain, &id));
                 match measured.is_empty() {
-                    true => "not measured".into(),
+                    true => no_ratio(report, &id, chunked, plain),
                     false => spread(&measured),
                 }
             })
@@ -178,6 +178,25 @@ fn framing(report: &WorkloadsReport) -> String {
         let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
     }
     out
+}
+
+/// Why a server has no framing ratio: it fell behind the offered rate in every round of
+/// the chunked row, of the row with Content-Length, or of both ([`WorkloadsReport::rounds_behind`]);
+/// in no round kept up with both; or was not measured.
+pub(crate) fn no_ratio(report: &WorkloadsReport, id: &str, chunked: &str, plain: &str) -> String {
+    let every = |row: &str| {
+        report
+            .rounds_behind(row, &[id])
+            .is_some_and(|(behind, rounds)| behind == rounds)
+    };
+    let some = |row: &str| report.rounds_behind(row, &[id]).is_some();
+    match (every(chunked), every(plain)) {
+        (true, true) => "fell behind in every round".into(),
+        (true, false) => "fell behind in every round (chunked)".into(),
+        (false, true) => "fell behind in every round (Content-Length)".into(),
+        _ if some(chunked) || some(plain) => "kept up with both in no round".into(),
+        _ => "not measured".into(),
+    }
 }
 
 /// tokio's codec engine on its io_uring file path ÷ the same engine on epoll (tokio's

@@ -96,6 +96,33 @@ fn the_echo_rows_are_judged_and_framing_costed_per_server() {
 }
 
 #[test]
+fn a_server_without_a_framing_ratio_says_it_fell_behind_rather_than_not_measured() {
+    let hyper = TOKIO_HYPER.id;
+    let mut samples = [
+        rounds(CHUNKED, 20.0, &[(TOKIO_CODEC.id, 17.0), (hyper, 80.0)]),
+        rounds(PLAIN, 16.0, &[(TOKIO_CODEC.id, 16.0), (hyper, 16.0)]),
+    ]
+    .concat();
+    // hyper fell behind the plain row's rate in every round: no value, no ratio.
+    for sample in &mut samples {
+        if sample.contender == hyper && sample.workload == PLAIN {
+            sample.value = None;
+        }
+    }
+    let report = report(samples);
+    let section = bodies(&report);
+    assert!(
+        section.contains("| tokio_hyper | fell behind in every round (Content-Length) | not measured |"),
+        "{section}"
+    );
+    assert_eq!(
+        no_ratio(&report, hyper, CHUNKED, PLAIN),
+        "fell behind in every round (Content-Length)"
+    );
+    assert_eq!(no_ratio(&report, "absent", CHUNKED, PLAIN), "not measured");
+}
+
+#[test]
 fn the_file_rows_are_judged_and_tokio_io_uring_path_read_on_every_file_row() {
     let fs = TOKIO_CODEC_IO_URING_FS.id;
     let samples = [

@@ -56,4 +56,10 @@ pub struct Fact {
     pub clear: bool,
     /// The handler's µs of work on a kept-alive row at a fixed rate.
     pub handler: Option<u64>,
+    /// The cheapest tokio configuration's median figure over the rounds, in the row's unit.
+    pub baseline: Option<f64>,
+    /// How io_uring_server and the cheapest tokio configuration met the row's requests, as
+    /// its label says it ("woke for most requests", "servers mostly awake", "only
+    /// io_uring_server woke for most requests"); `None` where the run counted no wake-ups.
+    pub wakes: Option<String>,
 }

@@ -15,6 +15,7 @@ use harness::output::rewrite_benchmarks_section;
 use harness::rounds::median;
 use harness::servers::nginx::ANCHOR_NOTE;
 use harness::servers::{ANCHORS, Contender};
+use harness::workload::exempt;
 use harness::workload::verdict;
 
 pub const BEGIN: &str = "<!-- BEGIN VERDICT: scripts/workloads.sh rewrites this section -->";
@@ -155,6 +156,7 @@ pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
         Doc::Results => verdict::table(report, WORKLOADS, doc),
     });
     out.push_str(&super::two_measures::render(report, doc));
+    let _ = writeln!(out, "\n{}", exempt::section());
     let _ = writeln!(
         out,
         "\nCaveats: loopback TCP only (no NIC, no interrupts), 2 vCPUs (server on one, client \

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use harness::output::Doc;
-use harness::rounds::median;
+use harness::rounds::{geometric_mean, median};
 use harness::workload::scope;
 use harness::workload::{Unit, Workload};
 
@@ -28,8 +28,9 @@ charged to the sender: a server's own CPU includes that work for every response 
 and none of it for the requests (an upload's 20 MiB) it receives, which the client pays; \
 the whole machine's CPU counts both sides.";
 
-/// One row: io_uring_server's and its opponent's medians, and the medians of their ratios
-/// round by round, in server CPU and in whole-machine CPU.
+/// One row: io_uring_server's and its opponent's medians, and the geometric mean of their
+/// per-round ratios (as every other ratio of the report, the verdict's among them), in
+/// server CPU and in whole-machine CPU.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TwoMeasures {
     pub label: String,
@@ -79,7 +80,7 @@ fn of(report: &WorkloadsReport, workload: &Workload) -> Option<TwoMeasures> {
             .collect();
         let ratios: Vec<f64> = pairs.iter().map(|(a, b)| a / b).collect();
         let (a, b): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
-        Some((median(&a)?, median(&b)?, median(&ratios)?))
+        Some((median(&a)?, median(&b)?, geometric_mean(&ratios)?))
     };
     Some(TwoMeasures {
         label: report.rate_label(workload),
@@ -102,7 +103,9 @@ pub fn render(report: &WorkloadsReport, doc: Doc) -> String {
     }
     let mut out = format!(
         "\nServer CPU and whole-machine CPU, µs per request (or connection), io_uring_server \
-         and the cheapest tokio configuration, medians over the rounds. {LOOPBACK}\n\n\
+         and the cheapest tokio configuration, each the median over the rounds; ÷ is the \
+         geometric mean of the per-round ratios (io_uring_server ÷ it), as in the verdict. \
+         {LOOPBACK}\n\n\
          | workload | against | server CPU: io_uring_server, it, ÷ | whole-machine CPU: io_uring_server, it, ÷ | |\n\
          |---|---|---|---|---|\n"
     );

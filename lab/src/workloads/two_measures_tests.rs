@@ -97,3 +97,29 @@ fn a_small_disagreement_is_not_opposite() {
 fn a_report_without_both_measures_renders_nothing() {
     assert_eq!(render(&WorkloadsReport::over(Vec::new()), Doc::Benchmarks), "");
 }
+
+#[test]
+fn the_ratio_is_the_geometric_mean_of_the_per_round_ratios_as_the_verdicts() {
+    // io_uring_server at 5, 5, 5, 20 µs against the codec engine's 10: per-round ratios
+    // 0.5, 0.5, 0.5, 2.0, whose median is 0.5 and geometric mean 0.71.
+    let mut samples = measured(KEEP_ALIVE, (5.0, 10.0), (20.0, 24.0));
+    for sample in &mut samples {
+        if sample.contender == SUBJECT.id && sample.round == 3 {
+            sample.value = Some(20.0);
+        }
+    }
+    let report = WorkloadsReport::over(samples);
+    let (_, row) = rows(&report).into_iter().next().unwrap();
+    assert!(
+        (row.server.2 - (0.5f64.powi(3) * 2.0).powf(0.25)).abs() < 1e-9,
+        "{row:?}"
+    );
+    let text = render(&report, Doc::Results);
+    assert!(text.contains("| 5.0, 10.0, 0.71 |"), "{text}");
+    assert!(
+        text.contains(
+            "÷ is the geometric mean of the per-round ratios (io_uring_server ÷ it), as in the verdict"
+        ),
+        "{text}"
+    );
+}

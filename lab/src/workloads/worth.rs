@@ -1,6 +1,7 @@
 //! What a saving is worth, as the answer block shows it: an amount of the baseline's
 //! figure with its share and the rule's word, and what the CPU saved is beside a handler's
-//! own cost, on the measured handler rows ([`for_a_service`], [`your_handler`]). Every
+//! own cost, on the measured handler rows ([`for_a_service`], [`your_handler`], which
+//! points to the nearest measured row rather than a range between two). Every
 //! figure is read from the report: the % from a row's geometric-mean ratio, the amount
 //! from the baseline's median figure times that ratio's distance from 1.
 
@@ -99,9 +100,9 @@ pub(crate) fn handler_micros(row: &Row) -> Option<u64> {
     }
 }
 
-/// Two measured handler rows "save about the same µs" when the larger saving is at most
-/// this many times the smaller.
-pub const STEADY: f64 = 1.5;
+/// A handler row's baseline "does not add" the handler's work where its figure grew
+/// from the row without a handler by more than this many times the handler's µs.
+pub const NOT_ADDING: f64 = 1.5;
 
 /// The handler rows, by µs of work: (µs, µs saved, % saved).
 fn handler_rows(facts: &[Fact]) -> Vec<(u64, f64, f64)> {
@@ -137,36 +138,74 @@ pub fn for_a_service(facts: &[Fact]) -> Option<String> {
     })
 }
 
-/// How a reader with another handler cost reads their case, from what the measured
-/// handler rows show: where the µs saved stayed within [`STEADY`] across them, that
-/// saving carries over; otherwise the nearest measured row is the reading.
+/// How a reader with another handler cost reads their case: from the measured row
+/// nearest it, never from a range between two rows. Two things the rows show keep a
+/// saving from carrying between them, each said where the run shows it: costs do not
+/// add (the baseline's CPU per request grew by more than [`NOT_ADDING`] times a handler's µs
+/// over the row without one: the row where it grew the most, with both figures of tokio
+/// at its cheapest, named "tokio" as the lines above name it), and a
+/// row whose servers woke for most requests depends on what a wake-up costs (each such
+/// row by name, with its label's words). `None` with fewer than two handler rows.
 pub fn your_handler(facts: &[Fact]) -> Option<String> {
-    let rows = handler_rows(facts);
-    let working: Vec<&(u64, f64, f64)> = rows.iter().filter(|(work, _, _)| *work > 0).collect();
-    let (first, last) = (working.first()?, working.last()?);
-    if working.len() < 2 {
+    let mut rows: Vec<&Fact> = facts
+        .iter()
+        .filter(|f| f.unit == Unit::CpuPerRequest && f.handler.is_some())
+        .collect();
+    rows.sort_by_key(|f| f.handler);
+    if rows.len() < 2 {
         return None;
     }
-    let savings: Vec<f64> = working.iter().map(|(_, saved, _)| *saved).collect();
-    let low = savings.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = savings.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let steady = low > 0.0 && high <= low * STEADY;
-    let span = format!("the {} µs and {} µs handlers", first.0, last.0);
-    Some(match steady {
-        true => format!(
-            "The µs saved stayed near {} µs between {span}, so for a handler cost in that \
-             range expect about that many µs saved per request: as a share, those µs over \
-             your own CPU per request.",
-            match micros(low) == micros(high) {
-                true => micros(low),
-                false => format!("{}-{}", micros(low), micros(high)),
-            }
-        ),
-        false => format!(
-            "The µs saved went from {} to {} µs between {span}, so no one figure carries \
-             over: read the measured row nearest your handler's cost.",
-            micros(first.1),
-            micros(last.1)
-        ),
+    let works: Vec<String> = rows
+        .iter()
+        .filter_map(|f| f.handler)
+        .map(|w| w.to_string())
+        .collect();
+    let nearest = format!(
+        "Read the measured row nearest it ({} µs)",
+        match works.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => works.join(""),
+        }
+    );
+    // The row whose baseline grew the most past its handler's µs, from the row without.
+    let none = rows
+        .iter()
+        .find(|f| f.handler == Some(0))
+        .and_then(|f| f.baseline);
+    let grew = none.and_then(|none| {
+        rows.iter()
+            .filter_map(|f| Some((f.handler.filter(|w| *w > 0)?, f.baseline?)))
+            .map(|(work, figure)| (work, figure, (figure - none) / work as f64))
+            .filter(|(_, _, per)| *per > NOT_ADDING)
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .map(|(work, figure, _)| {
+                format!(
+                    "costs do not add (tokio: {} µs per request with no handler, {} µs with a \
+                     {work} µs one)",
+                    micros(none),
+                    micros(figure)
+                )
+            })
+    });
+    let woke: Vec<String> = rows
+        .iter()
+        .filter_map(|f| {
+            let wakes = f
+                .wakes
+                .as_deref()
+                .filter(|w| w.contains("woke for most requests"))?;
+            Some(format!("*{}*: {wakes}", f.name))
+        })
+        .collect();
+    let wakes = (!woke.is_empty()).then(|| {
+        format!(
+            "the saving depends on whether the server wakes per request ({})",
+            woke.join("; ")
+        )
+    });
+    Some(match (grew, wakes) {
+        (Some(grew), Some(wakes)) => format!("{nearest}: {grew}, and {wakes}."),
+        (Some(only), None) | (None, Some(only)) => format!("{nearest}: {only}."),
+        (None, None) => format!("{nearest}, not a figure between two rows."),
     })
 }
