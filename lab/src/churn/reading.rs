@@ -1,7 +1,7 @@
 //! What the churn report may claim from a cell, and from a whole-machine figure.
 //! A cost is judged only at a fixed rate, where every server did the same work: in a closed
 //! loop each server ran at its own pace (often the client's: it was busy most of the time),
-//! so its CPU per connection is taken at different loads and the cell is a capacity, the
+//! so its CPU per connection is taken at different loads and the cell is a throughput, the
 //! two servers' connections/s, never given a word ([`Reading`], its cell; [`note`], the
 //! line that says so under the table). The A/A control is counted over the cells judged
 //! as costs only ([`ChurnReport::control_cells`]).
@@ -24,7 +24,7 @@ pub enum Reading {
     Cost(Vec<f64>),
     /// A closed loop: each server's connections/s (the median round), and whether the
     /// client set the pace ([`ChurnReport::client_bound`]).
-    Capacity {
+    Throughput {
         subject: Option<f64>,
         baseline: Option<f64>,
         client_bound: bool,
@@ -33,13 +33,13 @@ pub enum Reading {
 
 impl Reading {
     /// The table cell: a cost's ratio and word (in `brief`, without the interval and the
-    /// rounds), or a closed loop's capacities ("capacity 27,598 vs 34,806 connections/s,
+    /// rounds), or a closed loop's throughputs ("closed loop 27,598 vs 34,806 connections/s,
     /// client-bound").
     pub fn cell(self, brief: bool) -> String {
         match self {
             Reading::Cost(ratios) if brief => judge::brief_cell(&ratios),
             Reading::Cost(ratios) => judge::cell(&ratios),
-            Reading::Capacity {
+            Reading::Throughput {
                 subject,
                 baseline,
                 client_bound,
@@ -47,7 +47,7 @@ impl Reading {
                 let pace = |rate: Option<f64>| rate.map_or("n/a".into(), group_thousands);
                 let bound = if client_bound { ", client-bound" } else { "" };
                 format!(
-                    "capacity {} vs {} connections/s{bound}",
+                    "closed loop {} vs {} connections/s{bound}",
                     pace(subject),
                     pace(baseline)
                 )
@@ -59,8 +59,9 @@ impl Reading {
 /// How the table's cells read, under it: which get a word, and what rate a word belongs to.
 pub fn note() -> String {
     format!(
-        "Closed-loop cells are capacities, never judged as costs: each server ran at its own \
-         pace, so the cell gives {}'s connections/s and the baseline's (the median round), \
+        "Closed-loop cells are throughputs, never judged as costs (nor capacities, which are \
+         10^6 ÷ server CPU): each server ran at its own pace, the client's where *client-bound*, \
+         so the cell gives {}'s connections/s and the baseline's (the median round), \
          *client-bound* where the client was ≥{:.0}% busy with either in most rounds. Only the \
          open-loop cells, every server at the same fixed rate, get the rule's words, each for \
          its own row's rate and rounds: the verdict's churn rows (`scripts/workloads.sh`, at \
@@ -83,7 +84,7 @@ impl ChurnReport {
                     let rates: Vec<f64> = self.of(point, contender).map(|s| s.connections_per_sec).collect();
                     median(&rates)
                 };
-                Reading::Capacity {
+                Reading::Throughput {
                     subject: pace(SUBJECT.id),
                     baseline: pace(baseline),
                     client_bound: self.client_bound(point, baseline),
@@ -116,7 +117,7 @@ impl ChurnReport {
             .iter()
             .filter_map(|p| match self.reading(p, AA_CONTROL.id) {
                 Reading::Cost(ratios) => Some(ratios),
-                Reading::Capacity { .. } => None,
+                Reading::Throughput { .. } => None,
             })
             .collect()
     }

@@ -1,4 +1,4 @@
-//! What a cell may claim: a closed loop is a capacity (client-bound where the client set
+//! What a cell may claim: a closed loop is a throughput (client-bound where the client set
 //! the pace in most rounds) and never a cost; only a fixed rate is judged, and only its
 //! A/A cells are counted; a whole-machine figure below the server's own is unreliable.
 
@@ -26,7 +26,7 @@ fn set(report: &mut ChurnReport, point: ChurnPoint, contender: &str, pace: [f64;
 }
 
 #[test]
-fn a_closed_loop_is_a_capacity_and_a_fixed_rate_a_cost() {
+fn a_closed_loop_is_a_throughput_and_a_fixed_rate_a_cost() {
     let mut report = report();
     set(
         &mut report,
@@ -44,7 +44,7 @@ fn a_closed_loop_is_a_capacity_and_a_fixed_rate_a_cost() {
     );
     assert_eq!(
         report.reading(&CLOSED_8, "tokio_codec"),
-        Reading::Capacity {
+        Reading::Throughput {
             subject: Some(27_600.0),
             baseline: Some(34_800.0),
             client_bound: true,
@@ -73,8 +73,8 @@ fn client_bound_means_most_rounds_busy_with_either_server() {
     set(&mut report, CLOSED_8, "tokio_codec", [1.0; 3], [0.5, 0.5, 0.5]);
     assert!(!report.client_bound(&CLOSED_8, "tokio_codec"));
     match report.reading(&CLOSED_8, "tokio_codec") {
-        Reading::Capacity { client_bound, .. } => assert!(!client_bound),
-        other => panic!("a closed loop is a capacity: {other:?}"),
+        Reading::Throughput { client_bound, .. } => assert!(!client_bound),
+        other => panic!("a closed loop is a throughput: {other:?}"),
     }
 }
 
@@ -108,23 +108,23 @@ fn a_whole_machine_figure_below_the_servers_own_makes_the_point_unreliable() {
 }
 
 #[test]
-fn a_capacity_cell_gives_both_paces_and_no_word() {
-    let bound = Reading::Capacity {
+fn a_throughput_cell_gives_both_paces_and_no_word() {
+    let bound = Reading::Throughput {
         subject: Some(27_598.0),
         baseline: Some(34_806.0),
         client_bound: true,
     };
     let text = bound.cell(true);
-    assert_eq!(text, "capacity 27,598 vs 34,806 connections/s, client-bound");
+    assert_eq!(text, "closed loop 27,598 vs 34,806 connections/s, client-bound");
     for word in ["wins", "ties", "loses", "inconclusive"] {
         assert!(!text.contains(word), "{text}");
     }
-    let unbound = Reading::Capacity {
+    let unbound = Reading::Throughput {
         subject: Some(11_810.0),
         baseline: None,
         client_bound: false,
     };
-    assert_eq!(unbound.cell(false), "capacity 11,810 vs n/a connections/s");
+    assert_eq!(unbound.cell(false), "closed loop 11,810 vs n/a connections/s");
     assert!(
         Reading::Cost(vec![0.8, 0.8, 0.81])
             .cell(true)

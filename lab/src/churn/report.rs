@@ -116,7 +116,7 @@ pub fn summary(report: &ChurnReport, doc: Doc) -> String {
     out + &ratio_table(report, false)
 }
 
-/// io_uring_server ÷ each baseline at every fixed rate and each one's capacity in every
+/// io_uring_server ÷ each baseline at every fixed rate and each one's throughput in every
 /// closed loop, then how those cells read and how often the A/A control tied; in `brief`,
 /// each cost its ratio and word ([`judge::brief_cell`]).
 fn ratio_table(report: &ChurnReport, brief: bool) -> String {

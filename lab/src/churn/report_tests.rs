@@ -1,5 +1,5 @@
 //! The churn report on fixed samples: ratios divide the right cells and the word follows
-//! the rounds, a closed loop reads as capacities with no word, a row per contender per
+//! the rounds, a closed loop reads as throughputs with no word, a row per contender per
 //! point, the rate held, a whole-machine figure below the server's own left out, and the
 //! files written.
 
@@ -72,14 +72,14 @@ fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
         "{text}"
     );
     // The closed loop has the same CPU figures, but each server ran at its own pace.
-    let capacity = "capacity 2,400 vs 2,400 connections/s";
+    let throughput = "closed loop 2,400 vs 2,400 connections/s";
     assert!(
         text.contains(&format!(
-            "| server closes | closed, 8 clients | {capacity} | {capacity} | {capacity} |"
+            "| server closes | closed, 8 clients | {throughput} | {throughput} | {throughput} |"
         )),
         "{text}"
     );
-    assert!(text.contains("Closed-loop cells are capacities, never judged as costs"));
+    assert!(text.contains("Closed-loop cells are throughputs, never judged as costs"));
     assert!(
         text.contains("*wins* by ≥10% in one and *wins* in another"),
         "{text}"
@@ -111,11 +111,11 @@ fn ratios_divide_the_subject_by_each_baseline_round_by_round() {
         "in brief, the intervals in results/churn.md: {short}"
     );
     assert!(
-        short.contains(&format!("| closed, 8 clients | {capacity} |")),
+        short.contains(&format!("| closed, 8 clients | {throughput} |")),
         "{short}"
     );
     assert!(!text.contains("nginx"), "an anchor is in no ratio: {text}");
-    // Only the fixed rate's control cell is judged: the closed loop's is a capacity.
+    // Only the fixed rate's control cell is judged: the closed loop's is a throughput.
     assert!(
         text.contains("read *ties* in 1 of 1 cells judged, *wins* or *loses* in 0, *inconclusive* in 0"),
         "{text}"
