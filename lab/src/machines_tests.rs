@@ -182,6 +182,21 @@ fn reproduce_here_measures_every_core_workload() {
     }
 }
 
+/// Two runs whose 64 KiB echo reads *wins* in A and *ties* in B, churn *wins* in both.
+fn echo_changed() -> (MachineRun, MachineRun) {
+    let a = run(
+        "aaaaaaa",
+        None,
+        vec![row("64 KiB echo", &WINS), row("churn, server closes", &WINS)],
+    );
+    let b = run(
+        "bbbbbbb",
+        None,
+        vec![row("64 KiB echo", &TIES), row("churn, server closes", &WINS)],
+    );
+    (a, b)
+}
+
 /// No server file changed since any commit.
 fn same_code(_: &str) -> Option<Vec<String>> {
     None
@@ -194,16 +209,7 @@ fn older_a(commit: &str) -> Option<Vec<String>> {
 
 #[test]
 fn the_first_screen_line_names_the_rows_that_changed_with_the_machine() {
-    let a = run(
-        "aaaaaaa",
-        None,
-        vec![row("64 KiB echo", &WINS), row("churn, server closes", &WINS)],
-    );
-    let b = run(
-        "bbbbbbb",
-        None,
-        vec![row("64 KiB echo", &TIES), row("churn, server closes", &WINS)],
-    );
+    let (a, b) = echo_changed();
     assert!(
         first_screen_line(std::slice::from_ref(&a), &same_code).contains("measured on one machine so far")
     );
@@ -225,16 +231,7 @@ fn the_first_screen_line_names_the_rows_that_changed_with_the_machine() {
 
 #[test]
 fn a_run_at_older_server_code_leaves_the_machine_and_the_code_apart_untold() {
-    let a = run(
-        "aaaaaaa",
-        None,
-        vec![row("64 KiB echo", &WINS), row("churn, server closes", &WINS)],
-    );
-    let b = run(
-        "bbbbbbb",
-        None,
-        vec![row("64 KiB echo", &TIES), row("churn, server closes", &WINS)],
-    );
+    let (a, b) = echo_changed();
     let runs = [a.clone(), b];
     assert_eq!(older_code(&runs, &older_a), ['A']);
     assert!(older_code(&runs, &same_code).is_empty());

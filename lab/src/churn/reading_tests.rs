@@ -2,19 +2,8 @@
 //! the pace in most rounds) and never a cost; only a fixed rate is judged, and only its
 //! A/A cells are counted; a whole-machine figure below the server's own is unreliable.
 
-use loadgen::churn::Churn;
-
 use super::*;
-use crate::churn::report::tests::{report, sample};
-
-const CLOSED_8: ChurnPoint = ChurnPoint {
-    closes: Churn::ServerCloses,
-    drive: Drive::Closed { clients: 8 },
-};
-const OPEN_2500: ChurnPoint = ChurnPoint {
-    closes: Churn::ClientCloses,
-    drive: Drive::Open { rate: 2_500 },
-};
+use crate::churn::report::tests::{CLIENT_2500 as OPEN_2500, SERVER_8 as CLOSED_8, report, sample};
 
 /// Sets every round's connections/s and client busy share of `contender` at `point`.
 fn set(report: &mut ChurnReport, point: ChurnPoint, contender: &str, pace: [f64; 3], busy: [f64; 3]) {

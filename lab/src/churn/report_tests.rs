@@ -9,11 +9,11 @@ use super::*;
 use crate::churn::Sample;
 use harness::servers::AA_CONTROL;
 
-const SERVER_8: ChurnPoint = ChurnPoint {
+pub(crate) const SERVER_8: ChurnPoint = ChurnPoint {
     closes: Churn::ServerCloses,
     drive: Drive::Closed { clients: 8 },
 };
-const CLIENT_2500: ChurnPoint = ChurnPoint {
+pub(crate) const CLIENT_2500: ChurnPoint = ChurnPoint {
     closes: Churn::ClientCloses,
     drive: Drive::Open { rate: 2_500 },
 };
