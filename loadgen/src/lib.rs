@@ -34,3 +34,5 @@ mod tally;
 pub mod target;
 mod timer;
 pub mod tls;
+
+pub use timer::MIN_GAP;

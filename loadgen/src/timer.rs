@@ -47,7 +47,7 @@ use tokio::time::Instant;
 
 /// The shortest time from one expiry to the next: sends due within it of each other leave
 /// together, each at or after its deadline. Default is 250 µs (see the module doc).
-pub(crate) const MIN_GAP: Duration = Duration::from_micros(250);
+pub const MIN_GAP: Duration = Duration::from_micros(250);
 
 thread_local! {
     /// This thread's clock while any [`Deadline`] holds it.

@@ -2,7 +2,8 @@
 //! (its busy share of one CPU ÷ the requests/s served), beside io_uring_server's server
 //! CPU per request in the same row. The client is the instrument: wherever it costs more
 //! than the server, it is what saturates first when the machine slows down, so the rates
-//! table shows this for every fixed-rate row and contender.
+//! table shows this for every fixed-rate row and contender, with how late its sends left
+//! their intended times where the rounds kept it ([`WorkloadsReport::lateness_in_rounds`]).
 
 use super::SUBJECT;
 use super::offered::VERDICT_PERCENT;
@@ -58,6 +59,53 @@ impl WorkloadsReport {
             _ => format!("{client:.1} µs"),
         }
     }
+
+    /// How late the client's sends left their intended times with the server `label` at
+    /// the verdict's fixed-rate row over `base`: the median over its rounds of each
+    /// point's p50, µs; `None` where no round kept it.
+    pub fn lateness_in_rounds(&self, base: &str, label: &str) -> Option<f64> {
+        let figures: Vec<f64> = self
+            .at_fixed_rate(base)
+            .filter(|s| s.label == label)
+            .filter_map(|s| s.send_lateness_p50_us)
+            .collect();
+        median(&figures)
+    }
+
+    /// Whether any calibrated workload's fixed-rate row kept the send lateness: the
+    /// rates table says what it is only then.
+    pub fn kept_lateness(&self) -> bool {
+        self.calibrations.iter().any(|c| {
+            self.at_fixed_rate(&c.workload)
+                .any(|s| s.send_lateness_p50_us.is_some())
+        })
+    }
+
+    /// "62% (91%); sends left p50 203 µs late": how busy the client was with `label` in the
+    /// rounds at the fixed rate over `base` ([`Self::client_in_rounds`]), and how late its
+    /// sends left where the rounds kept it.
+    pub fn client_busy_cell(&self, base: &str, label: &str) -> String {
+        let busy = self.client_in_rounds(base, label);
+        match self.lateness_in_rounds(base, label) {
+            Some(late) => format!("{busy}; sends left p50 {late:.0} µs late"),
+            None => busy,
+        }
+    }
+
+    /// The rates table's sentence on the send lateness beside the client's busy share,
+    /// where the rounds kept it; empty where they did not (reports from before).
+    pub fn lateness_said(&self) -> String {
+        match self.kept_lateness() {
+            true => format!(
+                " Beside the client's busy share, how late its sends left their intended times \
+                 (the median over the rounds of each point's p50): loadgen's clock lets sends \
+                 due within {} µs of each other leave together, so the servers take requests \
+                 in bunches.",
+                loadgen::MIN_GAP.as_micros()
+            ),
+            false => String::new(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -93,6 +141,28 @@ mod tests {
             report.client_cost_cell(BASE, TOKIO_CODEC.id),
             format!("7.0 µs (1.75× {}'s 4.0)", SUBJECT.label)
         );
+    }
+
+    #[test]
+    fn the_send_lateness_is_the_median_of_the_rounds_p50s_where_kept() {
+        let late = |round, p50| Sample {
+            send_lateness_p50_us: p50,
+            ..sample(SUBJECT.id, round, 4.0, 0.6)
+        };
+        let report = WorkloadsReport::over(vec![
+            late(0, Some(180.0)),
+            late(1, Some(203.0)),
+            late(2, Some(240.0)),
+            late(3, None),
+        ]);
+        assert_eq!(report.lateness_in_rounds(BASE, SUBJECT.id), Some(203.0));
+        assert_eq!(
+            report.client_busy_cell(BASE, SUBJECT.id),
+            "60% (60%); sends left p50 203 µs late"
+        );
+        let unkept = WorkloadsReport::over(vec![sample(SUBJECT.id, 0, 4.0, 0.6)]);
+        assert_eq!(unkept.lateness_in_rounds(BASE, SUBJECT.id), None);
+        assert_eq!(unkept.client_busy_cell(BASE, SUBJECT.id), "60% (60%)");
     }
 
     #[test]

@@ -286,6 +286,7 @@ fn sample(
             .map(|wakeups| wakeups as f64 / point.requests_in_window.max(1) as f64),
         bottleneck: point.bottleneck,
         client_busy: Some(point.client_busy),
+        send_lateness_p50_us: point.send_lateness_us.map(|lateness| lateness.p50 as f64),
         offered_per_sec: None,
         rss_bytes_per_idle: None,
         kernel_included: None,

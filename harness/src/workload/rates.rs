@@ -159,7 +159,7 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
     if report.calibrations.is_empty() {
         return String::new();
     }
-    let mut out = String::from(
+    let mut out = format!(
         "## Offered rates and capacities\n\nA contender's capacity is 10^6 ÷ its server CPU µs \
          per request flat out in the calibration (times its server CPUs where it had more than \
          one). \"How it was set\" names the pair whose capacities set the rate, and the \
@@ -168,10 +168,11 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
          rate (median, and the highest: a round at 90% or more counts for nothing), and the \
          client's own CPU per request there (its busy share ÷ the requests/s served, the \
          median over the rounds) ÷ io_uring_server's server CPU per request: where it is \
-         above 1, the client saturates before the server.\n\n| \
+         above 1, the client saturates before the server.{}\n\n| \
          workload | offered req/s | how it was set | server | capacity req/s | offered ÷ \
          capacity | client busy in the rounds | client CPU per request | flat out req/s | \
          client busy flat out |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        report.lateness_said()
     );
     for calibration in &report.calibrations {
         let rate = calibration.rate(VERDICT_PERCENT);
@@ -188,7 +189,7 @@ pub fn rates_table(report: &WorkloadsReport) -> String {
             out.push_str(&format!(
                 "| {workload} | {offered} | {how} | {} | {capacity} | {share} | {} | {} | {} | {:.0}% |\n",
                 flat.label,
-                report.client_in_rounds(&calibration.workload, &flat.label),
+                report.client_busy_cell(&calibration.workload, &flat.label),
                 report.client_cost_cell(&calibration.workload, &flat.label),
                 show_rate(flat.requests_per_sec),
                 flat.client_busy * 100.0

@@ -132,6 +132,29 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
         table.contains("|  |  |  | compio_server | 25,000 | 100% | n/a | n/a | 30,000 | 90% |"),
         "{table}"
     );
+    assert!(
+        !table.contains("sends left") && !table.contains("intended times"),
+        "no round kept the send lateness: {table}"
+    );
+    let mut kept = report.clone();
+    kept.samples[0].send_lateness_p50_us = Some(203.0);
+    let table = rates_table(&kept);
+    assert!(
+        table.contains("| 25% | 62% (62%); sends left p50 203 µs late | 620.0 µs"),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "how late its sends left their intended times (the median over the rounds of each \
+             point's p50): loadgen's clock lets sends due within {} µs",
+            loadgen::MIN_GAP.as_micros()
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains("| compio_server | 25,000 | 100% | n/a | n/a |"),
+        "a contender without it shows none: {table}"
+    );
     let workload = crate::workload::catalogue::by_name("keep-alive, small requests at a fixed rate").unwrap();
     assert_eq!(
         report.rate_label(&workload),

@@ -57,6 +57,12 @@ pub struct Sample {
     /// reached [`crate::usage::CLIENT_SATURATED`] ([`super::client_bound`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_busy: Option<f64>,
+    /// A fixed-rate (open-loop) point's median send lateness, µs: how late the client's
+    /// sends left their intended times (loadgen's `send_lateness_us` p50; its clock
+    /// coalesces sends due within `MIN_GAP` of each other). `None` for a closed loop, and
+    /// in reports from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lateness_p50_us: Option<f64>,
     /// An offered workload's rate, requests/s ([`super::offered`]); its `value` is `None`
     /// where the server served less than [`super::offered::KEEP_UP`] of it, beyond what
     /// was still in flight ([`super::offered::keeps_up`]).
@@ -97,6 +103,7 @@ impl Sample {
             wakeups_per_request: None,
             bottleneck: "client".into(),
             client_busy: None,
+            send_lateness_p50_us: None,
             offered_per_sec: None,
             rss_bytes_per_idle: None,
             kernel_included: None,
@@ -306,5 +313,23 @@ impl WorkloadsReport {
                 .filter(|s| s.workload == workload)
                 .map(|s| (s.contender.clone(), s.label.clone())),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_without_the_send_lateness_loads_and_one_with_it_round_trips() {
+        let mut json = serde_json::to_value(Sample::example("w", "a", 0, 1.0)).unwrap();
+        assert!(json.get("send_lateness_p50_us").is_none(), "None is not written");
+        let old: Sample = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(old.send_lateness_p50_us, None);
+        json["send_lateness_p50_us"] = serde_json::json!(203.0);
+        let kept: Sample = serde_json::from_value(json).unwrap();
+        assert_eq!(kept.send_lateness_p50_us, Some(203.0));
+        let again: Sample = serde_json::from_str(&serde_json::to_string(&kept).unwrap()).unwrap();
+        assert_eq!(again.send_lateness_p50_us, Some(203.0));
     }
 }
