@@ -95,16 +95,16 @@ impl WorkloadsReport {
     /// The rates table's sentence on the send lateness beside the client's busy share,
     /// where the rounds kept it; empty where they did not (reports from before).
     pub fn lateness_said(&self) -> String {
-        match self.kept_lateness() {
-            true => format!(
-                " Beside the client's busy share, how late its sends left their intended times \
-                 (the median over the rounds of each point's p50): loadgen's clock lets sends \
-                 due within {} µs of each other leave together, so the servers take requests \
-                 in bunches.",
-                loadgen::MIN_GAP.as_micros()
-            ),
-            false => String::new(),
+        if !self.kept_lateness() {
+            return String::new();
         }
+        format!(
+            " Beside the client's busy share, how late its sends left their intended times \
+             (the median over the rounds of each point's p50): loadgen's clock lets sends \
+             due within {} µs of each other leave together, so the servers take requests \
+             in bunches.",
+            loadgen::MIN_GAP.as_micros()
+        )
     }
 }
 
