@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use loadgen::churn::Churn;
 use loadgen::files::Files;
-use loadgen::run::{Config, Percentiles};
+use loadgen::run::{Config, Driver, Percentiles};
 use loadgen::tls::{Handshakes, Tls};
 use serde::{Deserialize, Serialize};
 
@@ -268,9 +268,13 @@ impl Load {
 }
 
 /// `base` (the target and its request) with the shape `load` gives the client: its
-/// connections, threads, depth, length, rate, churn and whether it busy-polls.
+/// connections, threads, depth, length, rate, churn and whether it busy-polls. The ring
+/// drives every run it covers (kept-alive plain TCP without files): it sends each request
+/// close to its intended time, where the tokio driver lets sends due within
+/// [`loadgen::MIN_GAP`] leave together (issue 70); tokio drives TLS, churn and files.
 pub(crate) fn client_config(load: &Load, base: Config) -> Config {
     Config {
+        driver: Driver::Auto,
         connections: load.connections,
         threads: load.client_threads,
         depth: load.depth,
