@@ -59,8 +59,8 @@ pub struct Config {
     /// arrives: the client never pays a wake-up, and keeps its CPU busy. Closed loop on
     /// kept-alive connections only, on the tokio driver. Default is false.
     pub busy_poll: bool,
-    /// What drives the connections. Default is [`Driver::Tokio`]: the ring measured
-    /// dearer per request so far (issue 70), so it is chosen only by name.
+    /// What drives the connections. Default is [`Driver::Tokio`], which covers every run;
+    /// the studies take [`Driver::Auto`], so the ring sends on time where it can.
     pub driver: Driver,
 }
 

@@ -100,9 +100,11 @@ impl WorkloadsReport {
         }
         format!(
             " Beside the client's busy share, how late its sends left their intended times \
-             (the median over the rounds of each point's p50): loadgen's clock lets sends \
-             due within {} µs of each other leave together, so the servers take requests \
-             in bunches.",
+             (the median over the rounds of each point's p50). loadgen's ring drives the \
+             kept-alive rows over plain TCP without files and sends each request close to \
+             its intended time; its tokio driver drives TLS, churn and files, and lets sends \
+             due within {} µs of each other leave together, so on those rows the servers \
+             take requests in bunches.",
             loadgen::MIN_GAP.as_micros()
         )
     }
