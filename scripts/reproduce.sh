@@ -32,6 +32,7 @@ cd "$(dirname "$0")/.."
 steps=(
   "cargo bench"
   "scripts/workloads.sh"
+  "scripts/client_drivers.sh"
   "scripts/churn.sh"
   "scripts/profiles.sh"
   "scripts/sweep.sh"
@@ -39,7 +40,7 @@ steps=(
 )
 # measured, 2 CPUs, already built (the run at afaad2e); the workloads step's 60 is its 39
 # and about 21 for the rows beyond the verdict (the bodies and files studies took 16).
-minutes=(6 60 8 10 7 1)
+minutes=(6 60 2 8 10 7 1)
 target_minutes=100
 from=1
 allow_dirty=""

@@ -227,6 +227,11 @@ pub struct Load {
     /// The client busy-polls for each answer instead of sleeping (loadgen's
     /// `--busy-poll`; closed loop only). Default is false.
     pub busy_poll: bool,
+    /// What drives the client's connections. Default is [`Driver::Auto`]: the ring drives
+    /// every load it covers ([`Load::on_ring`]) and sends each request close to its
+    /// intended time, where the tokio driver lets sends due within [`loadgen::MIN_GAP`]
+    /// leave together (issue 70); tokio drives TLS, churn, files and busy-polling.
+    pub driver: Driver,
 }
 
 /// The open loop's warm-up for a point of `duration`: a fifth of it, at most 1 s (connects
@@ -263,18 +268,23 @@ impl Load {
             client_threads: pinning.client_cpus().max(1),
             server_cpus: pinning.server_cpus(),
             busy_poll: false,
+            driver: Driver::Auto,
         }
+    }
+
+    /// Whether loadgen's ring drives this load under [`Driver::Auto`] (on a kernel that
+    /// offers io_uring): kept-alive connections over plain TCP, without files or
+    /// busy-polling, as loadgen's `ring_client::covers` reads the same run.
+    pub fn on_ring(&self) -> bool {
+        self.tls.is_none() && self.churn.is_none() && !self.busy_poll && !matches!(self.ask, Ask::File { .. })
     }
 }
 
 /// `base` (the target and its request) with the shape `load` gives the client: its
-/// connections, threads, depth, length, rate, churn and whether it busy-polls. The ring
-/// drives every run it covers (kept-alive plain TCP without files): it sends each request
-/// close to its intended time, where the tokio driver lets sends due within
-/// [`loadgen::MIN_GAP`] leave together (issue 70); tokio drives TLS, churn and files.
+/// connections, threads, depth, length, rate, churn, whether it busy-polls and its driver.
 pub(crate) fn client_config(load: &Load, base: Config) -> Config {
     Config {
-        driver: Driver::Auto,
+        driver: load.driver,
         connections: load.connections,
         threads: load.client_threads,
         depth: load.depth,

@@ -51,7 +51,9 @@ pub fn point(
     pinning: &Pinning,
 ) -> Result<Point, String> {
     let load = match (workload.shape, offered) {
-        (Shape::Offered { of, .. }, Some(rate)) => at_rate(offered::base(of).shape, rate, duration, pinning),
+        (Shape::Offered { .. }, Some(rate)) => {
+            fixed_rate_load(workload, rate, duration, pinning).expect("an offered workload")
+        }
         (Shape::Offered { .. }, None) => {
             return Err(format!("{}: no rate was calibrated for it", workload.name));
         }
@@ -103,6 +105,15 @@ pub fn finish(
         sample.offered_per_sec = slot.offered;
     }
     Ok(sample)
+}
+
+/// The open loop an offered workload ([`Shape::Offered`]) runs at `rate` requests/s, each
+/// slice `duration` long; `None` for a workload of any other shape.
+pub fn fixed_rate_load(workload: &Workload, rate: f64, duration: Duration, pinning: &Pinning) -> Option<Load> {
+    match workload.shape {
+        Shape::Offered { of, .. } => Some(at_rate(offered::base(of).shape, rate, duration, pinning)),
+        _ => None,
+    }
 }
 
 /// `shape`'s load (keep-alive, echo, uploads, large responses, files, churn or short-lived
@@ -295,28 +306,5 @@ fn sample(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::load::client_config;
-    use crate::workload::catalogue::{BUSY_POLLED, by_name};
-    use loadgen::run::Config;
-
-    #[test]
-    fn the_busy_polled_workload_asks_loadgen_to_busy_poll_and_the_default_does_not() {
-        let pinning = Pinning {
-            server: None,
-            client: None,
-            warning: None,
-            remote: None,
-        };
-        let base = || Config::new("127.0.0.1:1".parse().unwrap(), b"GET / HTTP/1.1\r\n\r\n".to_vec());
-        let config_of = |name: &str| {
-            let workload = by_name(name).unwrap();
-            client_config(&load_of(workload.shape, Duration::from_secs(1), &pinning), base())
-        };
-        let awake = config_of(BUSY_POLLED);
-        assert!(awake.busy_poll);
-        assert_eq!((awake.connections, awake.depth, awake.rate), (1, 1, None));
-        assert!(!config_of("one connection").busy_poll);
-    }
-}
+#[path = "measure_tests.rs"]
+mod tests;
