@@ -88,7 +88,7 @@ impl Sample {
             server_cpu_us: point.server_cpu_us_per_request,
             client_cpu_us: point.client_busy * 1e6 / point.requests_per_sec.max(f64::MIN_POSITIVE),
             client_busy: point.client_busy,
-            send_lateness_p50_us: point.send_lateness_us.map(|late| late.p50 as f64),
+            send_lateness_p50_us: point.send_lateness_us.as_ref().map(|late| late.p50 as f64),
         }
     }
 }
