@@ -109,7 +109,12 @@ pub fn finish(
 
 /// The open loop an offered workload ([`Shape::Offered`]) runs at `rate` requests/s, each
 /// slice `duration` long; `None` for a workload of any other shape.
-pub fn fixed_rate_load(workload: &Workload, rate: f64, duration: Duration, pinning: &Pinning) -> Option<Load> {
+pub fn fixed_rate_load(
+    workload: &Workload,
+    rate: f64,
+    duration: Duration,
+    pinning: &Pinning,
+) -> Option<Load> {
     match workload.shape {
         Shape::Offered { of, .. } => Some(at_rate(offered::base(of).shape, rate, duration, pinning)),
         _ => None,

@@ -25,7 +25,10 @@ fn the_busy_polled_workload_asks_loadgen_to_busy_poll_and_the_default_does_not()
     let pinning = unpinned();
     let config_of = |name: &str| {
         let workload = by_name(name).unwrap();
-        client_config(&load_of(workload.shape, Duration::from_secs(1), &pinning), config())
+        client_config(
+            &load_of(workload.shape, Duration::from_secs(1), &pinning),
+            config(),
+        )
     };
     let awake = config_of(BUSY_POLLED);
     assert!(awake.busy_poll);
@@ -59,15 +62,31 @@ fn the_ring_drives_kept_alive_plain_rows_and_tokio_tls_churn_files_and_busy_poll
     ] {
         assert!(!fixed(name), "{name} should run on tokio");
     }
-    let busy = load_of(by_name(BUSY_POLLED).unwrap().shape, Duration::from_secs(1), &pinning);
+    let busy = load_of(
+        by_name(BUSY_POLLED).unwrap().shape,
+        Duration::from_secs(1),
+        &pinning,
+    );
     assert!(!busy.on_ring());
-    assert!(fixed_rate_load(&by_name("one connection").unwrap(), 1.0, Duration::from_secs(1), &pinning).is_none());
+    assert!(
+        fixed_rate_load(
+            &by_name("one connection").unwrap(),
+            1.0,
+            Duration::from_secs(1),
+            &pinning
+        )
+        .is_none()
+    );
 }
 
 #[test]
 fn the_load_names_loadgens_driver_auto_unless_told_otherwise() {
     let pinning = unpinned();
-    let load = load_of(by_name("keep-alive, small requests").unwrap().shape, Duration::from_secs(1), &pinning);
+    let load = load_of(
+        by_name("keep-alive, small requests").unwrap().shape,
+        Duration::from_secs(1),
+        &pinning,
+    );
     assert_eq!(client_config(&load, config()).driver, Driver::Auto);
     let tokio = Load {
         driver: Driver::Tokio,

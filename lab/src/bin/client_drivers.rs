@@ -59,15 +59,25 @@ fn run(cli: Cli) -> Result<(), String> {
     let slice = Duration::from_secs_f64(cli.seconds) / cli.slices.max(1) as u32;
     let load_of = |name: &str, rate: f64| -> Result<Load, String> {
         let workload = catalogue::by_name(name).ok_or_else(|| format!("{name}: not in the catalogue"))?;
-        measure::fixed_rate_load(&workload, rate, slice, &pinning).ok_or_else(|| format!("{name}: not at a fixed rate"))
+        measure::fixed_rate_load(&workload, rate, slice, &pinning)
+            .ok_or_else(|| format!("{name}: not at a fixed rate"))
     };
-    let rows = fixed_rate_rows(&workloads, |name, rate| load_of(name, rate).is_ok_and(|l| l.on_ring()));
+    let rows = fixed_rate_rows(&workloads, |name, rate| {
+        load_of(name, rate).is_ok_and(|l| l.on_ring())
+    });
     let measured: Vec<_> = rows.iter().filter(|r| r.on_ring).collect();
     if measured.is_empty() {
-        return Err("results/workloads.json has no fixed-rate row the ring drives: run scripts/workloads.sh first".into());
+        return Err(
+            "results/workloads.json has no fixed-rate row the ring drives: run scripts/workloads.sh first"
+                .into(),
+        );
     }
     let step = Duration::from_secs_f64(cli.seconds * 1.2 + 0.3 * cli.slices as f64);
-    let mut progress = Progress::start("client_drivers", measured.len() * cli.rounds * DRIVERS.len(), step);
+    let mut progress = Progress::start(
+        "client_drivers",
+        measured.len() * cli.rounds * DRIVERS.len(),
+        step,
+    );
     let mut lineup = Lineup::start_with(&[SUBJECT], pinning.clone(), None)?;
     let mut samples = Vec::new();
     for row in &measured {

@@ -147,8 +147,16 @@ mod tests {
     fn the_rows_are_the_fixed_rate_rows_measured_with_io_uring_servers_offered_rate() {
         let report = WorkloadsReport::over(vec![
             offered("keep-alive over TLS at a fixed rate", SUBJECT.id, Some(40_000.0)),
-            offered("keep-alive, small requests at a fixed rate", "tokio_codec", Some(1.0)),
-            offered("keep-alive, small requests at a fixed rate", SUBJECT.id, Some(120_000.0)),
+            offered(
+                "keep-alive, small requests at a fixed rate",
+                "tokio_codec",
+                Some(1.0),
+            ),
+            offered(
+                "keep-alive, small requests at a fixed rate",
+                SUBJECT.id,
+                Some(120_000.0),
+            ),
             offered("keep-alive, small requests", SUBJECT.id, None),
         ]);
         let rows = fixed_rate_rows(&report, |name, _| !name.contains("TLS"));
