@@ -1,6 +1,7 @@
 //! The ring driver: one load thread's keep-alive connections over plain TCP driven from
 //! one io_uring (`ring.rs`) with no async runtime, open loop or closed loop (with
-//! pipelining), as `client.rs` drives them on tokio, for less CPU per request. Each
+//! pipelining), as `client.rs` drives them on tokio, sending each request close to its
+//! intended time (`results/client_drivers.md`: what that costs per request). Each
 //! wake-up reads the clock once, queues a send on every idle connection whose intended
 //! send time has come (idle connections wait in a heap by that time, so a wake-up
 //! touches only the connections it serves) (the pre-rendered request: no per-request

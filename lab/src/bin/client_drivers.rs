@@ -102,7 +102,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 merged
                     .iter()
                     .zip(DRIVERS)
-                    .map(|(point, driver)| Sample::of(&row.workload, driver, round, point)),
+                    .map(|(point, driver)| Sample::of(&row.workload, driver, round, point, cli.seconds)),
             );
         }
     }

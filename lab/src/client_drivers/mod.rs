@@ -66,10 +66,12 @@ pub struct Sample {
     pub workload: String,
     pub driver: String,
     pub round: usize,
-    pub requests_per_sec: f64,
+    /// The answers that arrived within the measured windows, per second of them: what the
+    /// open loop served on schedule, as the workloads study counts it.
+    pub served_per_sec: f64,
     /// io_uring_server's CPU per request, µs.
     pub server_cpu_us: Option<f64>,
-    /// The client's CPU per request, µs: its busy share ÷ the requests/s served, as the
+    /// The client's CPU per request, µs: its busy share ÷ `served_per_sec`, as the
     /// workloads study's rates table reads it.
     pub client_cpu_us: f64,
     /// The client's CPU over the point's wall time (1.0: saturated).
@@ -79,14 +81,18 @@ pub struct Sample {
 }
 
 impl Sample {
-    pub fn of(workload: &str, driver: Driver, round: usize, point: &Point) -> Sample {
+    /// The sample of `point`, whose measured windows add up to `seconds`.
+    pub fn of(workload: &str, driver: Driver, round: usize, point: &Point, seconds: f64) -> Sample {
+        let served = point
+            .answered_in_window
+            .map_or(point.requests_per_sec, |answered| answered as f64 / seconds);
         Sample {
             workload: workload.to_string(),
             driver: driver_name(driver).to_string(),
             round,
-            requests_per_sec: point.requests_per_sec,
+            served_per_sec: served,
             server_cpu_us: point.server_cpu_us_per_request,
-            client_cpu_us: point.client_busy * 1e6 / point.requests_per_sec.max(f64::MIN_POSITIVE),
+            client_cpu_us: point.client_busy * 1e6 / served.max(f64::MIN_POSITIVE),
             client_busy: point.client_busy,
             send_lateness_p50_us: point.send_lateness_us.as_ref().map(|late| late.p50 as f64),
         }
@@ -182,7 +188,7 @@ mod tests {
             workload: "w".into(),
             driver: driver_name(driver).into(),
             round,
-            requests_per_sec: 1000.0,
+            served_per_sec: 1000.0,
             server_cpu_us: Some(4.0),
             client_cpu_us,
             client_busy: client_cpu_us / 1000.0,

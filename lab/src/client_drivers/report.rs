@@ -16,6 +16,9 @@ use super::{ClientDriversReport, DRIVERS, Row, Sample};
 pub const BEGIN: &str = "<!-- BEGIN CLIENT_DRIVERS: scripts/client_drivers.sh rewrites this section -->";
 pub const END: &str = "<!-- END CLIENT_DRIVERS -->";
 
+/// The commit from which the studies drove the ring's rows on it (`--driver auto`).
+const RING_SINCE: &str = "f325494";
+
 /// How a fixed-rate row's name ends; the table names the row by its workload and rate.
 const FIXED_RATE: &str = " at a fixed rate";
 
@@ -36,15 +39,20 @@ pub fn write_rendered(root: &Path, report: &ClientDriversReport) -> Result<(), S
 /// What the study compares, in words, for both views.
 fn method(report: &ClientDriversReport) -> String {
     format!(
-        "Before issue 70 every study drove its connections with loadgen's tokio driver, whose \
-         clock lets sends due within {} µs of each other leave together; now loadgen's ring \
-         drives every fixed-rate row it covers and sends each request close to its intended \
-         time. Here {} is offered each of those rows at the rate the workloads study offered it \
-         (`results/workloads.json`, at commit `{}`), by each driver in turn within every round, \
-         each point cut into {} slices alternated between the two. Each figure is the median \
-         over the rounds; each ÷ is the geometric mean of the per-round ratios. The client's CPU \
-         per request is its busy share ÷ the requests/s served, as the workloads study's rates \
-         table reads it, and ÷ {}'s server CPU per request in the same point.",
+        "The studies drove every row with loadgen's tokio driver until commit `{RING_SINCE}`; since \
+         then loadgen's ring drives the kept-alive rows over plain TCP without files. The tokio \
+         driver's clock lets sends due within {} µs of each other leave together; the ring, \
+         woken by every answer, sends each request close to its intended time. Here {} is \
+         offered each of the ring's fixed-rate rows at the rate the workloads study offered it \
+         (`results/workloads.json`, at commit `{}`), by both drivers in every round, each point \
+         cut into {} slices alternated between the two. Each figure is the median over the \
+         rounds; each ÷ is the geometric mean of the per-round ratios, except the client ÷ \
+         server column, the median of each point's ratio. *Served* counts the answers that \
+         arrived within the measured windows, as a share of the offered rate: below 99%, the \
+         point fell behind the rate, and its figures are not those of the offered load. The \
+         client's CPU per request is its busy share of one CPU ÷ those answers per second, as \
+         in the workloads study's rates table; client ÷ server divides it by {}'s own CPU per \
+         request in the same point.",
         loadgen::MIN_GAP.as_micros(),
         SUBJECT.label,
         report.rates_from,
@@ -73,7 +81,7 @@ pub fn render(report: &ClientDriversReport) -> String {
 /// BENCHMARKS.md's section: the provenance line, the method in brief, the table.
 fn section(report: &ClientDriversReport) -> String {
     format!(
-        "{}\n\n{}\n\nEvery round: [results/client_drivers.md](results/client_drivers.md).\n\n{}",
+        "{}\n\n{}\n\nEach round's figures: [results/client_drivers.json](results/client_drivers.json).\n\n{}",
         rounds::short_provenance(
             "scripts/client_drivers.sh",
             &report.machine,
@@ -87,10 +95,11 @@ fn section(report: &ClientDriversReport) -> String {
 /// The table of the rows the ring drives, then the rows it does not.
 fn table(report: &ClientDriversReport) -> String {
     let mut out = String::from(
-        "| row, offered rate | client CPU µs per request: tokio driver, ring, ring ÷ tokio | \
-         client ÷ io_uring_server's server CPU: tokio driver, ring | io_uring_server's CPU µs \
-         per request: tokio driver, ring, ring ÷ tokio | sends left late, p50 µs: tokio \
-         driver, ring | client busy: tokio driver, ring |\n|---|---|---|---|---|---|\n",
+        "| row, offered rate | served: tokio driver, ring | client CPU µs per request: tokio \
+         driver, ring, ring ÷ tokio | client ÷ io_uring_server's server CPU: tokio driver, ring \
+         | io_uring_server's CPU µs per request: tokio driver, ring, ring ÷ tokio | sends left \
+         late, p50 µs: tokio driver, ring | client busy: tokio driver, ring |\n\
+         |---|---|---|---|---|---|---|\n",
     );
     for row in report.rows.iter().filter(|r| r.on_ring) {
         let _ = writeln!(out, "{}", line(report, row));
@@ -104,8 +113,8 @@ fn table(report: &ClientDriversReport) -> String {
     if !others.is_empty() {
         let _ = writeln!(
             out,
-            "\nThe tokio driver drives the other fixed-rate rows before and after (TLS, churn \
-             and files are not the ring's), so they are not measured here: {}.",
+            "\nThe tokio driver drives the other fixed-rate rows in every study (TLS, churn and \
+             files are not the ring's), so they are not measured here: {}.",
             others.join(", ")
         );
     }
@@ -135,15 +144,19 @@ fn line(report: &ClientDriversReport, row: &Row) -> String {
     let over_server: fn(&Sample) -> Option<f64> = |s| Some(s.client_cpu_us / s.server_cpu_us?);
     let late: fn(&Sample) -> Option<f64> = |s| s.send_lateness_p50_us;
     let busy: fn(&Sample) -> Option<f64> = |s| Some(s.client_busy * 100.0);
+    let served: fn(&Sample) -> Option<f64> = |s| Some(s.served_per_sec);
     let pair = |of, digits: usize, unit: &str| {
         DRIVERS
             .map(|driver| shown(figure(driver, of), digits, unit))
             .join(", ")
     };
     format!(
-        "| {} at {} req/s | {}, {} | {} | {}, {} | {} | {} |",
+        "| {} at {} req/s | {} | {}, {} | {} | {}, {} | {} | {} |",
         row.workload.trim_end_matches(FIXED_RATE),
         group_thousands(row.rate),
+        DRIVERS
+            .map(|driver| shown(figure(driver, served).map(|s| s * 100.0 / row.rate), 0, "%"))
+            .join(", "),
         pair(client, 1, ""),
         shown(ratio(client), 2, ""),
         pair(over_server, 2, "×"),
@@ -170,7 +183,7 @@ mod tests {
             workload: workload.into(),
             driver: driver_name(driver).into(),
             round,
-            requests_per_sec: 100_000.0,
+            served_per_sec: 100_000.0,
             server_cpu_us: Some(server),
             client_cpu_us: client,
             client_busy: client / 10.0,
@@ -217,7 +230,7 @@ mod tests {
         // Busy: 60% and 60%; 66% and 56% (median 61%).
         assert!(
             table.contains(
-                "| keep-alive, small requests at 120,000 req/s | 6.0, 6.1, 1.01 | 1.50×, 1.36× | \
+                "| keep-alive, small requests at 120,000 req/s | 83%, 83% | 6.0, 6.1, 1.01 | 1.50×, 1.36× | \
                  4.0, 4.5, 1.12 | 250, 12 | 60%, 61% |"
             ),
             "{table}"
@@ -227,7 +240,7 @@ mod tests {
     #[test]
     fn rows_the_ring_does_not_drive_are_named_not_measured() {
         let table = table(&report());
-        assert!(table.contains("before and after"), "{table}");
+        assert!(table.contains("in every study"), "{table}");
         assert!(table.contains(": *keep-alive over TLS*."), "{table}");
         assert_eq!(table.matches("over TLS").count(), 1, "{table}");
     }
@@ -236,6 +249,7 @@ mod tests {
     fn the_report_names_its_rates_commit_and_the_tokio_drivers_gap() {
         let text = render(&report());
         assert!(text.contains("at commit `abc1234`"), "{text}");
+        assert!(text.contains("until commit `f325494`"), "{text}");
         assert!(
             text.contains(&format!("within {} µs", loadgen::MIN_GAP.as_micros())),
             "{text}"
