@@ -6,8 +6,10 @@
 # now), in every round, each point cut into slices alternated between the two. Writes
 # results/client_drivers.md, .json and the client-drivers section of BENCHMARKS.md's
 # method: the client's and the server's CPU per request with each driver, and how late the
-# sends left. About 2 minutes.
-#   scripts/client_drivers.sh             # 4 rounds of 1.25 s per point
+# sends left. About 2 minutes (3 rounds of 1 s per point, within scripts/reproduce.sh's
+# 100 minutes; more with --rounds and --seconds).
+#   scripts/client_drivers.sh             # 3 rounds of 1 s per point
+#   scripts/client_drivers.sh --rounds 4 --seconds 1.25   # as the committed results/client_drivers.md
 #   scripts/client_drivers.sh --render    # the views again from results/client_drivers.json
 set -euo pipefail
 cd "$(dirname "$0")/.."

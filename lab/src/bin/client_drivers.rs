@@ -25,10 +25,10 @@ use lab::placement::Placement;
 #[command(version)]
 struct Cli {
     /// Rounds; each starts the server afresh and runs both drivers, in a balanced order.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 3)]
     rounds: usize,
     /// Seconds per point.
-    #[arg(long, default_value_t = 1.25)]
+    #[arg(long, default_value_t = 1.0)]
     seconds: f64,
     /// Slices each point is cut into, alternated between the two drivers.
     #[arg(long, default_value_t = 2)]
