@@ -146,7 +146,9 @@ fn a_pairs_rate_says_whose_capacities_set_it() {
     assert!(
         table.contains(&format!(
             "how late its sends left their intended times (the median over the rounds of each \
-             point's p50): loadgen's clock lets sends due within {} µs",
+             point's p50). loadgen's ring drives the kept-alive rows over plain TCP without \
+             files and sends each request close to its intended time; its tokio driver drives \
+             TLS, churn and files, and lets sends due within {} µs",
             loadgen::MIN_GAP.as_micros()
         )),
         "{table}"

@@ -114,16 +114,34 @@ pub fn signed_share(fact: &Fact) -> Option<String> {
 
 /// The distinct kinds of `facts`, in their order, joined: "files, TLS and idle memory".
 fn kinds(facts: &[&Fact]) -> String {
-    let mut seen: Vec<&str> = Vec::new();
+    let seen = distinct_kinds(facts);
+    match seen.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The kinds of `facts`, each once, in order.
+fn distinct_kinds(facts: &[&Fact]) -> Vec<&'static str> {
+    let mut seen: Vec<&'static str> = Vec::new();
     for fact in facts {
         if !seen.contains(&fact.kind) {
             seen.push(fact.kind);
         }
     }
-    match seen.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    seen
+}
+
+/// The kinds `clear` covers, named ([`kinds`]), or "every kind of load measured" where
+/// they are all the kinds of `facts`, so the first screen's line stays short.
+fn kinds_won(clear: &[&Fact], facts: &[Fact]) -> String {
+    let every = distinct_kinds(&facts.iter().collect::<Vec<_>>());
+    let won = distinct_kinds(clear);
+    if every.len() > 2 && every.iter().all(|kind| won.contains(kind)) {
+        "every kind of load measured".into()
+    } else {
+        kinds(clear)
     }
 }
 
@@ -159,7 +177,7 @@ pub fn saves(facts: &[Fact]) -> Option<String> {
         SUBJECT.label,
         clear.len(),
         facts.len(),
-        kinds(&clear)
+        kinds_won(&clear, facts)
     );
     match (clear.is_empty(), saved, percent) {
         (true, _, _) => None,
