@@ -36,7 +36,7 @@ pub fn write_rendered(root: &Path, report: &ClientDriversReport) -> Result<(), S
     rewrite_benchmarks_section(root, (BEGIN, END), &section(report))
 }
 
-/// What the study compares, in words, for both views.
+/// What the study compares, in words, for results/client_drivers.md.
 fn method(report: &ClientDriversReport) -> String {
     format!(
         "The studies drove every row with loadgen's tokio driver until commit `{RING_SINCE}`; since \
@@ -87,18 +87,32 @@ fn section(report: &ClientDriversReport) -> String {
             &report.machine,
             (report.rounds, report.seconds_per_point)
         ),
-        method(report),
+        brief(report),
         table(report)
+    )
+}
+
+/// The method in brief, for BENCHMARKS.md (the method bullet there says which rows each
+/// driver runs); [`method`] in full in `results/client_drivers.md`.
+fn brief(report: &ClientDriversReport) -> String {
+    format!(
+        "{} is offered each fixed-rate row the ring drives, at the workloads study's rate \
+         (commit `{}`), by both drivers (*tokio*, *ring*) in every round, the slices \
+         alternated. Figures are medians over the rounds; each ÷ is the geometric mean of the \
+         per-round ratios (client ÷ server: the median of each point's). *Served*: the answers \
+         within the measured windows ÷ the offered rate (below 99%, the point fell behind). \
+         Client µs per request: its busy share of one CPU ÷ those answers per second; server: \
+         {}'s own CPU per request.",
+        SUBJECT.label, report.rates_from, SUBJECT.label
     )
 }
 
 /// The table of the rows the ring drives, then the rows it does not.
 fn table(report: &ClientDriversReport) -> String {
     let mut out = String::from(
-        "| row, offered rate | served: tokio driver, ring | client CPU µs per request: tokio \
-         driver, ring, ring ÷ tokio | client ÷ io_uring_server's server CPU: tokio driver, ring \
-         | io_uring_server's CPU µs per request: tokio driver, ring, ring ÷ tokio | sends left \
-         late, p50 µs: tokio driver, ring | client busy: tokio driver, ring |\n\
+        "| row, offered rate | served: tokio, ring | client µs per request: tokio, ring, \
+         ring ÷ tokio | client ÷ server: tokio, ring | server µs per request: tokio, ring, ring \
+         ÷ tokio | sends late, p50 µs: tokio, ring | client busy: tokio, ring |\n\
          |---|---|---|---|---|---|---|\n",
     );
     for row in report.rows.iter().filter(|r| r.on_ring) {
