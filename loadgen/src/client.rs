@@ -27,30 +27,38 @@ use crate::tally::Tally;
 use crate::tls::{self, Stream};
 
 /// Client `index`: one keep-alive connection for the whole run, or with churn one
-/// connection after another from the run's `start`.
+/// connection after another from the run's `start`. Returns the keep-alive connection
+/// once its schedule is done, for the thread to close when all its clients are: closed
+/// at once, it would spend the client's CPU (a TLS connection's most) while the other
+/// connections' last answers, whose latency is still measured, are arriving.
 pub(crate) async fn client(
     config: &Config,
     limits: &Limits,
     sources: &[IpAddr],
     (index, start): (usize, Instant),
     tally: &RefCell<Tally>,
-) {
+) -> Option<Stream> {
     let mut pacer = match Pacer::new(config.rate, config.connections, index) {
         Ok(pacer) => pacer,
         Err(e) => {
             limits.failed.store(true, Ordering::Relaxed);
             let failure = Failure::new(ErrorKind::Connect, format!("the thread's timerfd clock: {e}"));
-            return tally.borrow_mut().fail(failure);
+            tally.borrow_mut().fail(failure);
+            return None;
         }
     };
     if config.churn.is_some() {
         pacer.begin(start);
         connections(config, limits, pacer, (sources, index), tally).await;
-    } else if let Err(failure) =
-        within(limits.patience(), exchange(config, limits, (pacer, index), tally)).await
-    {
-        limits.failed.store(true, Ordering::Relaxed);
-        tally.borrow_mut().fail(failure);
+        return None;
+    }
+    match within(limits.patience(), exchange(config, limits, (pacer, index), tally)).await {
+        Ok(stream) => Some(stream),
+        Err(failure) => {
+            limits.failed.store(true, Ordering::Relaxed);
+            tally.borrow_mut().fail(failure);
+            None
+        }
     }
 }
 
@@ -59,7 +67,7 @@ async fn exchange(
     limits: &Limits,
     (mut pacer, index): (Pacer, usize),
     tally: &RefCell<Tally>,
-) -> Result<(), Failure> {
+) -> Result<Stream, Failure> {
     let mut stream = connect(config, None, limits.patience(), tally).await?;
     pacer.begin(Instant::now());
     // A single request is sent from the config's own bytes, never copied per connection
@@ -73,10 +81,10 @@ async fn exchange(
     let mut inbox = Inbox::default();
     loop {
         let Some(sending) = pacer.next(limits.deadline).await else {
-            return Ok(());
+            return Ok(stream);
         };
         if !limits.take(config.depth, sending.intended) {
-            return Ok(());
+            return Ok(stream);
         }
         if let (Some(files), Some(picker)) = (&config.files, &mut picker) {
             let batch = batch.to_mut();

@@ -101,17 +101,58 @@ impl Pacer {
         };
         let intended = self.intended;
         if intended >= deadline {
+            // The client is held until the run's end: ending up to an interval early, it
+            // would spend the thread's CPU (its timer, its task, its connection) while the
+            // other clients send the window's last requests, and make those late.
+            wait_until(timer, deadline).await;
             return None;
         }
         self.intended += interval;
         // A send that is already late (its connection was still waiting for the previous
         // answer) leaves at once; its latency still counts from `intended`.
-        if timer.wait_until(intended).await.is_err() {
-            tokio::time::sleep_until(intended).await;
-        }
+        wait_until(timer, intended).await;
         Some(Sending {
             intended,
             sent: Instant::now(),
         })
+    }
+}
+
+/// Waits on the thread's clock until `at`, or on tokio's if the clock failed.
+async fn wait_until(timer: &mut Deadline, at: Instant) {
+    if timer.wait_until(at).await.is_err() {
+        tokio::time::sleep_until(at).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_open_loop_client_is_held_until_the_run_ends() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        tokio::task::LocalSet::new().block_on(&runtime, async {
+            // One send every 100 ms; the run ends 30 ms after the first.
+            let mut pacer = Pacer::new(Some(10.0), 1, 0).unwrap();
+            let start = Instant::now();
+            pacer.begin(start);
+            let deadline = start + Duration::from_millis(30);
+            assert!(
+                pacer.next(deadline).await.is_some(),
+                "the first send is due at once"
+            );
+            assert!(
+                pacer.next(deadline).await.is_none(),
+                "the next falls after the end"
+            );
+            assert!(
+                Instant::now() >= deadline,
+                "a client whose schedule is done ends with the run, not before"
+            );
+        });
     }
 }

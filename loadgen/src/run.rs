@@ -127,9 +127,12 @@ fn run_thread(
             tasks
                 .spawn_local(async move { client(&config, &limits, &sources, (index, start), &tally).await });
         }
+        // Kept-alive connections close only once every client of the thread is done.
+        let mut done = Vec::new();
         while let Some(ended) = tasks.join_next().await {
-            ended.expect("client task");
+            done.extend(ended.expect("client task"));
         }
+        drop(done);
     });
     Rc::into_inner(tally)
         .expect("every client has ended")

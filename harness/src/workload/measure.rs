@@ -84,16 +84,8 @@ pub fn finish(
         Unit::RequestsPerSec => Some(point.requests_per_sec),
         Unit::BytesPerIdleConnection => unreachable!("idle workloads return above"),
     };
-    // What an open loop served: the answers that arrived within its scheduled window.
-    // loadgen sends every request scheduled there, late if it must, and waits for the
-    // answers, so its request count alone cannot tell a backlog; a server that kept up
-    // misses only the answers still in flight when each slice's window closed, and the
-    // slot that a window's rounding may leave out.
-    let served = point
-        .answered_in_window
-        .map_or(point.requests_per_sec, |answered| {
-            answered as f64 / slot.duration.as_secs_f64()
-        });
+    // What an open loop served: the answers that arrived within its windows.
+    let served = offered::served(&point, slot.duration);
     let owed = offered::owed(&point, slot.slices, slot.duration);
     let value = match slot.offered {
         Some(rate) if !offered::keeps_up(rate, served, owed) => None,

@@ -7,12 +7,14 @@
 //! offered it, once by each driver in the same rounds, and keeps what the client and the
 //! server spent per request with each and how late the sends left.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 use harness::load::{Load, Point};
 use harness::machine::Machine;
 use harness::workload::samples::WorkloadsReport;
-use harness::workload::{SUBJECT, Shape, VERDICT_PERCENT, catalogue};
+use harness::workload::{SUBJECT, Shape, VERDICT_PERCENT, catalogue, offered};
 use loadgen::run::Driver;
 
 pub mod report;
@@ -67,7 +69,7 @@ pub struct Sample {
     pub driver: String,
     pub round: usize,
     /// The answers that arrived within the measured windows, per second of them: what the
-    /// open loop served on schedule, as the workloads study counts it.
+    /// open loop served, as the workloads study counts it ([`offered::served`]).
     pub served_per_sec: f64,
     /// io_uring_server's CPU per request, µs.
     pub server_cpu_us: Option<f64>,
@@ -83,9 +85,7 @@ pub struct Sample {
 impl Sample {
     /// The sample of `point`, whose measured windows add up to `seconds`.
     pub fn of(workload: &str, driver: Driver, round: usize, point: &Point, seconds: f64) -> Sample {
-        let served = point
-            .answered_in_window
-            .map_or(point.requests_per_sec, |answered| answered as f64 / seconds);
+        let served = offered::served(point, Duration::from_secs_f64(seconds));
         Sample {
             workload: workload.to_string(),
             driver: driver_name(driver).to_string(),
