@@ -1,6 +1,6 @@
 //! The COMMITS line near the top of BENCHMARKS.md: whether every generated section of it
 //! and every `results/*.md` was made at one commit, and if not, which were made at others
-//! and which are older than the server code they measure (the STALE test of
+//! and which are older than the benchmarked code they measure (the STALE test of
 //! [`crate::stale`]). `scripts/stale.sh` writes it; `--check` fails when it is missing or
 //! wrong.
 
@@ -68,7 +68,7 @@ const NAMED_AT_MOST: usize = 6;
 
 /// The COMMITS line for `sources`: the commit most parts share is named by count, the
 /// others with their parts. `reproduced` is the commit and date of
-/// `results/reproduce.md`, if any; `stale` says whether the server code changed after a
+/// `results/reproduce.md`, if any; `stale` says whether the benchmarked code changed after a
 /// commit.
 pub fn line(sources: &[Source], reproduced: Option<(&str, &str)>, stale: &dyn Fn(&str) -> bool) -> String {
     let named = |list: &[&Source]| {
@@ -82,15 +82,15 @@ pub fn line(sources: &[Source], reproduced: Option<(&str, &str)>, stale: &dyn Fn
         .filter(|s| s.commits.iter().any(|c| stale(c)))
         .collect();
     let staleness = match old.len() {
-        0 => "None is older than the server code it measures.".to_string(),
+        0 => "None is older than the benchmarked code it measures.".to_string(),
         n if n == sources.len() => {
-            "Every one is older than the server code it measures (see their STALE lines).".to_string()
+            "Every one is older than the benchmarked code it measures (see their STALE lines).".to_string()
         }
         n if n > NAMED_AT_MOST => {
-            format!("{n} of them are older than the server code they measure: see their STALE lines.")
+            format!("{n} of them are older than the benchmarked code they measure: see their STALE lines.")
         }
         _ => format!(
-            "Older than the server code they measure (see their STALE lines): {}.",
+            "Older than the benchmarked code they measure (see their STALE lines): {}.",
             named(&old)
         ),
     };

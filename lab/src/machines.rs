@@ -4,8 +4,8 @@
 //! tokio configuration round by round), extracted from a workloads report ([`extract`]:
 //! `scripts/reproduce_here.sh`, or `scripts/reproduce.sh` from the full run), and the page
 //! is rendered from all of them ([`render`]), each cell's word by the verdict's one rule.
-//! A run made at a commit after which the server code changed is kept, marked as from
-//! older server code ([`harness::stale`]); where one is, a word that differs between the
+//! A run made at a commit after which the benchmarked code changed is kept, marked as from
+//! older benchmarked code ([`harness::stale`]); where one is, a word that differs between the
 //! runs may have changed with the code as well as with the machine, and the page and the
 //! first screen's line ([`first_screen_line`]) say so. [`differing_rows`] names the rows
 //! whose word differs between machines, [`held_on`] on how many a row's word held.
@@ -260,7 +260,7 @@ pub fn held_on(runs: &[MachineRun], name: &str, word: Word) -> (usize, usize) {
     (held, measured.len())
 }
 
-/// The page over `runs` (in the order given); `changed` says which server files changed
+/// The page over `runs` (in the order given); `changed` says which benchmarked files changed
 /// since a commit (`None`: none did), as the stale check does.
 pub fn render(runs: &[MachineRun], changed: Changed) -> String {
     let letters: Vec<char> = ('A'..='Z').take(runs.len()).collect();
@@ -276,7 +276,7 @@ pub fn render(runs: &[MachineRun], changed: Changed) -> String {
     for (letter, run) in letters.iter().zip(runs) {
         let m = &run.machine;
         let older = match changed(run.commit()) {
-            Some(_) => format!(" (from older server code, `{}`)", run.commit()),
+            Some(_) => format!(" (from older benchmarked code, `{}`)", run.commit()),
             None => String::new(),
         };
         out.push_str(&format!(

@@ -1,15 +1,15 @@
 //! What the runs of `results/machines.md` say together, in a line: the first screen's line
 //! on the other machines measured ([`first_screen_line`]), and, where a run was made at
-//! older server code than the rest ([`older_code`]), that a word which differs between the
+//! older benchmarked code than the rest ([`older_code`]), that a word which differs between the
 //! runs may have changed with the code as well as with the machine.
 
 use super::{CORE_ROWS, MachineRun, differing_rows};
 
-/// Which server files changed since a commit (`None`: none did), as the stale check says
+/// Which benchmarked files changed since a commit (`None`: none did), as the stale check says
 /// ([`harness::stale::changed_since`]).
 pub type Changed<'a> = &'a dyn Fn(&str) -> Option<Vec<String>>;
 
-/// The letters of the `runs` (as the page names their columns) made at older server code
+/// The letters of the `runs` (as the page names their columns) made at older benchmarked code
 /// than the rest, as `changed` says: empty where every run was made at one commit, whose
 /// code is then the same in each. Where one is, a word that differs between runs may have
 /// changed with the code as well as with the machine.
@@ -24,7 +24,7 @@ pub fn older_code(runs: &[MachineRun], changed: Changed) -> Vec<char> {
         .collect()
 }
 
-/// " Run A was older server code, so the machine or the code changed it.": what the
+/// " Run A was older benchmarked code, so the machine or the code changed it.": what the
 /// rows that differ cannot tell apart where [`older_code`] names a run; empty where it
 /// names none.
 pub(super) fn older_code_said(letters: &[char]) -> String {
@@ -32,10 +32,10 @@ pub(super) fn older_code_said(letters: &[char]) -> String {
     match named.split_last() {
         None => String::new(),
         Some((last, [])) => {
-            format!(" Run {last} was older server code, so the machine or the code changed it.")
+            format!(" Run {last} was older benchmarked code, so the machine or the code changed it.")
         }
         Some((last, rest)) => format!(
-            " Runs {} and {last} were older server code, so the machine or the code changed it.",
+            " Runs {} and {last} were older benchmarked code, so the machine or the code changed it.",
             rest.join(", ")
         ),
     }

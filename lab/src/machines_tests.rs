@@ -80,8 +80,11 @@ fn each_column_names_its_wake_up_and_an_older_commit_is_marked() {
         "{page}"
     );
     assert!(page.contains("17.3 µs wake-up round trip"), "{page}");
-    assert!(page.contains("(from older server code, `aaaaaaa`)"), "{page}");
-    assert!(!page.contains("from older server code, `bbbbbbb`"), "{page}");
+    assert!(
+        page.contains("(from older benchmarked code, `aaaaaaa`)"),
+        "{page}"
+    );
+    assert!(!page.contains("from older benchmarked code, `bbbbbbb`"), "{page}");
     assert!(
         page.contains(
             "| one connection (server CPU) | 0.80 **wins** by ≥10% | 1.00 **ties** (woke for most requests) |"
@@ -211,7 +214,7 @@ fn same_code(_: &str) -> Option<Vec<String>> {
     None
 }
 
-/// The server code changed after `aaaaaaa`.
+/// The benchmarked code changed after `aaaaaaa`.
 fn older_a(commit: &str) -> Option<Vec<String>> {
     (commit == "aaaaaaa").then(|| vec!["io_uring_server/src/conn.rs".into()])
 }
@@ -239,7 +242,7 @@ fn the_first_screen_line_names_the_rows_that_changed_with_the_machine() {
 }
 
 #[test]
-fn a_run_at_older_server_code_leaves_the_machine_and_the_code_apart_untold() {
+fn a_run_at_older_benchmarked_code_leaves_the_machine_and_the_code_apart_untold() {
     let (a, b) = echo_changed();
     let runs = [a.clone(), b];
     assert_eq!(older_code(&runs, &older_a), ['A']);
@@ -249,7 +252,7 @@ fn a_run_at_older_server_code_leaves_the_machine_and_the_code_apart_untold() {
     let line = first_screen_line(&runs, &older_a);
     assert!(
         line.ends_with(
-            "the word differed on 1: 64 KiB echo. Run A was older server code, so the machine \
+            "the word differed on 1: 64 KiB echo. Run A was older benchmarked code, so the machine \
              or the code changed it."
         ),
         "{line}"
@@ -259,8 +262,8 @@ fn a_run_at_older_server_code_leaves_the_machine_and_the_code_apart_untold() {
     let page = render(&runs, &older_a);
     assert!(
         page.contains(
-            "Rows whose word differs between these runs: 64 KiB echo. Run A was older server \
-             code, so the machine or the code changed it."
+            "Rows whose word differs between these runs: 64 KiB echo. Run A was older \
+             benchmarked code, so the machine or the code changed it."
         ),
         "{page}"
     );
@@ -275,5 +278,9 @@ fn the_committed_runs_say_whether_their_code_differed() {
     let line = first_screen_line(&runs, &changed);
     assert!(line.chars().count() < 300, "{line}");
     let older = older_code(&runs, &changed);
-    assert_eq!(line.contains("older server code"), !older.is_empty(), "{line}");
+    assert_eq!(
+        line.contains("older benchmarked code"),
+        !older.is_empty(),
+        "{line}"
+    );
 }

@@ -2,7 +2,7 @@
 //! rows of a workloads report (`results/workloads.json`, or a `--only` run's) as
 //! `results/machines/<cpu-model-and-kernel>.json`, replacing that machine's earlier run;
 //! then renders the page from every run kept there (`scripts/stale.sh` runs it too, so a
-//! column is marked once the server code changes after it; `--check` only compares).
+//! column is marked once the benchmarked code changes after it; `--check` only compares).
 //! Measures nothing.
 
 use std::path::PathBuf;
@@ -23,7 +23,7 @@ struct Cli {
     #[arg(long, requires = "add")]
     name: Option<String>,
     /// Change nothing; exit 1 if the page differs from what the runs kept render (a
-    /// column whose server code changed since is not yet marked): `scripts/stale.sh`.
+    /// column whose benchmarked code changed since is not yet marked): `scripts/stale.sh`.
     #[arg(long, conflicts_with = "add")]
     check: bool,
 }

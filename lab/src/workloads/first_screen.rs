@@ -46,7 +46,7 @@ pub fn write_block(workspace: &Path, report: &WorkloadsReport) -> Result<(), Str
     machines.push(own);
     // In the page's order, so a run is named by its column's letter there.
     machines.sort_by(|a, b| a.machine.date.cmp(&b.machine.date));
-    // As results/machines.md marks a run from older server code (a commit this clone
+    // As results/machines.md marks a run from older benchmarked code (a commit this clone
     // cannot compare counting as older).
     let changed =
         |commit: &str| harness::stale::changed_since(workspace, commit).unwrap_or_else(|e| Some(vec![e]));
