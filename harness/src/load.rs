@@ -66,11 +66,6 @@ pub struct Point {
     /// `answered_in_window`): what an open loop served on schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered_in_window: Option<u64>,
-    /// Answers that arrived within the measured window, whenever they were meant to leave
-    /// (loadgen's `completed_in_window`): the rate an open loop saw served, which its
-    /// client's own send lateness does not lower.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub completed_in_window: Option<u64>,
     /// Open loop: from each request's intended send time (corrected for coordinated
     /// omission).
     pub latency_us: Percentiles,
@@ -125,7 +120,6 @@ pub fn blank_point(contender: &str, kind: LoadKind) -> Point {
         requests_in_window: 1000,
         requests_per_sec: 0.0,
         answered_in_window: None,
-        completed_in_window: None,
         latency_us: Percentiles::default(),
         median_us: None,
         uncorrected_latency_us: None,
@@ -364,7 +358,6 @@ pub fn run_point(server: &Server, load: Load) -> Result<Point, String> {
         requests_in_window: usage.requests,
         requests_per_sec: summary.requests_per_sec,
         answered_in_window: Some(summary.answered_in_window),
-        completed_in_window: Some(summary.completed_in_window),
         latency_us: summary.latency_us,
         median_us: summary.median_us,
         uncorrected_latency_us: summary.uncorrected_latency_us,

@@ -99,7 +99,6 @@ pub fn merge(points: &[Point]) -> Option<Point> {
         requests,
         requests_in_window: points.iter().map(|p| p.requests_in_window).sum(),
         answered_in_window: points.iter().map(|p| p.answered_in_window).sum(),
-        completed_in_window: points.iter().map(|p| p.completed_in_window).sum(),
         requests_per_sec: if window > 0.0 {
             requests as f64 / window
         } else {

@@ -136,11 +136,11 @@ mod tests {
             .build()
             .unwrap();
         tokio::task::LocalSet::new().block_on(&runtime, async {
-            // One send every 100 ms; the run ends 30 ms after the first.
-            let mut pacer = Pacer::new(Some(10.0), 1, 0).unwrap();
+            // One send a second; the run ends 200 ms after the first.
+            let mut pacer = Pacer::new(Some(1.0), 1, 0).unwrap();
             let start = Instant::now();
             pacer.begin(start);
-            let deadline = start + Duration::from_millis(30);
+            let deadline = start + Duration::from_millis(200);
             assert!(
                 pacer.next(deadline).await.is_some(),
                 "the first send is due at once"

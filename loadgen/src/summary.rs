@@ -36,17 +36,12 @@ pub struct Summary {
     /// the server managed in time, however late the rest were sent (loadgen sends every
     /// request scheduled in the window, and waits for its answer).
     pub answered_in_window: u64,
-    /// Answers that arrived within the measured window, whatever their intended send time
-    /// (the warm-up's last ones too): the rate the window saw served. An open loop that
-    /// kept up completes its rate, whatever the client's own send lateness, since as many
-    /// answers carry over into the window as out of it; one that fell behind completes
-    /// what the server managed.
-    pub completed_in_window: u64,
     /// Failed connections; any fails the run.
     pub errors: u64,
     pub errors_by_kind: ErrorsByKind,
     pub first_error: Option<String>,
-    /// The measured window, in seconds: from the warm-up's end to the last answer.
+    /// The measured window, in seconds: from the warm-up's end until the run ended (the
+    /// last answer, then closing the connections).
     pub elapsed_s: f64,
     /// `requests` over the measured window.
     pub requests_per_sec: f64,

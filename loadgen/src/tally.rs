@@ -1,7 +1,6 @@
 //! What one load thread measured, shared by its clients ([`Tally`]): answers before the
 //! warm-up's end only counted, the rest in histograms (corrected latency, and in the open
-//! loop uncorrected latency and send lateness) and, with `--hdr-log`, per second; the
-//! answers that arrived within the window, whenever they were meant to leave; and
+//! loop uncorrected latency and send lateness) and, with `--hdr-log`, per second; and
 //! failures by kind. The threads' tallies add up to the run's [`Summary`].
 
 use std::net::IpAddr;
@@ -51,8 +50,6 @@ pub(crate) struct Tally {
     requests: u64,
     /// Of `requests`, those answered before the window's end.
     answered_in_window: u64,
-    /// Answers that arrived within the window, whatever their intended send time.
-    completed_in_window: u64,
     warmup_requests: u64,
     errors: ErrorsByKind,
     first_error: Option<String>,
@@ -72,7 +69,6 @@ impl Tally {
             log: config.hdr_log.as_ref().map(|_| IntervalLog::default()),
             requests: 0,
             answered_in_window: 0,
-            completed_in_window: 0,
             warmup_requests: 0,
             errors: ErrorsByKind::default(),
             first_error: None,
@@ -88,9 +84,6 @@ impl Tally {
     /// The answer to `sending`, which had arrived by `now`.
     pub fn record_at(&mut self, sending: Sending, now: Instant, limits: &Limits) {
         limits.answered.fetch_add(1, Ordering::Relaxed);
-        if (self.window.starts..=self.window.ends).contains(&now) {
-            self.completed_in_window += 1;
-        }
         if sending.intended < self.window.starts {
             self.warmup_requests += 1;
             return;
@@ -137,7 +130,6 @@ impl Tally {
         }
         self.requests += other.requests;
         self.answered_in_window += other.answered_in_window;
-        self.completed_in_window += other.completed_in_window;
         self.warmup_requests += other.warmup_requests;
         self.errors.add(&other.errors);
         self.first_error = self.first_error.take().or(other.first_error);
@@ -166,7 +158,6 @@ impl Tally {
             warmup_requests: self.warmup_requests,
             requests: self.requests,
             answered_in_window: self.answered_in_window,
-            completed_in_window: self.completed_in_window,
             errors: self.errors.total(),
             errors_by_kind: self.errors,
             first_error: self.first_error,
@@ -221,47 +212,6 @@ mod tests {
         late.add(on_time).unwrap();
         let summary = late.summary(&config, Vec::new()).unwrap();
         assert_eq!((summary.requests, summary.answered_in_window), (2, 1));
-    }
-
-    #[test]
-    fn the_window_completes_what_arrives_in_it_whenever_it_was_meant_to_leave() {
-        let config = Config::new("127.0.0.1:1".parse().unwrap(), Vec::new());
-        let limits = Limits::new(Instant::now(), Instant::now(), None);
-        let mut tally = Tally::new(&config, window(Duration::from_millis(100), 10));
-        let before = Instant::now() - Duration::from_millis(200);
-        let within = Instant::now() - Duration::from_millis(50);
-        // Meant for the warm-up, answered in the window: completed there, not measured.
-        tally.record(
-            Sending {
-                intended: before,
-                sent: before,
-            },
-            &limits,
-        );
-        tally.record(
-            Sending {
-                intended: within,
-                sent: within,
-            },
-            &limits,
-        );
-        // Meant for the window, answered after it: measured, not completed in it.
-        let after = tally.window.ends + Duration::from_millis(1);
-        tally.record_at(
-            Sending {
-                intended: within,
-                sent: within,
-            },
-            after,
-            &limits,
-        );
-        let summary = tally.summary(&config, Vec::new()).unwrap();
-        assert_eq!(
-            (summary.warmup_requests, summary.requests),
-            (1, 2),
-            "the warm-up's answer is counted apart"
-        );
-        assert_eq!((summary.answered_in_window, summary.completed_in_window), (1, 2));
     }
 
     #[test]

@@ -84,7 +84,9 @@ pub fn finish(
         Unit::RequestsPerSec => Some(point.requests_per_sec),
         Unit::BytesPerIdleConnection => unreachable!("idle workloads return above"),
     };
-    // What an open loop served: the answers that arrived within its windows.
+    // What an open loop served on schedule; a server that kept up misses only the answers
+    // still in flight when each slice's window closed, and the slot that a window's
+    // rounding may leave out.
     let served = offered::served(&point, slot.duration);
     let owed = offered::owed(&point, slot.slices, slot.duration);
     let value = match slot.offered {

@@ -39,31 +39,31 @@ pub const CALIBRATION_SLICES: usize = 4;
 /// report then gives each rate as a share of every server's capacity.
 pub const CLIENT_REACH: f64 = 1.0;
 
-/// Whether a point that served `achieved` requests/s ([`served`]) kept up with `offered`,
-/// give or take `owed` requests/s ([`owed`]).
+/// Whether a point that served `achieved` requests/s kept up with `offered`, where
+/// `owed` requests/s were still owed when its windows closed ([`owed`]): a server that
+/// kept up owes the last round trips, a backlog shows as requests not yet sent. With
+/// large answers or bodies whose round trips take milliseconds, those are a few percent
+/// of a short window's requests; with small ones, a handful.
 pub fn keeps_up(offered: f64, achieved: f64, owed: f64) -> bool {
     achieved + owed >= KEEP_UP * offered
 }
 
 /// What an open-loop `point` served per second over its measured windows, `duration` in
-/// all: the answers that arrived within them (loadgen's `completed_in_window`). A server
-/// that kept up completes the offered rate there, since as many answers carry over into a
-/// window from before it as out of it past its end, however late the client itself sent
-/// them; one that fell behind completes only what it could serve. A point without that
-/// count (results from before it) falls back on its answers to the window's own requests.
+/// all: the answers to the windows' own requests that arrived before they closed
+/// (loadgen's `answered_in_window`; a point without it, its rate). loadgen sends every
+/// request scheduled in a window, late if it must, and waits for the answers, so its
+/// request count alone cannot tell a backlog.
 pub fn served(point: &Point, duration: Duration) -> f64 {
     point
-        .completed_in_window
-        .or(point.answered_in_window)
+        .answered_in_window
         .map_or(point.requests_per_sec, |answered| {
             answered as f64 / duration.as_secs_f64()
         })
 }
 
-/// What a server that kept up with an open-loop `point` may still fall short of its rate
-/// by, as a rate over `duration` (the point's whole window, cut into `slices`), for
-/// [`keeps_up`]: the answers in flight at a window's edges ([`in_flight`]), which carry
-/// over into or out of it as their round trips vary, and one request per window for
+/// What a server that kept up with an open-loop `point` may still owe when each of its
+/// `slices` windows closed, as a rate over `duration` (the point's whole window), for
+/// [`keeps_up`]: the requests in flight ([`in_flight`]), and one request per window for
 /// where the schedule's slots fall: a window of w seconds at r requests/s holds ⌊r·w⌋ or
 /// ⌈r·w⌉ of them. That is nothing beside a window of thousands of small requests, and
 /// more than the 1% [`KEEP_UP`] leaves where a window holds a few dozen (20 MiB uploads).
@@ -71,8 +71,8 @@ pub fn owed(point: &Point, slices: usize, duration: Duration) -> f64 {
     in_flight(point, slices, duration) + slices.max(1) as f64 / duration.as_secs_f64()
 }
 
-/// The requests an open-loop `point` had in flight when each of its `slices` windows
-/// closed, as a rate over `duration` (the point's whole window): by Little's law
+/// The requests an open-loop `point` still had in flight when each of its `slices`
+/// windows closed, as a rate over `duration` (the point's whole window): by Little's law
 /// its rate times its mean round trip (from each request's actual send, which a backlog
 /// does not lengthen), at most one per connection (loadgen sends one at a time on each).
 /// None for a point without an open loop's figures.

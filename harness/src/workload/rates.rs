@@ -145,8 +145,8 @@ pub fn offered_rates(report: &WorkloadsReport) -> String {
         "\n{rule} Each row's label names its rate and its share of each compared server's \
          capacity; every contender's capacity and flat-out figures are in the results file's \
          table *Offered rates and capacities*. A round in which a server served less than {:.0}% of the \
-         offered rate (the answers that arrived within its windows, whenever they were sent, \
-         and the requests in flight at their edges) counts for nothing: a backlog is not a cost per request. Rows \"saturated closed loop\" drive \
+         offered rate (counting the requests still in flight as each window closed) counts for \
+         nothing: a backlog is not a cost per request. Rows \"saturated closed loop\" drive \
          every server as fast as the client can: a capacity figure rather than a cost.\n",
         offered::KEEP_UP * 100.0,
     )

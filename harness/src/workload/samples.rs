@@ -64,8 +64,8 @@ pub struct Sample {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_lateness_p50_us: Option<f64>,
     /// An offered workload's rate, requests/s ([`super::offered`]); its `value` is `None`
-    /// where the server served less than [`super::offered::KEEP_UP`] of it
-    /// ([`super::offered::served`]), beyond what was in flight ([`super::offered::keeps_up`]).
+    /// where the server served less than [`super::offered::KEEP_UP`] of it, beyond what
+    /// was still in flight ([`super::offered::keeps_up`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offered_per_sec: Option<f64>,
     /// Idle workloads: resident memory alone per idle connection, beside `value`.

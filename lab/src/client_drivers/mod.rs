@@ -69,7 +69,7 @@ pub struct Sample {
     pub driver: String,
     pub round: usize,
     /// The answers that arrived within the measured windows, per second of them: what the
-    /// open loop served, as the workloads study counts it ([`offered::served`]).
+    /// open loop served on schedule, as the workloads study counts it ([`offered::served`]).
     pub served_per_sec: f64,
     /// io_uring_server's CPU per request, µs.
     pub server_cpu_us: Option<f64>,

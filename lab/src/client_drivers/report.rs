@@ -48,7 +48,7 @@ fn method(report: &ClientDriversReport) -> String {
          cut into {} slices alternated between the two. Each figure is the median over the \
          rounds; each ÷ is the geometric mean of the per-round ratios, except the client ÷ \
          server column, the median of each point's ratio. *Served* counts the answers that \
-         arrived within the measured windows, whenever they were sent, as a share of the offered rate: below 99%, the \
+         arrived within the measured windows, as a share of the offered rate: below 99%, the \
          point fell behind the rate, and its figures are not those of the offered load. The \
          client's CPU per request is its busy share of one CPU ÷ those answers per second, as \
          in the workloads study's rates table; client ÷ server divides it by {}'s own CPU per \

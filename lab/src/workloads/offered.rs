@@ -61,8 +61,8 @@ pub fn table(report: &WorkloadsReport, base: &str) -> Option<String> {
          calibration sets it from (10^6 ÷ a server CPU µs per request flat out, times its server \
          CPUs; the verdict's line under its table says whose, and gives each server's); each \
          cell is the median over the rounds in which the server kept up \
-         (the answers that arrived within its measured windows, whenever they were sent, with \
-         the requests in flight at each window's edge and one request a window for rounding, came to 99% of the rate or \
+         (its answers in the measured windows, with the requests still in flight as each \
+         window closed and one request a window for rounding, came to 99% of the rate or \
          more), {unit}, then the whole machine's. Rounds in which \
          it fell behind are named and left out.\n\n| server |"
     );

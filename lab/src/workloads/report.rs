@@ -181,10 +181,10 @@ fn detail(out: &mut String, report: &WorkloadsReport, workload: &str) {
         let _ = writeln!(
             out,
             "Offered: {} requests/s to every server{}, an open loop measured in {slices} windows \
-             of {:.3} s a round; the req/s column counts the answers that arrived within them, \
-             whenever they were sent. A round counts as *fell behind*, and is not judged, when \
-             those answers, plus the requests in flight at each window's edge and one request \
-             per window for rounding, come to less than 99% of the offered rate.\n",
+             of {:.3} s a round; the req/s column counts the answers that arrived within them. A \
+             round counts as *fell behind*, and is not judged, when those answers, plus the \
+             requests still in flight as each window closed and one request per window for \
+             rounding, come to less than 99% of the offered rate.\n",
             harness::format::rate(rate),
             shares(report, workload),
             report.seconds_per_point / slices as f64,
