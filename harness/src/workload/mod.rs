@@ -137,7 +137,7 @@ impl Unit {
             Unit::CpuPerRequest => "server CPU µs per request",
             Unit::CpuPerConnection => "server CPU µs per connection",
             Unit::LatencyP50 => "median round trip, µs",
-            Unit::LatencyP99 => "p99 latency at the fixed rate, µs (from each request's intended send)",
+            Unit::LatencyP99 => "p99 latency, µs",
             Unit::BytesPerIdleConnection => "server memory bytes per idle connection",
             Unit::RequestsPerSec => "requests/s (the cell is the baseline's ÷ io_uring_server's)",
         }

@@ -134,14 +134,16 @@ fn distinct_kinds(facts: &[&Fact]) -> Vec<&'static str> {
 }
 
 /// The kinds `clear` covers, named ([`kinds`]), or "every kind of load measured" where
-/// they are all the kinds of `facts`, so the first screen's line stays short.
+/// they are all the kinds of `facts` ("... but round trips" where all but one), so the
+/// first screen's line stays short.
 fn kinds_won(clear: &[&Fact], facts: &[Fact]) -> String {
     let every = distinct_kinds(&facts.iter().collect::<Vec<_>>());
     let won = distinct_kinds(clear);
-    if every.len() > 2 && every.iter().all(|kind| won.contains(kind)) {
-        "every kind of load measured".into()
-    } else {
-        kinds(clear)
+    let missed: Vec<&str> = every.iter().copied().filter(|kind| !won.contains(kind)).collect();
+    match missed[..] {
+        [] if every.len() > 2 => "every kind of load measured".into(),
+        [kind] if every.len() > 3 => format!("every kind of load measured but {kind}"),
+        _ => kinds(clear),
     }
 }
 
@@ -199,8 +201,26 @@ pub const WINS: &str = "interval below 1.00";
 pub const TIES: &str = "interval holds 1.00, within ±10%";
 
 /// Where it does not: the rows it ties or loses (by kind, the losses by name and %), and
-/// those the rule left undecided or did not judge.
+/// those the rule left undecided or did not judge; in fewer words (`briefly`)
+/// where the sentence would run past the first screen's line of 300 characters.
 pub fn elsewhere(facts: &[Fact]) -> Option<String> {
+    let full = said_elsewhere(facts, false)?;
+    match full.chars().count() < LINE - "- **Where it does not.** ".len() {
+        true => Some(full),
+        false => said_elsewhere(facts, true),
+    }
+}
+
+/// The first screen's longest line, in characters (the shape test's limit).
+const LINE: usize = 300;
+
+/// [`elsewhere`]'s sentence, `briefly`: *ties* said only "within ±10%", a small win "within
+/// the machine's wobble", and the undecided rows by kind.
+fn said_elsewhere(facts: &[Fact], briefly: bool) -> Option<String> {
+    let (ties_rule, wobble) = match briefly {
+        false => (TIES, "saves no more than the machine's own wobble on"),
+        true => ("within ±10%", "wins within the machine's wobble on"),
+    };
     let with =
         |wanted: &dyn Fn(&Fact) -> bool| -> Vec<&Fact> { facts.iter().filter(|f| wanted(f)).collect() };
     let small = with(&|f| f.reading == Reading::Rule(Word::Wins) && !f.clear);
@@ -222,17 +242,17 @@ pub fn elsewhere(facts: &[Fact]) -> Option<String> {
         }
     };
     let clauses: Vec<String> = [
-        (!ties.is_empty()).then(|| format!("*ties* on {} ({TIES}: {})", rows(ties.len()), kinds(&ties))),
-        (!small.is_empty()).then(|| {
-            format!(
-                "saves no more than the machine's own wobble on {} ({})",
-                rows(small.len()),
-                kinds(&small)
-            )
-        }),
+        (!ties.is_empty()).then(|| format!("*ties* on {} ({ties_rule}: {})", rows(ties.len()), kinds(&ties))),
+        (!small.is_empty()).then(|| format!("{wobble} {} ({})", rows(small.len()), kinds(&small))),
         (!loses.is_empty()).then(|| format!("costs more on {} ({})", rows(loses.len()), named(&loses, true))),
-        (!open.is_empty())
-            .then(|| format!("is not decided on {} ({})", rows(open.len()), named(&open, false))),
+        (!open.is_empty()).then(|| {
+            let which = if briefly {
+                kinds(&open)
+            } else {
+                named(&open, false)
+            };
+            format!("is not decided on {} ({which})", rows(open.len()))
+        }),
     ]
     .into_iter()
     .flatten()
@@ -254,5 +274,35 @@ fn join_clauses(clauses: &[String]) -> String {
         None => String::new(),
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{}, and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact(kind: &'static str) -> Fact {
+        Fact {
+            name: kind.into(),
+            kind,
+            unit: Unit::CpuPerRequest,
+            saved: Some(1.0),
+            percent: Some(10.0),
+            reading: Reading::Rule(Word::Wins),
+            word: "*wins*".into(),
+            clear: true,
+            handler: None,
+            baseline: Some(10.0),
+            wakes: None,
+        }
+    }
+
+    #[test]
+    fn the_kinds_won_are_named_unless_all_or_all_but_one() {
+        let facts: Vec<Fact> = ["files", "TLS", "round trips", "idle memory"].map(fact).into();
+        let won = |n: usize| kinds_won(&facts.iter().take(n).collect::<Vec<_>>(), &facts);
+        assert_eq!(won(4), "every kind of load measured");
+        assert_eq!(won(3), "every kind of load measured but idle memory");
+        assert_eq!(won(2), "files and TLS");
     }
 }
