@@ -46,7 +46,7 @@ fn the_answer_states_the_saving_in_micros_and_percent_with_the_rules_word() {
         text.contains(
             "**The answer.** Each row is judged once, in [the verdict](BENCHMARKS.md#the-verdict-\
              for-which-workload-is-io_uring-worth-it).\n\n- **Where it saves.** io_uring_server \
-             *wins* over tokio at its cheapest on 1 of 2 rows (interval below 1.00: \
+             *wins* over tokio at its cheapest, beyond the machine's own wobble, on 1 of 2 rows (interval below 1.00: \
              kept-alive requests), typically by 2.0 µs (20%) per request or \
              connection.\n\n- **Where it does not.** It *ties* on 1 row (interval holds \
              1.00, within ±10%: kept-alive requests).\n"

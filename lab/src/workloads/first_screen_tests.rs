@@ -70,8 +70,8 @@ fn the_answer_states_where_it_saves_where_not_and_for_a_handler_with_units() {
     );
     assert!(
         text.contains(
-            "\n\n- **Where it saves.** io_uring_server *wins* over tokio at its cheapest \
-             on 3 of 4 rows (interval below 1.00: kept-alive requests), typically by 2.0 µs \
+            "\n\n- **Where it saves.** io_uring_server *wins* over tokio at its cheapest, \
+             beyond the machine's own wobble, on 3 of 4 rows (interval below 1.00: kept-alive requests), typically by 2.0 µs \
              (7%) per request or connection.\n- **Where it does not.** It *ties* on 1 row \
              (interval holds 1.00, within ±10%: kept-alive requests).\n"
         ),
