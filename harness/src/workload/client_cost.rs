@@ -72,6 +72,26 @@ impl WorkloadsReport {
         median(&figures)
     }
 
+    /// The client's CPU µs per request and io_uring_server's at the verdict's fixed-rate
+    /// row over `base` (each the median over io_uring_server's rounds); `None` without
+    /// both.
+    pub fn client_and_subject_at_rate(&self, base: &str) -> Option<(f64, f64)> {
+        let rounds = || self.at_fixed_rate(base).filter(|s| s.contender == SUBJECT.id);
+        let client = median(&rounds().filter_map(client_us).collect::<Vec<_>>())?;
+        let server = median(&rounds().filter_map(|s| s.server_cpu_us).collect::<Vec<_>>())?;
+        (server > 0.0).then_some((client, server))
+    }
+
+    /// The client's CPU µs per request and io_uring_server's flat out at `base` in the
+    /// calibration (a closed loop: neither side sleeps long between requests); `None`
+    /// without both.
+    pub fn client_and_subject_flat_out(&self, base: &str) -> Option<(f64, f64)> {
+        let calibration = self.calibrations.iter().find(|c| c.workload == base)?;
+        let flat = calibration.flat_out.iter().find(|f| f.label == SUBJECT.label)?;
+        let server = flat.server_cpu_us.filter(|us| *us > 0.0)?;
+        (flat.requests_per_sec > 0.0).then(|| (flat.client_busy * 1e6 / flat.requests_per_sec, server))
+    }
+
     /// Whether any calibrated workload's fixed-rate row kept the send lateness: the
     /// rates table says what it is only then.
     pub fn kept_lateness(&self) -> bool {
@@ -165,6 +185,38 @@ mod tests {
         let unkept = WorkloadsReport::over(vec![sample(SUBJECT.id, 0, 4.0, 0.6)]);
         assert_eq!(unkept.lateness_in_rounds(BASE, SUBJECT.id), None);
         assert_eq!(unkept.client_busy_cell(BASE, SUBJECT.id), "60% (60%)");
+    }
+
+    #[test]
+    fn the_client_against_io_uring_server_at_the_rate_and_flat_out() {
+        use crate::workload::offered::{Calibration, FlatOut};
+        let flat = |label: &str, requests_per_sec, server_cpu_us, client_busy| FlatOut {
+            label: label.into(),
+            requests_per_sec,
+            server_cpu_us,
+            client_busy,
+            cpus: 1,
+        };
+        let mut report = WorkloadsReport::over(vec![
+            sample(SUBJECT.id, 0, 4.0, 0.6),
+            sample(SUBJECT.id, 1, 4.0, 0.8),
+            sample(TOKIO_CODEC.id, 0, 5.0, 0.9),
+        ]);
+        // At the rate: 70% of a CPU at 100,000 req/s (the median of 60% and 80%), 7 µs.
+        assert_eq!(report.client_and_subject_at_rate(BASE), Some((7.0, 4.0)));
+        assert_eq!(report.client_and_subject_flat_out(BASE), None, "no calibration");
+        // Flat out: 90% of a CPU at 300,000 req/s is 3 µs; the server's own 2.5 µs.
+        report.calibrations.push(Calibration::new(
+            BASE,
+            vec![
+                flat(TOKIO_CODEC.label, 250_000.0, Some(3.0), 0.95),
+                flat(SUBJECT.label, 300_000.0, Some(2.5), 0.9),
+            ],
+        ));
+        let (client, server) = report.client_and_subject_flat_out(BASE).unwrap();
+        assert!((client - 3.0).abs() < 1e-9 && server == 2.5, "{client} {server}");
+        report.calibrations[0].flat_out[1].server_cpu_us = None;
+        assert_eq!(report.client_and_subject_flat_out(BASE), None, "no server CPU");
     }
 
     #[test]

@@ -28,7 +28,7 @@ use lab::across::Across;
 use lab::placement::Placement;
 use lab::workloads::{
     WorkloadsReport, detail_only, every_round, everyone, further_rows, judged_contenders, measured_workloads,
-    report,
+    report, the_client,
 };
 use std::path::{Path, PathBuf};
 
@@ -102,6 +102,7 @@ fn plan() -> Vec<Entry> {
 fn write(workspace: &Path, report: &WorkloadsReport) -> Result<(), String> {
     report::write_rendered(workspace, report)?;
     further_rows::write(workspace, report)?;
+    the_client::write(workspace, report)?;
     report::write_runtimes(workspace, report)?;
     report::write_features(workspace, report)
 }

@@ -19,6 +19,7 @@ use crate::workloads::judged::{self, Row, Source};
 use crate::workloads::reading::Reading;
 use crate::workloads::two_measures;
 use crate::workloads::{Shape, Unit, WorkloadsReport};
+use harness::judge::Word;
 use harness::output::{replace_between, write};
 use harness::workload::offered::base;
 
@@ -230,8 +231,9 @@ fn per(unit: Unit) -> &'static str {
     }
 }
 
-/// The table: workload, what io_uring_server saves in the row's unit and in %, the word,
-/// marked where whole-machine CPU points the other way (`other_way`, per fact).
+/// The table: workload, what io_uring_server saves in the row's unit and in %, the word
+/// (a win that is not [`Fact::clear`] "within the machine's own wobble"), marked where
+/// whole-machine CPU points the other way (`other_way`, per fact).
 fn table(facts: &[Fact], other_way: &[Option<f64>]) -> String {
     let mut out = String::from(
         "| workload | io_uring_server saves (−) or costs (+) | in % | word |\n|---|---|---|---|\n",
@@ -241,12 +243,17 @@ fn table(facts: &[Fact], other_way: &[Option<f64>]) -> String {
             .map(|amount| format!("{amount} {}", per(fact.unit)))
             .unwrap_or_else(|| "n/a".into());
         let share = signed_share(fact).unwrap_or_else(|| "n/a".into());
+        // A win the A/A control moved as much says so here too, as "Where it does not" does.
+        let wobble = match fact.reading == Reading::Rule(Word::Wins) && !fact.clear {
+            true => " within the machine's own wobble",
+            false => "",
+        };
         let mark = match other_way.get(index).copied().flatten() {
             Some(ratio) => format!(" (whole-machine CPU points the other way: {ratio:.2})"),
             None => String::new(),
         };
         out.push_str(&format!(
-            "| {} | {amount} | {share} | {}{mark} |\n",
+            "| {} | {amount} | {share} | {}{wobble}{mark} |\n",
             fact.name, fact.word
         ));
     }

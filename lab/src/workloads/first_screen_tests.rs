@@ -274,3 +274,27 @@ fn a_row_whose_whole_machine_cpu_points_the_other_way_is_marked() {
     );
     assert_shape(&text);
 }
+
+#[test]
+fn a_win_the_aa_control_moved_as_much_says_so_in_the_table() {
+    use crate::workloads::reading::Reading;
+    let fact = |name: &str, clear: bool| Fact {
+        name: name.into(),
+        kind: "round trips",
+        unit: Unit::LatencyP50,
+        saved: Some(2.0),
+        percent: Some(3.0),
+        reading: Reading::Rule(Word::Wins),
+        word: "*wins*".into(),
+        clear,
+        handler: None,
+        baseline: Some(70.0),
+        wakes: None,
+    };
+    let text = table(&[fact("beyond", true), fact("within", false)], &[]);
+    assert!(text.contains("| beyond | −2.0 µs per round trip | −3% | *wins* |"), "{text}");
+    assert!(
+        text.contains("| within | −2.0 µs per round trip | −3% | *wins* within the machine's own wobble |"),
+        "{text}"
+    );
+}

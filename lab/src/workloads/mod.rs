@@ -39,6 +39,7 @@ pub mod reading;
 pub mod report;
 pub mod runtimes;
 pub mod tail;
+pub mod the_client;
 pub mod two_measures;
 pub mod worth;
 pub mod yours;
