@@ -28,6 +28,7 @@ mod ring_buffers;
 mod ring_client;
 mod ring_setup;
 pub mod run;
+mod scratch;
 mod spin;
 mod summary;
 mod tally;

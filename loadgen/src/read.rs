@@ -2,10 +2,12 @@
 //! connection (status, length and, with `--check-body`, the body checked; in the file
 //! mode, the body of the file asked for). Reads carry no timer of their own: a caller
 //! gives up its whole exchange at the run's patience (its end plus a grace), so a request
-//! costs no timer-wheel entry. Each read lands straight in the connection's [`Inbox`], as much as the socket
-//! offers up to its room; a [`Framer`] frames each response once and checks its body in
-//! place as it arrives, and the consumed bytes are dropped by moving an offset (the rare
-//! partial head left over is moved to the front before the next read, never a body).
+//! costs no timer-wheel entry. A read with nothing pending lands in the thread's one
+//! buffer ([`crate::scratch`]); after a partial head it lands in the connection's
+//! [`Inbox`], as much as the socket offers up to its room.
+//! A [`Framer`] frames each response once and checks its body in place as it arrives,
+//! and the consumed bytes are dropped by moving an offset (the rare partial head left
+//! over is moved to the front before the next read, never a body).
 
 use tokio::io::AsyncReadExt;
 use tokio::time::Instant;
@@ -13,6 +15,7 @@ use tokio::time::Instant;
 use crate::config::Config;
 use crate::errors::{ErrorKind, Failure};
 use crate::framer::{Framer, Reference, Step};
+use crate::scratch::read_and_feed;
 use crate::tls::Stream;
 
 /// The room a read is given at least, and at most: a large body arrives in reads of up to
@@ -34,6 +37,15 @@ impl Inbox {
     /// The bytes received and not consumed yet.
     pub(crate) fn pending(&self) -> &[u8] {
         &self.buffer[self.start..]
+    }
+
+    /// Holds `bytes` (what a read into the thread's buffer left unconsumed) as the
+    /// pending bytes, in place of none ([`crate::scratch`]).
+    pub(crate) fn keep(&mut self, bytes: &[u8]) {
+        debug_assert!(self.pending().is_empty());
+        self.buffer.clear();
+        self.start = 0;
+        self.buffer.extend_from_slice(bytes);
     }
 
     /// Appends what one read brings, into room for `want` bytes (clamped to
@@ -88,6 +100,14 @@ pub(crate) async fn read_response(
             Step::More(0) => inbox.last.max(framer.consumed()),
             Step::More(want) => want,
         };
+        // With nothing pending, the read lands in the thread's buffer.
+        if inbox.pending().is_empty() {
+            if read_and_feed(stream, &mut framer, inbox).await? == Step::Done {
+                inbox.last = framer.consumed();
+                return Ok(());
+            }
+            continue;
+        }
         if inbox.read(stream, want).await? == 0 {
             return Err(Failure::new(ErrorKind::Read, "the server closed the connection"));
         }

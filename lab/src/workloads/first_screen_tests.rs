@@ -292,7 +292,10 @@ fn a_win_the_aa_control_moved_as_much_says_so_in_the_table() {
         wakes: None,
     };
     let text = table(&[fact("beyond", true), fact("within", false)], &[]);
-    assert!(text.contains("| beyond | −2.0 µs per round trip | −3% | *wins* |"), "{text}");
+    assert!(
+        text.contains("| beyond | −2.0 µs per round trip | −3% | *wins* |"),
+        "{text}"
+    );
     assert!(
         text.contains("| within | −2.0 µs per round trip | −3% | *wins* within the machine's own wobble |"),
         "{text}"
