@@ -116,7 +116,7 @@ fn the_short_run_names_the_full_verdicts_word_where_it_reads_otherwise() {
             .find(|l| l.starts_with("| 16 KiB responses"))
             .unwrap();
         assert!(
-            responses.contains("**wins** by ≥10% against tokio_server (codec) (over fewer rounds; the full verdict: *client-bound*)"),
+            responses.contains("**wins** by ≥10% against tokio_server (codec) (this shorter run; the full verdict: *client-bound*)"),
             "{responses}"
         );
         let kept_alive = table

@@ -41,7 +41,7 @@ fn full_row(
     ))
 }
 
-/// " (over fewer rounds; the full verdict: *ties*)" where `full` has the row and reads it
+/// " (this shorter run; the full verdict: *ties*)" where `full` has the row and reads it
 /// otherwise than `run`; where the full verdict's cheapest tokio configuration is another
 /// than `run`'s (each the cheapest by the row's measure in its own rounds), it is named,
 /// in full whether the word differs or not, so that two views never divide by two
@@ -73,7 +73,7 @@ pub fn note(
     };
     match (short == verdict, against.is_empty()) {
         (true, true) => String::new(),
-        (false, _) => format!(" (over fewer rounds; the full verdict: *{verdict}*{against})"),
+        (false, _) => format!(" (this shorter run; the full verdict: *{verdict}*{against})"),
         (true, false) => format!(" (the full verdict: *{verdict}*{against})"),
     }
 }
