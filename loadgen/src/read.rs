@@ -15,14 +15,12 @@ use tokio::time::Instant;
 use crate::config::Config;
 use crate::errors::{ErrorKind, Failure};
 use crate::framer::{Framer, Reference, Step};
-use crate::scratch::read_and_feed;
+use crate::scratch::{MAX_READ, read_and_feed};
 use crate::tls::Stream;
 
-/// The room a read is given at least, and at most: a large body arrives in reads of up to
-/// `MAX_READ` (each checked, then its room used again), so a connection's buffer stays
-/// this small, and warm in cache, whatever the size of the body.
+/// The room a read into a connection's own buffer is given at least (at most, the
+/// thread's buffer's size, [`MAX_READ`]).
 pub(crate) const MIN_READ: usize = 16 * 1024;
-pub(crate) const MAX_READ: usize = 256 * 1024;
 
 /// A connection's received bytes: `buffer[start..]` are not consumed yet.
 #[derive(Debug, Default)]
@@ -102,7 +100,7 @@ pub(crate) async fn read_response(
         };
         // With nothing pending, the read lands in the thread's buffer.
         if inbox.pending().is_empty() {
-            if read_and_feed(stream, &mut framer, inbox).await? == Step::Done {
+            if read_and_feed(stream, &mut framer, |rest| inbox.keep(rest)).await? == Step::Done {
                 inbox.last = framer.consumed();
                 return Ok(());
             }
@@ -118,6 +116,8 @@ pub(crate) async fn read_response(
 mod tests {
     use super::*;
     use tokio::io::AsyncWriteExt;
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio::time::Duration;
 
     /// Two 1 MiB answers and a third with one wrong byte, written back to back over a real
     /// socket in pieces of odd sizes: each is read, framed once and checked as it arrives,
@@ -176,6 +176,75 @@ mod tests {
                 failure.message
             );
             writer.await.unwrap();
+        });
+    }
+
+    /// Two connections of one thread read 1 MiB answers at once, their pieces interleaved,
+    /// through the thread's one buffer: each answer is checked against the right body, and
+    /// a wrong byte in the second connection's second answer fails that read alone.
+    #[test]
+    fn connections_sharing_the_threads_buffer_each_check_their_own_answers() {
+        let body: Vec<u8> = (0..1 << 20).map(http_core::routes::pattern_byte).collect();
+        let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+        let answer = [head.as_bytes(), &body].concat();
+        let mut wrong = answer.clone();
+        wrong[head.len() + 500_001] ^= 1;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let (first, second) = (
+                TcpStream::connect(addr).await.unwrap(),
+                TcpStream::connect(addr).await.unwrap(),
+            );
+            let (mut one, _) = listener.accept().await.unwrap();
+            let (mut two, _) = listener.accept().await.unwrap();
+            let streams = [
+                [answer.clone(), answer.clone()].concat(),
+                [answer, wrong].concat(),
+            ];
+            let writer = tokio::spawn(async move {
+                // Pieces of both streams in turn, so that both readers wait on each other.
+                let [a, b] = streams;
+                for (start, size) in (0..a.len()).step_by(40_000).map(|start| (start, 40_000)) {
+                    one.write_all(&a[start..(start + size).min(a.len())])
+                        .await
+                        .unwrap();
+                    // The second reader stops at the wrong byte and closes its end.
+                    let _ = two.write_all(&b[start..(start + size).min(b.len())]).await;
+                    tokio::task::yield_now().await;
+                }
+            });
+            let config = Config {
+                expect_body: Some(body),
+                ..Config::new(addr, Vec::new())
+            };
+            let patience = Instant::now() + Duration::from_secs(10);
+            let read_two = |stream: TcpStream| {
+                let config = &config;
+                async move {
+                    let (mut stream, mut inbox) = (Stream::Left(stream), Inbox::default());
+                    let mut answers = Vec::new();
+                    for _ in 0..2 {
+                        let read = read_response(&mut stream, &mut inbox, (config, None));
+                        answers.push(within(patience, read).await);
+                    }
+                    answers
+                }
+            };
+            let (first, second) = tokio::join!(read_two(first), read_two(second));
+            writer.await.unwrap();
+            assert_eq!(first, [Ok(()), Ok(())]);
+            assert_eq!(second[0], Ok(()));
+            let failure = second[1].clone().unwrap_err();
+            assert!(
+                failure.message.contains("first difference at Some(500001)"),
+                "{}",
+                failure.message
+            );
         });
     }
 }

@@ -46,14 +46,26 @@ pub fn section(report: &WorkloadsReport) -> String {
     if rows.is_empty() {
         return format!("{provenance}\n\nThis run recorded no client CPU beside the servers'.");
     }
+    let more = |pair: Pair| pair.map(|(client, server)| client > server);
     let count = |pick: &dyn Fn(&(&str, Pair, Pair)) -> Pair| {
-        let measured: Vec<(f64, f64)> = rows.iter().filter_map(pick).collect();
-        let above = measured.iter().filter(|(client, server)| client > server).count();
+        let measured: Vec<bool> = rows.iter().filter_map(|row| more(pick(row))).collect();
+        let above = measured.iter().filter(|more| **more).count();
         format!("{above} of {} rows", measured.len())
     };
+    // Rows on one side of 1.00 at the rate and on the other flat out.
+    let crossing = rows
+        .iter()
+        .filter(|(_, at_rate, flat_out)| matches!((more(*at_rate), more(*flat_out)), (Some(a), Some(b)) if a != b))
+        .count();
+    let crossing = match crossing {
+        0 => String::new(),
+        1 => " (1 row is on one side at the rate and on the other flat out)".into(),
+        n => format!(" ({n} rows are on one side at the rate and on the other flat out)"),
+    };
     let mut table = format!(
-        "| row | client µs per request at the fixed rate | {s}'s | client ÷ {s} | client µs \
-         per request flat out | {s}'s | client ÷ {s} |\n|---|---|---|---|---|---|---|\n",
+        "| row | client µs per request at the fixed rate | {s}'s server CPU µs per request | \
+         client ÷ {s} | client µs per request flat out | {s}'s server CPU µs per request | \
+         client ÷ {s} |\n|---|---|---|---|---|---|---|\n",
         s = SUBJECT.label
     );
     for (base, at_rate, flat_out) in &rows {
@@ -66,9 +78,10 @@ pub fn section(report: &WorkloadsReport) -> String {
     format!(
         "{provenance}\n\nloadgen's CPU per request (its busy share of one CPU ÷ the requests/s \
          answered) against {s}'s own server CPU per request, on every row the study \
-         calibrated: at the verdict's fixed rate (the medians over {s}'s rounds, as the \
-         rates table in [results/workloads.md](results/workloads.md) gives them), and flat \
-         out in the calibration, a closed loop. At the fixed rate both sides sleep between \
+         calibrated (the verdict's and those beyond it): at the row's fixed rate, the one \
+         every server was offered (the medians over {s}'s rounds, as the rates table in \
+         [results/workloads.md](results/workloads.md) gives them), and flat out in the \
+         calibration, a closed loop. At the fixed rate both sides sleep between \
          requests and pay a wake-up for the next, and the client also wakes for its \
          schedule; flat out neither side sleeps long, so that column is what the client's \
          code costs against the server's.\n\nWhere the client costs more even flat out, it does \
@@ -77,7 +90,8 @@ pub fn section(report: &WorkloadsReport) -> String {
          body, most of each handshake it opens); a TLS client verifies what the server \
          signs; and where a server hands a file to TCP with sendfile, the client still reads \
          and checks every byte. \
-         The client cost more than {s} on {} at the fixed rate and on {} flat out.\n\n{table}",
+         The client cost more than {s} on {} at the fixed rate and on {} flat \
+         out{crossing}.\n\n{table}",
         count(&|row| row.1),
         count(&|row| row.2),
         s = SUBJECT.label
@@ -155,7 +169,10 @@ mod tests {
             "a row without io_uring_server's figures"
         );
         assert!(
-            section.contains("on 1 of 1 rows at the fixed rate and on 0 of 1 rows flat out"),
+            section.contains(
+                "on 1 of 1 rows at the fixed rate and on 0 of 1 rows flat out (1 row is on one \
+                 side at the rate and on the other flat out)."
+            ),
             "{section}"
         );
     }
