@@ -88,8 +88,15 @@ pub(crate) async fn read_response(
 ) -> Result<(), Failure> {
     let mut framer = Framer::new(config.expect(), Reference::of(config, file));
     loop {
-        let (used, step) = framer.feed(inbox.pending())?;
+        let (used, mut step) = framer.feed(inbox.pending())?;
         inbox.start += used;
+        // With nothing pending, the read lands in the thread's buffer.
+        if step != Step::Done && inbox.pending().is_empty() {
+            step = read_and_feed(stream, &mut framer, |rest| inbox.keep(rest)).await?;
+            if step != Step::Done {
+                continue;
+            }
+        }
         let want = match step {
             Step::Done => {
                 inbox.last = framer.consumed();
@@ -98,14 +105,6 @@ pub(crate) async fn read_response(
             Step::More(0) => inbox.last.max(framer.consumed()),
             Step::More(want) => want,
         };
-        // With nothing pending, the read lands in the thread's buffer.
-        if inbox.pending().is_empty() {
-            if read_and_feed(stream, &mut framer, |rest| inbox.keep(rest)).await? == Step::Done {
-                inbox.last = framer.consumed();
-                return Ok(());
-            }
-            continue;
-        }
         if inbox.read(stream, want).await? == 0 {
             return Err(Failure::new(ErrorKind::Read, "the server closed the connection"));
         }
@@ -207,14 +206,13 @@ mod tests {
                 [answer, wrong].concat(),
             ];
             let writer = tokio::spawn(async move {
-                // Pieces of both streams in turn, so that both readers wait on each other.
+                // Pieces of both streams in turn, so that the two readers' reads interleave.
                 let [a, b] = streams;
-                for (start, size) in (0..a.len()).step_by(40_000).map(|start| (start, 40_000)) {
-                    one.write_all(&a[start..(start + size).min(a.len())])
-                        .await
-                        .unwrap();
+                for start in (0..a.len()).step_by(40_000) {
+                    let end = (start + 40_000).min(a.len());
+                    one.write_all(&a[start..end]).await.unwrap();
                     // The second reader stops at the wrong byte and closes its end.
-                    let _ = two.write_all(&b[start..(start + size).min(b.len())]).await;
+                    let _ = two.write_all(&b[start..end]).await;
                     tokio::task::yield_now().await;
                 }
             });

@@ -45,13 +45,8 @@ impl WorkloadsReport {
         let Some(client) = self.client_us_in_rounds(base, label) else {
             return "n/a".into();
         };
-        let server: Vec<f64> = self
-            .at_fixed_rate(base)
-            .filter(|s| s.contender == SUBJECT.id)
-            .filter_map(|s| s.server_cpu_us)
-            .collect();
-        match median(&server) {
-            Some(server) if server > 0.0 => format!(
+        match self.subject_cpu_at_rate(base) {
+            Some(server) => format!(
                 "{client:.1} µs ({:.2}× {}'s {server:.1})",
                 client / server,
                 SUBJECT.label
@@ -76,10 +71,20 @@ impl WorkloadsReport {
     /// row over `base` (each the median over io_uring_server's rounds); `None` without
     /// both.
     pub fn client_and_subject_at_rate(&self, base: &str) -> Option<(f64, f64)> {
-        let rounds = || self.at_fixed_rate(base).filter(|s| s.contender == SUBJECT.id);
-        let client = median(&rounds().filter_map(client_us).collect::<Vec<_>>())?;
-        let server = median(&rounds().filter_map(|s| s.server_cpu_us).collect::<Vec<_>>())?;
-        (server > 0.0).then_some((client, server))
+        let rounds = self.at_fixed_rate(base).filter(|s| s.contender == SUBJECT.id);
+        let client = median(&rounds.filter_map(client_us).collect::<Vec<_>>())?;
+        Some((client, self.subject_cpu_at_rate(base)?))
+    }
+
+    /// io_uring_server's own server CPU µs per request at the verdict's fixed-rate row over
+    /// `base`, the median over its rounds; `None` without a positive figure.
+    fn subject_cpu_at_rate(&self, base: &str) -> Option<f64> {
+        let server: Vec<f64> = self
+            .at_fixed_rate(base)
+            .filter(|s| s.contender == SUBJECT.id)
+            .filter_map(|s| s.server_cpu_us)
+            .collect();
+        median(&server).filter(|us| *us > 0.0)
     }
 
     /// The client's CPU µs per request and io_uring_server's flat out at `base` in the
