@@ -224,16 +224,13 @@ async fn one_request(
     read_response(stream, inbox, (config, None)).await?;
     connection.carried += 1;
     if config.churn == Some(Churn::ServerCloses) {
-        while inbox.pending().is_empty() {
-            if inbox.read(stream, 0).await? == 0 {
-                return Ok(None);
-            }
-        }
-        let message = format!(
-            "{} bytes after an answer to `Connection: close`",
-            inbox.pending().len()
-        );
-        return Err(Failure::new(ErrorKind::Body, message));
+        return match inbox.bytes_before_the_end(stream).await? {
+            0 => Ok(None),
+            n => Err(Failure::new(
+                ErrorKind::Body,
+                format!("{n} bytes after an answer to `Connection: close`"),
+            )),
+        };
     }
     if connection.carried < config.requests_per_connection {
         return Ok(Some(connection));

@@ -104,8 +104,10 @@ enum State {
 enum Part {
     /// At a chunk-size line.
     Size,
-    /// This many bytes left of a chunk's data and the two bytes that end it.
+    /// This many bytes left of a chunk's data.
     Data(usize),
+    /// This many bytes (2 or 1) left of the CRLF that must end a chunk's data.
+    DataEnd(usize),
     /// In the trailer, a line at a time up to the empty one.
     Trailer,
 }
@@ -125,8 +127,6 @@ pub(crate) struct Framer<'a> {
     expect: Expect,
     reference: Reference<'a>,
     state: State,
-    /// The response's bytes consumed so far.
-    consumed: usize,
 }
 
 fn malformed(message: String) -> Failure {
@@ -139,19 +139,12 @@ impl<'a> Framer<'a> {
             expect,
             reference,
             state: State::Head,
-            consumed: 0,
         }
     }
 
     /// Starts over, for the next response.
     pub(crate) fn restart(&mut self) {
         self.state = State::Head;
-        self.consumed = 0;
-    }
-
-    /// The response's bytes consumed so far: its length once [`Step::Done`].
-    pub(crate) fn consumed(&self) -> usize {
-        self.consumed
     }
 
     /// Consumes what it can of `input` (the bytes not consumed yet: the rest of this
@@ -201,7 +194,21 @@ impl<'a> Framer<'a> {
                 } => {
                     let (taken, next) = match part {
                         Part::Data(left) if left > rest.len() => (rest.len(), Part::Data(left - rest.len())),
-                        Part::Data(left) => (left, Part::Size),
+                        Part::Data(left) => (left, Part::DataEnd(2)),
+                        Part::DataEnd(left) => {
+                            let n = left.min(rest.len());
+                            if rest[..n] != b"\r\n"[2 - left..2 - left + n] {
+                                return Err(malformed("chunk data not followed by CRLF".into()));
+                            }
+                            (
+                                n,
+                                if n < left {
+                                    Part::DataEnd(left - n)
+                                } else {
+                                    Part::Size
+                                },
+                            )
+                        }
                         Part::Size | Part::Trailer => {
                             let Some(end) = find(rest, b"\r\n") else {
                                 break Step::More(0);
@@ -218,14 +225,14 @@ impl<'a> Framer<'a> {
                                 Part::Trailer => Part::Trailer,
                                 _ => match chunk_size(&rest[..end]).map_err(malformed)? {
                                     0 => Part::Trailer,
-                                    size => Part::Data(size.saturating_add(2)),
+                                    size => Part::Data(size),
                                 },
                             };
                             (end + 2, next)
                         }
                     };
                     let body_len = match (part, next) {
-                        (Part::Size, Part::Data(left)) => body_len.saturating_add(left - 2),
+                        (Part::Size, Part::Data(left)) => body_len.saturating_add(left),
                         _ => body_len,
                     };
                     used += taken;
@@ -234,7 +241,7 @@ impl<'a> Framer<'a> {
                         body_len,
                         part: next,
                     };
-                    if let Part::Data(left) = next
+                    if let Part::Data(left) | Part::DataEnd(left) = next
                         && taken == rest.len()
                     {
                         break Step::More(left);
@@ -242,7 +249,6 @@ impl<'a> Framer<'a> {
                 }
             }
         };
-        self.consumed += used;
         Ok((used, step))
     }
 }

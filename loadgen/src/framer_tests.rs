@@ -22,16 +22,17 @@ const PIPELINED: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello\
 /// each response's length, and the bytes left over.
 fn frame_all(pieces: &[&[u8]], expect: Expect, reference: Reference) -> Result<(Vec<usize>, usize), Failure> {
     let (mut pending, mut lengths) = (Vec::new(), Vec::new());
-    let mut framer = Framer::new(expect, reference);
+    let (mut framer, mut length) = (Framer::new(expect, reference), 0);
     for piece in pieces {
         pending.extend_from_slice(piece);
         loop {
             let (used, step) = framer.feed(&pending)?;
             pending.drain(..used);
+            length += used;
             if step != Step::Done {
                 break;
             }
-            lengths.push(framer.consumed());
+            lengths.push(std::mem::take(&mut length));
             framer = Framer::new(expect, reference);
         }
     }
@@ -170,6 +171,24 @@ fn chunked_bodies_are_checked_by_length_only() {
         (failure.kind, failure.message.as_str()),
         (ErrorKind::Body, "bad chunk size \"zz\"")
     );
+}
+
+#[test]
+fn chunk_data_must_end_in_crlf_however_the_bytes_arrive() {
+    let head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi";
+    for end in [&b"XY"[..], b"\rY", b"X\n", b"\n\r"] {
+        let response = [&head[..], end, b"0\r\n\r\n"].concat();
+        let whole = frame_all(&[&response], ANY, Reference::Any).unwrap_err();
+        let pieces: Vec<&[u8]> = response.chunks(1).collect();
+        let bytewise = frame_all(&pieces, ANY, Reference::Any).unwrap_err();
+        for failure in [whole, bytewise] {
+            assert_eq!(
+                (failure.kind, failure.message.as_str()),
+                (ErrorKind::Body, "chunk data not followed by CRLF"),
+                "{end:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! mode, the body of the file asked for). Reads carry no timer of their own: a caller
 //! gives up its whole exchange at the run's patience (its end plus a grace), so a request
 //! costs no timer-wheel entry. A read with nothing pending lands in the thread's one
-//! buffer ([`crate::scratch`]); after a partial head it lands in the connection's
-//! [`Inbox`], as much as the socket offers up to its room.
+//! buffer ([`crate::scratch`]); only after a partial head or chunk line does it land in
+//! the connection's [`Inbox`], behind those bytes, with a small room: the body that
+//! follows is consumed from there and the next read goes to the thread's buffer again.
 //! A [`Framer`] frames each response once and checks its body in place as it arrives,
 //! and the consumed bytes are dropped by moving an offset (the rare partial head left
 //! over is moved to the front before the next read, never a body).
@@ -15,20 +16,18 @@ use tokio::time::Instant;
 use crate::config::Config;
 use crate::errors::{ErrorKind, Failure};
 use crate::framer::{Framer, Reference, Step};
-use crate::scratch::{MAX_READ, read_and_feed};
+use crate::scratch::read_and_feed;
 use crate::tls::Stream;
 
-/// The room a read into a connection's own buffer is given at least (at most, the
-/// thread's buffer's size, [`MAX_READ`]).
-pub(crate) const MIN_READ: usize = 16 * 1024;
+/// The room a read into a connection's own buffer is given: enough for a partial head or
+/// chunk line and what follows it, while a body's bulk goes through the thread's buffer.
+const INBOX_READ: usize = 16 * 1024;
 
 /// A connection's received bytes: `buffer[start..]` are not consumed yet.
 #[derive(Debug, Default)]
 pub(crate) struct Inbox {
     buffer: Vec<u8>,
     start: usize,
-    /// The last response's length: the room a read for the next one's head starts with.
-    last: usize,
 }
 
 impl Inbox {
@@ -46,23 +45,34 @@ impl Inbox {
         self.buffer.extend_from_slice(bytes);
     }
 
-    /// Appends what one read brings, into room for `want` bytes (clamped to
-    /// `MIN_READ..=MAX_READ`, and at least what the buffer already holds); 0 at the end
-    /// of the stream. The pending bytes are moved to the front first: when a read is
-    /// needed they are only a response's partial head or chunk line (bodies are consumed
-    /// as they arrive), usually none.
-    pub(crate) async fn read(&mut self, stream: &mut Stream, want: usize) -> Result<usize, Failure> {
+    /// Appends what one read brings, into [`INBOX_READ`] bytes of room; 0 at the end of
+    /// the stream. The pending bytes are moved to the front first: when a read is needed
+    /// they are only a response's partial head or chunk line (bodies are consumed as they
+    /// arrive).
+    async fn read(&mut self, stream: &mut Stream) -> Result<usize, Failure> {
         if self.start > 0 {
             self.buffer.copy_within(self.start.., 0);
             self.buffer.truncate(self.buffer.len() - self.start);
             self.start = 0;
         }
-        self.buffer.reserve(want.clamp(MIN_READ, MAX_READ));
-        stream
-            .read_buf(&mut self.buffer)
-            .await
-            .map_err(|e| Failure::new(ErrorKind::Read, format!("read: {e}")))
+        self.buffer.reserve(INBOX_READ);
+        stream.read_buf(&mut self.buffer).await.map_err(read_failed)
     }
+
+    /// After the last answer, on a connection the server closes: how many bytes came
+    /// after it (those pending, else what one read brings, into a small buffer of its
+    /// own, not the inbox's); 0 when the stream ended cleanly.
+    pub(crate) async fn bytes_before_the_end(&mut self, stream: &mut Stream) -> Result<usize, Failure> {
+        if !self.pending().is_empty() {
+            return Ok(self.pending().len());
+        }
+        let mut after = [0; 64];
+        stream.read(&mut after).await.map_err(read_failed)
+    }
+}
+
+fn read_failed(e: std::io::Error) -> Failure {
+    Failure::new(ErrorKind::Read, format!("read: {e}"))
 }
 
 /// Runs `exchange` until `patience`, when it fails with [`ErrorKind::Timeout`]: one timer
@@ -88,24 +98,18 @@ pub(crate) async fn read_response(
 ) -> Result<(), Failure> {
     let mut framer = Framer::new(config.expect(), Reference::of(config, file));
     loop {
-        let (used, mut step) = framer.feed(inbox.pending())?;
+        let (used, step) = framer.feed(inbox.pending())?;
         inbox.start += used;
-        // With nothing pending, the read lands in the thread's buffer.
-        if step != Step::Done && inbox.pending().is_empty() {
-            step = read_and_feed(stream, &mut framer, |rest| inbox.keep(rest)).await?;
-            if step != Step::Done {
-                continue;
-            }
+        if step == Step::Done {
+            return Ok(());
         }
-        let want = match step {
-            Step::Done => {
-                inbox.last = framer.consumed();
+        // With nothing pending, the read lands in the thread's buffer; after a partial
+        // head or chunk line, in the inbox behind it.
+        if inbox.pending().is_empty() {
+            if read_and_feed(stream, &mut framer, |rest| inbox.keep(rest)).await? == Step::Done {
                 return Ok(());
             }
-            Step::More(0) => inbox.last.max(framer.consumed()),
-            Step::More(want) => want,
-        };
-        if inbox.read(stream, want).await? == 0 {
+        } else if inbox.read(stream).await? == 0 {
             return Err(Failure::new(ErrorKind::Read, "the server closed the connection"));
         }
     }
@@ -118,53 +122,65 @@ mod tests {
     use tokio::net::{TcpListener, TcpStream};
     use tokio::time::Duration;
 
-    /// Two 1 MiB answers and a third with one wrong byte, written back to back over a real
-    /// socket in pieces of odd sizes: each is read, framed once and checked as it arrives,
-    /// in a buffer that never grows to hold a body.
-    #[test]
-    fn large_answers_arriving_in_pieces_are_checked_in_a_small_buffer() {
+    /// A 1 MiB answer of the shared pattern, and where its body starts.
+    fn answer() -> (Vec<u8>, Vec<u8>, usize) {
         let body: Vec<u8> = (0..1 << 20).map(http_core::routes::pattern_byte).collect();
         let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
         let answer = [head.as_bytes(), &body].concat();
+        (body, answer, head.len())
+    }
+
+    fn block_on<F: Future>(test: F) -> F::Output {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+        runtime.unwrap().block_on(test)
+    }
+
+    /// Writes `bytes` in pieces of `sizes` in turn, letting other tasks run after each;
+    /// stops quietly when the reader has closed its end.
+    async fn write_in_pieces(mut socket: TcpStream, mut bytes: &[u8], sizes: &[usize]) {
+        for &size in sizes.iter().cycle() {
+            let (piece, rest) = bytes.split_at(size.min(bytes.len()));
+            if piece.is_empty() || socket.write_all(piece).await.is_err() {
+                return;
+            }
+            tokio::task::yield_now().await;
+            bytes = rest;
+        }
+    }
+
+    /// The inbox holds at most a partial head and one small read behind it, never a body.
+    fn assert_small(inbox: &Inbox) {
+        let held = inbox.buffer.capacity();
+        assert!(held <= 4 * INBOX_READ, "the inbox grew to {held} bytes");
+    }
+
+    /// Two 1 MiB answers and a third with one wrong byte, written back to back over a real
+    /// socket in pieces of odd sizes (heads split anywhere): each is read, framed once and
+    /// checked as it arrives, and the connection's inbox never grows to hold a body.
+    #[test]
+    fn large_answers_arriving_in_pieces_are_checked_in_a_small_buffer() {
+        let (body, answer, body_start) = answer();
         let mut wrong = answer.clone();
-        wrong[head.len() + 777_777] ^= 1;
+        wrong[body_start + 777_777] ^= 1;
         let stream = [answer.clone(), answer, wrong].concat();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        block_on(async move {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();
             let writer = tokio::spawn(async move {
-                let (mut socket, _) = listener.accept().await.unwrap();
-                let mut rest = stream.as_slice();
-                for size in [1, 7, 30, 100, 65_539].into_iter().cycle() {
-                    let (piece, after) = rest.split_at(size.min(rest.len()));
-                    socket.write_all(piece).await.unwrap();
-                    tokio::task::yield_now().await;
-                    rest = after;
-                    if rest.is_empty() {
-                        return;
-                    }
-                }
+                let (socket, _) = listener.accept().await.unwrap();
+                write_in_pieces(socket, &stream, &[1, 7, 30, 100, 65_539]).await;
             });
-            let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-            let mut stream = Stream::Left(tcp);
+            let mut stream = Stream::Left(TcpStream::connect(addr).await.unwrap());
             let config = Config {
                 expect_body: Some(body),
                 ..Config::new(addr, Vec::new())
             };
-            let patience = Instant::now() + std::time::Duration::from_secs(10);
+            let patience = Instant::now() + Duration::from_secs(10);
             let mut inbox = Inbox::default();
             for _ in 0..2 {
                 let read = within(patience, read_response(&mut stream, &mut inbox, (&config, None))).await;
                 assert_eq!(read, Ok(()));
-                assert!(
-                    inbox.buffer.capacity() <= 2 * MAX_READ,
-                    "{}",
-                    inbox.buffer.capacity()
-                );
+                assert_small(&inbox);
             }
             let failure = within(patience, read_response(&mut stream, &mut inbox, (&config, None)))
                 .await
@@ -178,43 +194,33 @@ mod tests {
         });
     }
 
-    /// Two connections of one thread read 1 MiB answers at once, their pieces interleaved,
-    /// through the thread's one buffer: each answer is checked against the right body, and
-    /// a wrong byte in the second connection's second answer fails that read alone.
+    /// Two connections of one thread read 1 MiB answers at once, in pieces of different
+    /// sizes (one connection's heads split), their reads interleaved through the thread's
+    /// one buffer: each answer is checked against the right body, a wrong byte in the
+    /// second connection's second answer fails that read alone, and neither inbox grows.
     #[test]
     fn connections_sharing_the_threads_buffer_each_check_their_own_answers() {
-        let body: Vec<u8> = (0..1 << 20).map(http_core::routes::pattern_byte).collect();
-        let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
-        let answer = [head.as_bytes(), &body].concat();
+        let (body, answer, body_start) = answer();
         let mut wrong = answer.clone();
-        wrong[head.len() + 500_001] ^= 1;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
+        wrong[body_start + 500_001] ^= 1;
+        block_on(async move {
             let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();
             let (first, second) = (
                 TcpStream::connect(addr).await.unwrap(),
                 TcpStream::connect(addr).await.unwrap(),
             );
-            let (mut one, _) = listener.accept().await.unwrap();
-            let (mut two, _) = listener.accept().await.unwrap();
-            let streams = [
+            let (one, _) = listener.accept().await.unwrap();
+            let (two, _) = listener.accept().await.unwrap();
+            let (a, b) = (
                 [answer.clone(), answer.clone()].concat(),
                 [answer, wrong].concat(),
-            ];
-            let writer = tokio::spawn(async move {
-                // Pieces of both streams in turn, so that the two readers' reads interleave.
-                let [a, b] = streams;
-                for start in (0..a.len()).step_by(40_000) {
-                    let end = (start + 40_000).min(a.len());
-                    one.write_all(&a[start..end]).await.unwrap();
-                    // The second reader stops at the wrong byte and closes its end.
-                    let _ = two.write_all(&b[start..end]).await;
-                    tokio::task::yield_now().await;
-                }
+            );
+            let writers = tokio::spawn(async move {
+                tokio::join!(
+                    write_in_pieces(one, &a, &[40_000]),
+                    write_in_pieces(two, &b, &[3, 65_539, 17, 9_000])
+                )
             });
             let config = Config {
                 expect_body: Some(body),
@@ -229,12 +235,13 @@ mod tests {
                     for _ in 0..2 {
                         let read = read_response(&mut stream, &mut inbox, (config, None));
                         answers.push(within(patience, read).await);
+                        assert_small(&inbox);
                     }
                     answers
                 }
             };
             let (first, second) = tokio::join!(read_two(first), read_two(second));
-            writer.await.unwrap();
+            writers.await.unwrap();
             assert_eq!(first, [Ok(()), Ok(())]);
             assert_eq!(second[0], Ok(()));
             let failure = second[1].clone().unwrap_err();

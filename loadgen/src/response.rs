@@ -157,11 +157,15 @@ fn chunked_end(buf: &[u8], mut pos: usize) -> Result<Option<(usize, usize)>, Str
             };
             return Ok(end.map(|end| (end, body_len)));
         }
-        if buf.len() < pos + size + 2 {
+        let end = pos.saturating_add(size).saturating_add(2);
+        if buf.len() < end {
             return Ok(None);
         }
+        if &buf[end - 2..end] != b"\r\n" {
+            return Err("chunk data not followed by CRLF".into());
+        }
         body_len += size;
-        pos += size + 2;
+        pos = end;
     }
 }
 
@@ -222,5 +226,7 @@ mod tests {
         assert!(frame(b"SSH-2.0-OpenSSH\r\n\r\n").is_err());
         assert!(frame(b"HTTP/1.1 200 OK\r\n\r\n").is_err());
         assert!(frame(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n").is_err());
+        let unterminated = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhiXY0\r\n\r\n";
+        assert_eq!(frame(unterminated), Err("chunk data not followed by CRLF".into()));
     }
 }
