@@ -228,5 +228,10 @@ mod tests {
         assert!(frame(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n").is_err());
         let unterminated = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhiXY0\r\n\r\n";
         assert_eq!(frame(unterminated), Err("chunk data not followed by CRLF".into()));
+        let huge = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nhi";
+        assert!(
+            matches!(frame(huge), Ok(Frame::Partial)),
+            "a chunk larger than memory is never complete"
+        );
     }
 }
