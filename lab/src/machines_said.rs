@@ -41,8 +41,8 @@ pub(super) fn older_code_said(letters: &[char]) -> String {
     }
 }
 
-/// The first screen's line on the machines: how many runs on how many CPU models the core
-/// rows were measured on, and which rows' words changed between them (by name while the
+/// The first screen's line on the machines ("Other runs" while every run is on one CPU
+/// model): how many runs on how many CPU models the core rows were measured on, and which rows' words changed between them (by name while the
 /// line stays under 300 characters, else by count); where a run was made at older server
 /// code ([`older_code`]), that the machine or the code changed them.
 pub fn first_screen_line(runs: &[MachineRun], changed: Changed) -> String {
@@ -55,12 +55,17 @@ pub fn first_screen_line(runs: &[MachineRun], changed: Changed) -> String {
             "- **Other machines.** The core rows have been measured on one machine so far ({PAGE})."
         );
     }
-    let head = format!(
-        "- **Other machines.** On {} runs of the core rows ({} CPU model{}, {PAGE}),",
-        runs.len(),
-        models.len(),
-        if models.len() == 1 { "" } else { "s" }
-    );
+    // Runs on one CPU model say how far the answer moves between runs, not across CPUs.
+    let head = match models.len() {
+        1 => format!(
+            "- **Other runs.** On {} runs of the core rows (one CPU model so far, {PAGE}),",
+            runs.len()
+        ),
+        n => format!(
+            "- **Other machines.** On {} runs of the core rows ({n} CPU models, {PAGE}),",
+            runs.len()
+        ),
+    };
     let differing = differing_rows(runs);
     let older = older_code(runs, changed);
     let changed_on = match older.is_empty() {

@@ -227,7 +227,7 @@ fn the_first_screen_line_names_the_rows_that_changed_with_the_machine() {
     );
     let line = first_screen_line(&[a.clone(), b], &same_code);
     assert!(
-        line.contains("On 2 runs of the core rows (1 CPU model,"),
+        line.starts_with("- **Other runs.** On 2 runs of the core rows (one CPU model so far,"),
         "{line}"
     );
     assert!(

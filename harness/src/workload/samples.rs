@@ -110,6 +110,22 @@ impl Sample {
             io_workers: None,
         }
     }
+
+    /// [`Sample::example`] at a fixed 100,000 requests/s with the client busy
+    /// `client_busy` of its CPU: for the tests of what the client costs per request.
+    pub fn example_with_client(
+        workload: &str,
+        contender: &str,
+        round: usize,
+        value: f64,
+        client_busy: f64,
+    ) -> Sample {
+        Sample {
+            client_busy: Some(client_busy),
+            requests_per_sec: 100_000.0,
+            ..Sample::example(workload, contender, round, value)
+        }
+    }
 }
 
 /// How many rounds `samples` span: the rounds a report over them has.

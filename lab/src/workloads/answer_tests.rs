@@ -242,7 +242,7 @@ fn a_row_the_client_bound_is_no_win_and_says_so() {
     }
     let text = render(&WorkloadsReport::over(report.samples));
     assert!(
-        text.contains("is not decided on 1 row (16 KiB responses)"),
+        text.contains("is not decided on 1 row (16 KiB responses: *client-bound*)"),
         "{text}"
     );
     assert!(
@@ -293,7 +293,10 @@ fn a_row_whose_server_fell_behind_its_rate_says_so_instead_of_n_a() {
         }
     }
     let text = render(&WorkloadsReport::over(report.samples));
-    assert!(text.contains("is not decided on 1 row (64 KiB echo)"), "{text}");
+    assert!(
+        text.contains("is not decided on 1 row (64 KiB echo: a server fell behind its rate)"),
+        "{text}"
+    );
     assert!(
         text.contains("is not judged (a server fell behind the offered rate in most rounds) on 1 row"),
         "{text}"

@@ -235,12 +235,12 @@ fn said_elsewhere(facts: &[Fact], briefly: bool) -> Option<String> {
     let ties = with(&|f| f.reading == Reading::Rule(Word::Ties));
     let loses = with(&|f| f.reading == Reading::Rule(Word::Loses));
     let open = with(&|f| !matches!(f.reading, Reading::Rule(Word::Wins | Word::Ties | Word::Loses)));
-    // A few rows by name (a loss with its %), more by kind.
-    let named = |facts: &[&Fact], share: bool| -> String {
+    // A few losses by name, each with its %, more by kind.
+    let named = |facts: &[&Fact]| -> String {
         match facts.len() {
             1 | 2 => facts
                 .iter()
-                .map(|f| match signed_share(f).filter(|_| share) {
+                .map(|f| match signed_share(f) {
                     Some(share) => format!("{}, {share}", f.name),
                     None => f.name.clone(),
                 })
@@ -252,14 +252,35 @@ fn said_elsewhere(facts: &[Fact], briefly: bool) -> Option<String> {
     let clauses: Vec<String> = [
         (!ties.is_empty()).then(|| format!("*ties* on {} ({ties_rule}{})", rows(ties.len()), kinds(&ties))),
         (!small.is_empty()).then(|| format!("{wobble} {} ({})", rows(small.len()), kinds(&small))),
-        (!loses.is_empty()).then(|| format!("costs more on {} ({})", rows(loses.len()), named(&loses, true))),
-        (!open.is_empty())
-            .then(|| format!("is not decided on {} ({})", rows(open.len()), named(&open, false))),
+        (!loses.is_empty()).then(|| format!("costs more on {} ({})", rows(loses.len()), named(&loses))),
+        (!open.is_empty()).then(|| format!("is not decided on {} ({})", rows(open.len()), undecided(&open))),
     ]
     .into_iter()
     .flatten()
     .collect();
     (!clauses.is_empty()).then(|| format!("It {}.", join_clauses(&clauses)))
+}
+
+/// The undecided rows, each by name (its own parentheses made a clause, as these rows are
+/// listed inside parentheses) and why the rule left it open; by kind where more than 2.
+fn undecided(facts: &[&Fact]) -> String {
+    if facts.len() > 2 {
+        return kinds(facts);
+    }
+    let why = |f: &Fact| match f.reading {
+        Reading::Rule(Word::Inconclusive) => format!("{}, its rounds too far apart to tell", f.word),
+        Reading::FellBehind => "a server fell behind its rate".into(),
+        _ => f.word.clone(),
+    };
+    let flat = |name: &str| match name.strip_suffix(')').and_then(|n| n.rsplit_once(" (")) {
+        Some((row, aside)) => format!("{row}, {aside}"),
+        None => name.to_string(),
+    };
+    let each: Vec<String> = facts
+        .iter()
+        .map(|f| format!("{}: {}", flat(&f.name), why(f)))
+        .collect();
+    each.join("; ")
 }
 
 /// "1 row", "6 rows".
@@ -306,5 +327,26 @@ mod tests {
         assert_eq!(won(4), "every kind of load measured");
         assert_eq!(won(3), "every kind of load measured but idle memory");
         assert_eq!(won(2), "files and TLS");
+    }
+
+    #[test]
+    fn an_undecided_row_is_named_without_nested_parentheses_and_says_why() {
+        let p99 = Fact {
+            name: "keep-alive, small requests (p99 latency)".into(),
+            reading: Reading::Rule(Word::Inconclusive),
+            word: "*inconclusive*".into(),
+            ..fact("kept-alive requests")
+        };
+        let client = Fact {
+            name: "64 KiB echo".into(),
+            reading: Reading::ClientBound,
+            word: "*client-bound*".into(),
+            ..fact("kept-alive requests")
+        };
+        assert_eq!(
+            undecided(&[&p99, &client]),
+            "keep-alive, small requests, p99 latency: *inconclusive*, its rounds too far apart \
+             to tell; 64 KiB echo: *client-bound*"
+        );
     }
 }

@@ -122,11 +122,7 @@ mod tests {
     const BASE: &str = "keep-alive, small requests";
 
     fn at_rate(contender: &str, round: usize, server_us: f64, client_busy: f64) -> Sample {
-        Sample {
-            client_busy: Some(client_busy),
-            requests_per_sec: 100_000.0,
-            ..Sample::example(ROW, contender, round, server_us)
-        }
+        Sample::example_with_client(ROW, contender, round, server_us, client_busy)
     }
 
     fn flat(label: &str, requests_per_sec: f64, server_cpu_us: f64, client_busy: f64) -> FlatOut {
