@@ -206,23 +206,29 @@ pub const WINS: &str = "interval below 1.00";
 pub const TIES: &str = "interval holds 1.00, within ±10%";
 
 /// Where it does not: the rows it ties or loses (by kind, the losses by name and %), and
-/// those the rule left undecided or did not judge; in fewer words (`briefly`)
-/// where the sentence would run past the first screen's line of 300 characters.
+/// those the rule left undecided or did not judge; in fewer words (a higher
+/// [`said_elsewhere`] level) where the sentence would run past the first screen's line of
+/// 300 characters.
 pub fn elsewhere(facts: &[Fact]) -> Option<String> {
-    let full = said_elsewhere(facts, false)?;
-    match full.chars().count() < LINE - "- **Where it does not.** ".len() {
-        true => Some(full),
-        false => said_elsewhere(facts, true),
+    let room = LINE - "- **Where it does not.** ".len();
+    let mut said = None;
+    for level in 0..=2 {
+        said = said_elsewhere(facts, level);
+        if said.as_ref().is_none_or(|s| s.chars().count() < room) {
+            break;
+        }
     }
+    said
 }
 
 /// The first screen's longest line, in characters (the shape test's limit).
 const LINE: usize = 300;
 
-/// [`elsewhere`]'s sentence, `briefly`: *ties* without the rule's words (the glossary
-/// has them), and a small win "within the machine's own wobble".
-fn said_elsewhere(facts: &[Fact], briefly: bool) -> Option<String> {
-    let (ties_rule, wobble) = match briefly {
+/// [`elsewhere`]'s sentence at a `level` of brevity: from 1, *ties* without the rule's
+/// words (the glossary has them) and a small win "within the machine's own wobble"; at 2,
+/// the undecided rows by kind ([`undecided`]).
+fn said_elsewhere(facts: &[Fact], level: usize) -> Option<String> {
+    let (ties_rule, wobble) = match level > 0 {
         false => (
             format!("{TIES}: "),
             "saves no more than the machine's own wobble on",
@@ -253,7 +259,13 @@ fn said_elsewhere(facts: &[Fact], briefly: bool) -> Option<String> {
         (!ties.is_empty()).then(|| format!("*ties* on {} ({ties_rule}{})", rows(ties.len()), kinds(&ties))),
         (!small.is_empty()).then(|| format!("{wobble} {} ({})", rows(small.len()), kinds(&small))),
         (!loses.is_empty()).then(|| format!("costs more on {} ({})", rows(loses.len()), named(&loses))),
-        (!open.is_empty()).then(|| format!("is not decided on {} ({})", rows(open.len()), undecided(&open))),
+        (!open.is_empty()).then(|| {
+            format!(
+                "is not decided on {} ({})",
+                rows(open.len()),
+                undecided(&open, level < 2)
+            )
+        }),
     ]
     .into_iter()
     .flatten()
@@ -262,10 +274,14 @@ fn said_elsewhere(facts: &[Fact], briefly: bool) -> Option<String> {
 }
 
 /// The undecided rows, each by name (its own parentheses made a clause, as these rows are
-/// listed inside parentheses) and why the rule left it open; by kind where more than 2.
-fn undecided(facts: &[&Fact]) -> String {
-    if facts.len() > 2 {
-        return kinds(facts);
+/// listed inside parentheses) and why the rule left it open; by kind where more than 2
+/// or not `by_name`, after the word they share if they do.
+fn undecided(facts: &[&Fact], by_name: bool) -> String {
+    if facts.len() > 2 || !by_name {
+        return match facts.iter().all(|f| f.word == facts[0].word) {
+            true => format!("{}: {}", facts[0].word, kinds(facts)),
+            false => kinds(facts),
+        };
     }
     let why = |f: &Fact| match f.reading {
         Reading::Rule(Word::Inconclusive) => format!("{}, its rounds too far apart to tell", f.word),
@@ -344,9 +360,15 @@ mod tests {
             ..fact("kept-alive requests")
         };
         assert_eq!(
-            undecided(&[&p99, &client]),
+            undecided(&[&p99, &client], true),
             "keep-alive, small requests, p99 latency: *inconclusive*, its rounds too far apart \
              to tell; 64 KiB echo: *client-bound*"
+        );
+        // Briefly: by kind, after the word they share if they do.
+        assert_eq!(undecided(&[&p99, &client], false), "kept-alive requests");
+        assert_eq!(
+            undecided(&[&p99, &p99], false),
+            "*inconclusive*: kept-alive requests"
         );
     }
 }
