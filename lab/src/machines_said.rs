@@ -24,18 +24,20 @@ pub fn older_code(runs: &[MachineRun], changed: Changed) -> Vec<char> {
         .collect()
 }
 
-/// " Run A was older benchmarked code, so the machine or the code changed it.": what the
-/// rows that differ cannot tell apart where [`older_code`] names a run; empty where it
-/// names none.
+/// " Run A was older benchmarked code, so the code, the machine or run-to-run noise changed
+/// it.": what the rows that differ cannot tell apart where [`older_code`] names a run;
+/// empty where it names none.
 pub(super) fn older_code_said(letters: &[char]) -> String {
     let named: Vec<String> = letters.iter().map(char::to_string).collect();
     match named.split_last() {
         None => String::new(),
         Some((last, [])) => {
-            format!(" Run {last} was older benchmarked code, so the machine or the code changed it.")
+            format!(
+                " Run {last} was older benchmarked code, so the code, the machine or run-to-run noise changed it."
+            )
         }
         Some((last, rest)) => format!(
-            " Runs {} and {last} were older benchmarked code, so the machine or the code changed it.",
+            " Runs {} and {last} were older benchmarked code, so the code, the machine or run-to-run noise changed it.",
             rest.join(", ")
         ),
     }
@@ -68,13 +70,9 @@ pub fn first_screen_line(runs: &[MachineRun], changed: Changed) -> String {
     };
     let differing = differing_rows(runs);
     let older = older_code(runs, changed);
-    let changed_on = match older.is_empty() {
-        true => "changed with the machine on",
-        false => "differed on",
-    };
     let code = older_code_said(&older);
     let named = format!(
-        "{head} the word {changed_on} {}: {}.{code}",
+        "{head} the word differed on {}: {}.{code}",
         differing.len(),
         differing.join("; ")
     );
@@ -82,7 +80,7 @@ pub fn first_screen_line(runs: &[MachineRun], changed: Changed) -> String {
         0 => format!("{head} every core row read the same word on each."),
         _ if named.chars().count() < 300 => named,
         n => format!(
-            "{head} the word {changed_on} {n} of {} core rows.{code}",
+            "{head} the word differed on {n} of {} core rows.{code}",
             CORE_ROWS.len()
         ),
     }

@@ -212,7 +212,7 @@ pub const TIES: &str = "interval holds 1.00, within ±10%";
 pub fn elsewhere(facts: &[Fact]) -> Option<String> {
     let room = LINE - "- **Where it does not.** ".len();
     let mut said = None;
-    for level in 0..=2 {
+    for level in 0..=3 {
         said = said_elsewhere(facts, level);
         if said.as_ref().is_none_or(|s| s.chars().count() < room) {
             break;
@@ -225,8 +225,8 @@ pub fn elsewhere(facts: &[Fact]) -> Option<String> {
 const LINE: usize = 300;
 
 /// [`elsewhere`]'s sentence at a `level` of brevity: from 1, *ties* without the rule's
-/// words (the glossary has them) and a small win "within the machine's own wobble"; at 2,
-/// the undecided rows by kind ([`undecided`]).
+/// words (the glossary has them) and a small win "within the machine's own wobble"; from
+/// 2, the undecided rows in fewer words ([`undecided`]).
 fn said_elsewhere(facts: &[Fact], level: usize) -> Option<String> {
     let (ties_rule, wobble) = match level > 0 {
         false => (
@@ -263,7 +263,7 @@ fn said_elsewhere(facts: &[Fact], level: usize) -> Option<String> {
             format!(
                 "is not decided on {} ({})",
                 rows(open.len()),
-                undecided(&open, level < 2)
+                undecided(&open, level)
             )
         }),
     ]
@@ -274,29 +274,43 @@ fn said_elsewhere(facts: &[Fact], level: usize) -> Option<String> {
 }
 
 /// The undecided rows, each by name (its own parentheses made a clause, as these rows are
-/// listed inside parentheses) and why the rule left it open; by kind where more than 2
-/// or not `by_name`, after the word they share if they do.
-fn undecided(facts: &[&Fact], by_name: bool) -> String {
-    if facts.len() > 2 || !by_name {
-        return match facts.iter().all(|f| f.word == facts[0].word) {
-            true => format!("{}: {}", facts[0].word, kinds(facts)),
-            false => kinds(facts),
+/// listed inside parentheses) and why the rule left it open; at `level` 2, by name after
+/// the word they share (else each with its word); at 3, or where more than 2, only the
+/// word they share, the full verdict naming them. Never by kind: a kind's other rows may
+/// read a decided word.
+fn undecided(facts: &[&Fact], level: usize) -> String {
+    let flat = |f: &Fact| match f.name.strip_suffix(')').and_then(|n| n.rsplit_once(" (")) {
+        Some((row, aside)) => format!("{row}, {aside}"),
+        None => f.name.clone(),
+    };
+    let shared = facts
+        .iter()
+        .all(|f| f.word == facts[0].word)
+        .then(|| facts[0].word.clone());
+    if level >= 3 || facts.len() > 2 {
+        return match shared {
+            Some(word) => format!("{word}; the full verdict names them"),
+            None => "the full verdict names them".into(),
         };
     }
     let why = |f: &Fact| match f.reading {
-        Reading::Rule(Word::Inconclusive) => format!("{}, its rounds too far apart to tell", f.word),
-        Reading::FellBehind => "a server fell behind its rate".into(),
+        Reading::Rule(Word::Inconclusive) if level < 2 => {
+            format!("{}, its rounds too far apart to tell", f.word)
+        }
+        Reading::FellBehind if level < 2 => "a server fell behind its rate".into(),
         _ => f.word.clone(),
     };
-    let flat = |name: &str| match name.strip_suffix(')').and_then(|n| n.rsplit_once(" (")) {
-        Some((row, aside)) => format!("{row}, {aside}"),
-        None => name.to_string(),
-    };
-    let each: Vec<String> = facts
-        .iter()
-        .map(|f| format!("{}: {}", flat(&f.name), why(f)))
-        .collect();
-    each.join("; ")
+    match (level, shared) {
+        (2, Some(word)) => format!(
+            "{word}: {}",
+            facts.iter().map(|f| flat(f)).collect::<Vec<_>>().join("; ")
+        ),
+        _ => facts
+            .iter()
+            .map(|f| format!("{}: {}", flat(f), why(f)))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// "1 row", "6 rows".
@@ -360,15 +374,28 @@ mod tests {
             ..fact("kept-alive requests")
         };
         assert_eq!(
-            undecided(&[&p99, &client], true),
+            undecided(&[&p99, &client], 0),
             "keep-alive, small requests, p99 latency: *inconclusive*, its rounds too far apart \
              to tell; 64 KiB echo: *client-bound*"
         );
-        // Briefly: by kind, after the word they share if they do.
-        assert_eq!(undecided(&[&p99, &client], false), "kept-alive requests");
+        // In fewer words: by name after the word they share, then the word alone.
         assert_eq!(
-            undecided(&[&p99, &p99], false),
-            "*inconclusive*: kept-alive requests"
+            undecided(&[&p99, &client], 2),
+            "keep-alive, small requests, p99 latency: *inconclusive*; 64 KiB echo: *client-bound*"
+        );
+        assert_eq!(undecided(&[&p99, &client], 3), "the full verdict names them");
+        let busy = Fact {
+            name: "one busy-polled connection (server CPU)".into(),
+            ..p99.clone()
+        };
+        assert_eq!(
+            undecided(&[&p99, &busy], 2),
+            "*inconclusive*: keep-alive, small requests, p99 latency; one busy-polled connection, \
+             server CPU"
+        );
+        assert_eq!(
+            undecided(&[&p99, &busy], 3),
+            "*inconclusive*; the full verdict names them"
         );
     }
 }
