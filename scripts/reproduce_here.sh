@@ -7,7 +7,7 @@
 # then its core rows kept as results/machines/<cpu-model-and-kernel>.json and the page
 # rendered again from every run kept there. Run it whenever the project is measured on a
 # CPU model the table lacks. Nothing else should run on the machine meanwhile.
-#   scripts/reproduce_here.sh                 # about 16 minutes on 2 CPUs, already built
+#   scripts/reproduce_here.sh                 # about 17 minutes on 2 CPUs once built (the run at 0c951b6); a fresh clone builds first, about 9 more
 #   scripts/reproduce_here.sh --allow-dirty   # measure a tree with uncommitted changes (the record names them)
 # How long: in the full run at 5a4ee6c (results/workloads.json, 2 CPUs) the points of these
 # workloads took 13.7 of its 39.6 minutes (each sample's start time to the next one's); their

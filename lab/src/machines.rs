@@ -252,12 +252,27 @@ pub fn other_baselines(runs: &[MachineRun]) -> Vec<&'static str> {
         .collect()
 }
 
-/// On how many of `runs` the rule said `word` on row `name`, of those that measured it:
-/// how far a headline row held across machines, for the first screen.
-pub fn held_on(runs: &[MachineRun], name: &str, word: Word) -> (usize, usize) {
+/// How a row's word held across machine runs ([`held_on`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Held {
+    /// Runs whose rule said the word.
+    pub same: usize,
+    /// Runs whose rule decided nothing there (*inconclusive*, or *client-bound*).
+    pub undecided: usize,
+    /// Runs that measured the row.
+    pub measured: usize,
+}
+
+/// On how many of `runs` the rule said `word` on row `name`, and on how many it decided
+/// none, of those that measured it: how far a headline row held across machines, for the
+/// first screen.
+pub fn held_on(runs: &[MachineRun], name: &str, word: Word) -> Held {
     let measured: Vec<&RunRow> = runs.iter().filter_map(|run| run.row(name)).collect();
-    let held = measured.iter().filter(|row| row.decided() == Some(word)).count();
-    (held, measured.len())
+    Held {
+        same: measured.iter().filter(|row| row.decided() == Some(word)).count(),
+        undecided: measured.iter().filter(|row| row.decided().is_none()).count(),
+        measured: measured.len(),
+    }
 }
 
 /// The page over `runs` (in the order given); `changed` says which benchmarked files changed

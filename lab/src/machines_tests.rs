@@ -281,3 +281,45 @@ fn the_committed_runs_say_whether_their_code_differed() {
         "{line}"
     );
 }
+
+#[test]
+fn a_row_held_where_the_rule_said_its_word_and_undecided_runs_count_apart() {
+    let runs = [
+        run(
+            "aaaaaaa",
+            None,
+            vec![row("64 KiB echo", &WINS), row("churn, server closes", &WINS)],
+        ),
+        run("bbbbbbb", None, vec![row("64 KiB echo", &TIES)]),
+        run("ccccccc", None, vec![row("64 KiB echo", &WILD)]),
+    ];
+    assert_eq!(
+        held_on(&runs, "64 KiB echo", Word::Wins),
+        Held {
+            same: 1,
+            undecided: 1,
+            measured: 3
+        }
+    );
+    assert_eq!(
+        held_on(&runs, "churn, server closes", Word::Wins),
+        Held {
+            same: 1,
+            undecided: 0,
+            measured: 1
+        }
+    );
+    let bound = RunRow {
+        client_bound: Some(0.95),
+        ..row("64 KiB echo", &WINS)
+    };
+    let runs = [run("ddddddd", None, vec![bound])];
+    assert_eq!(
+        held_on(&runs, "64 KiB echo", Word::Wins),
+        Held {
+            same: 0,
+            undecided: 1,
+            measured: 1
+        }
+    );
+}

@@ -31,6 +31,9 @@ const ZERO_COPY: Contender = io_uring_with("with zero-copy send", &["--zero-copy
 const ZERO_COPY_MECHANISM: &str =
     "the body sent with SEND_ZC from its shared buffer, plus a notification completion per send";
 
+/// io_uring_server's busiest wait, at the one-connection point where the client busy-polls.
+pub const SQPOLL: Contender = io_uring_with("with SQPOLL (its busiest wait)", &["--sqpoll"]);
+
 /// Where small requests on kept-alive connections cost what the verdict judges: at its
 /// fixed offered rate.
 const KEEP_ALIVE: &str = "keep-alive, small requests at a fixed rate";
@@ -156,7 +159,7 @@ pub const VARIANTS: [Variant; 20] = [
     },
     Variant {
         at: harness::workload::catalogue::BUSY_POLLED,
-        contender: io_uring_with("with SQPOLL (its busiest wait)", &["--sqpoll"]),
+        contender: SQPOLL,
         mechanism: "a kernel thread polls the submission queue, so submitting takes no system call; the busiest wait io_uring_server has (its thread still waits for completions in io_uring_enter). Beside the client's busy-polling, what is left of the one-connection round trip without wake-ups. tokio_server has no busier wait to offer: its runtime always parks in epoll_wait",
     },
     Variant {

@@ -5,7 +5,8 @@
 //! handler cost; one table of at most [`MAX_ROWS`] rows (the workload, the saving in its
 //! unit and in %, the rule's word), picked by [`picked`], and what its saving is
 //! ([`SAVING`]), a row whose whole-machine CPU points the other way marked in its word's
-//! cell ([`super::two_measures`], as BENCHMARKS.md marks it); under it, the kinds whose
+//! cell ([`super::two_measures`], as BENCHMARKS.md marks it) and, where two or more machine
+//! runs are kept, on how many of them the row read the same word ([`held`]); under it, the kinds whose
 //! rows read differently and a line on the other machines measured
 //! ([`crate::machines::first_screen_line`]); the forest plot; link lines.
 //! Every figure is the full verdict's (BENCHMARKS.md), read from the same rows
@@ -13,6 +14,7 @@
 
 use std::path::Path;
 
+use crate::machines::{CORE_ROWS, MachineRun, held_on};
 use crate::workloads::answer::rank;
 use crate::workloads::first_lines::{Fact, answer, facts, kind_name, signed_amount, signed_share};
 use crate::workloads::judged::{self, Row, Source};
@@ -51,7 +53,8 @@ pub fn write_block(workspace: &Path, report: &WorkloadsReport) -> Result<(), Str
     // cannot compare counting as older).
     let changed =
         |commit: &str| harness::stale::changed_since(workspace, commit).unwrap_or_else(|e| Some(vec![e]));
-    let block = render_beside(report, &crate::machines::first_screen_line(&machines, &changed));
+    let line = crate::machines::first_screen_line(&machines, &changed);
+    let block = render_beside(report, &machines, &line);
     let document = replace_between(&document, BEGIN, END, &block)
         .map_err(|e| e.replace("BENCHMARKS.md", "README.md"))?;
     write(&path, &document)
@@ -59,12 +62,13 @@ pub fn write_block(workspace: &Path, report: &WorkloadsReport) -> Result<(), Str
 
 /// The block with no line on other machines (a study's own view of its one run).
 pub fn render(report: &WorkloadsReport) -> String {
-    render_beside(report, "")
+    render_beside(report, &[], "")
 }
 
-/// The block: provenance, the answer in a few sentences, the table, `machines` (a line
-/// on the other machines measured, or nothing), the plot, links.
-pub fn render_beside(report: &WorkloadsReport, machines: &str) -> String {
+/// The block: provenance, the answer in a few sentences, the table (with, where `runs`
+/// holds two or more machine runs, on how many of them each row read its word), `machines`
+/// (a line on the other machines measured, or nothing), the plot, links.
+pub fn render_beside(report: &WorkloadsReport, runs: &[MachineRun], machines: &str) -> String {
     let mut rows: Vec<Row> = judged::rows(report)
         .into_iter()
         .filter(|row| row.unit != Unit::RequestsPerSec)
@@ -90,7 +94,7 @@ pub fn render_beside(report: &WorkloadsReport, machines: &str) -> String {
         machine.git_commit,
         machine.cpu_and_wake_up(),
         sentences.join("\n"),
-        table(&shown, &other_way(report, &shown_rows)),
+        table(&shown, &other_way(report, &shown_rows), &held(runs, &shown)),
         // The bullets under the table, one list: mixed kinds, other machines.
         match format!("{}{machines}", mixed(&rows, &all)).trim_end() {
             "" => String::new(),
@@ -231,12 +235,41 @@ fn per(unit: Unit) -> &'static str {
     }
 }
 
+/// Per fact, on how many of `runs` (results/machines/) its row read the same word
+/// ([`held_on`]): "2 of 2", "1 of 2, 1 undecided"; "not measured there" for a row they do
+/// not measure, "n/a" for a row the rule did not decide here. Empty, and the table has no
+/// such column, where fewer than two runs are kept.
+fn held(runs: &[MachineRun], facts: &[Fact]) -> Vec<String> {
+    if runs.len() < 2 {
+        return Vec::new();
+    }
+    facts
+        .iter()
+        .map(|fact| match fact.reading {
+            _ if !CORE_ROWS.contains(&fact.name.as_str()) => "not measured there".into(),
+            Reading::Rule(word) if word != Word::Inconclusive => {
+                let held = held_on(runs, &fact.name, word);
+                match held.undecided {
+                    0 => format!("{} of {}", held.same, held.measured),
+                    n => format!("{} of {}, {n} undecided", held.same, held.measured),
+                }
+            }
+            _ => "n/a".into(),
+        })
+        .collect()
+}
+
 /// The table: workload, what io_uring_server saves in the row's unit and in %, the word
 /// (a win that is not [`Fact::clear`] "within the machine's own wobble"), marked where
-/// whole-machine CPU points the other way (`other_way`, per fact).
-fn table(facts: &[Fact], other_way: &[Option<f64>]) -> String {
-    let mut out = String::from(
-        "| workload | io_uring_server saves (−) or costs (+) | in % | word |\n|---|---|---|---|\n",
+/// whole-machine CPU points the other way (`other_way`, per fact), and, where `held` says
+/// it (per fact), on how many machine runs the row read that word.
+fn table(facts: &[Fact], other_way: &[Option<f64>], held: &[String]) -> String {
+    let (head, rule) = match held.is_empty() {
+        true => ("", ""),
+        false => (" same word in [machine runs](results/machines.md) |", "---|"),
+    };
+    let mut out = format!(
+        "| workload | io_uring_server saves (−) or costs (+) | in % | word |{head}\n|---|---|---|---|{rule}\n"
     );
     for (index, fact) in facts.iter().enumerate() {
         let amount = signed_amount(fact)
@@ -252,8 +285,12 @@ fn table(facts: &[Fact], other_way: &[Option<f64>]) -> String {
             Some(ratio) => format!(" (whole-machine CPU points the other way: {ratio:.2})"),
             None => String::new(),
         };
+        let runs = match held.get(index) {
+            Some(held) => format!(" {held} |"),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "| {} | {amount} | {share} | {}{wobble}{mark} |\n",
+            "| {} | {amount} | {share} | {}{wobble}{mark} |{runs}\n",
             fact.name, fact.word
         ));
     }

@@ -53,7 +53,13 @@ fn assert_shape(text: &str) {
     }
     let tables: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
     assert!(tables.len() <= MAX_ROWS + 2, "{text}");
-    assert!(tables.iter().all(|row| row.matches('|').count() == 5), "{text}");
+    // 4 columns, and a 5th where machine runs say on how many each row held.
+    let columns = tables.first().map_or(5, |row| row.matches('|').count());
+    assert!(columns == 5 || columns == 6, "{text}");
+    assert!(
+        tables.iter().all(|row| row.matches('|').count() == columns),
+        "{text}"
+    );
     let answer: Vec<&str> = text.split("\n\n").nth(1).unwrap().lines().collect();
     assert!(
         answer.len() <= 4 && answer.iter().all(|l| l.starts_with("- **")),
@@ -140,6 +146,42 @@ fn the_table_shows_each_kind_once_with_the_verdicts_word() {
     );
     assert!(text.contains("![verdict](results/verdict.svg)"), "{text}");
     assert!(text.contains("](BENCHMARKS.md#glossary)"), "{text}");
+}
+
+#[test]
+fn the_table_says_on_how_many_machine_runs_each_core_row_read_its_word() {
+    let report = report(2.0, 2.0);
+    let own = crate::machines::extract(&report);
+    let mut other = own.clone();
+    other.machine.cpu_model = "AMD EPYC".into();
+    for row in &mut other.rows {
+        row.ratios = vec![1.0, 1.01, 0.99, 1.0];
+    }
+    let text = render_beside(&report, &[own.clone(), other], "");
+    assert_shape(&text);
+    assert!(
+        text.contains(
+            "| keep-alive, small requests | −2.0 µs per request | −20% | *wins* by ≥10% | 1 of 2 |"
+        ),
+        "{text}"
+    );
+    // A row the machine runs do not measure says so, not "0 of 0".
+    assert!(text.contains("| *wins* | not measured there |"), "{text}");
+    let same = render_beside(&report, &[own.clone(), own.clone()], "");
+    assert!(same.contains("| *wins* by ≥10% | 2 of 2 |"), "{same}");
+    // A run whose rule decided nothing there is counted apart from one that said another word.
+    let mut wild = own.clone();
+    for row in &mut wild.rows {
+        row.ratios = vec![0.5, 2.0, 0.7, 1.6];
+    }
+    let undecided = render_beside(&report, &[own.clone(), wild], "");
+    assert!(
+        undecided.contains("| *wins* by ≥10% | 1 of 2, 1 undecided |"),
+        "{undecided}"
+    );
+    // One run alone has nothing to compare with: no such column.
+    let alone = render_beside(&report, &[own], "");
+    assert!(!alone.contains("machine runs"), "{alone}");
 }
 
 #[test]
@@ -291,7 +333,7 @@ fn a_win_the_aa_control_moved_as_much_says_so_in_the_table() {
         baseline: Some(70.0),
         wakes: None,
     };
-    let text = table(&[fact("beyond", true), fact("within", false)], &[]);
+    let text = table(&[fact("beyond", true), fact("within", false)], &[], &[]);
     assert!(
         text.contains("| beyond | −2.0 µs per round trip | −3% | *wins* |"),
         "{text}"

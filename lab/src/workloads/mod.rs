@@ -41,6 +41,7 @@ pub mod runtimes;
 pub mod tail;
 pub mod the_client;
 pub mod two_measures;
+pub mod wake_cost;
 pub mod worth;
 pub mod yours;
 

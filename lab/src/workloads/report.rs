@@ -156,6 +156,7 @@ pub fn verdict(report: &WorkloadsReport, doc: Doc) -> String {
         Doc::Results => verdict::table(report, WORKLOADS, doc),
     });
     out.push_str(&super::two_measures::render(report, doc));
+    out.push_str(&super::wake_cost::render(report));
     let _ = writeln!(out, "\n{}", exempt::section());
     let _ = writeln!(
         out,
