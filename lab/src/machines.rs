@@ -142,11 +142,11 @@ impl MachineRun {
         }
     }
 
-    /// "17.3 µs wake-up round trip" from the probe, else "77.0 µs one-connection round
-    /// trip (wake-up not recorded)".
+    /// "17.3 µs wake-up round trip, both asleep" from the probe, else "77.0 µs
+    /// one-connection round trip (wake-up not recorded)".
     pub fn wake_up(&self) -> String {
         match (&self.machine.wake_up, self.one_connection_round_trip_us) {
-            (Some(w), _) => format!("{:.1} µs wake-up round trip", w.asleep.round_trip_us),
+            (Some(w), _) => format!("{:.1} µs wake-up round trip, both asleep", w.asleep.round_trip_us),
             (None, Some(us)) => {
                 format!("{us:.1} µs one-connection round trip (wake-up not recorded)")
             }
@@ -154,7 +154,7 @@ impl MachineRun {
         }
     }
 
-    fn row(&self, name: &str) -> Option<&RunRow> {
+    pub(crate) fn row(&self, name: &str) -> Option<&RunRow> {
         self.rows.iter().find(|r| r.name == name)
     }
 }
@@ -299,7 +299,9 @@ pub fn render(runs: &[MachineRun], changed: Changed) -> String {
             m.cpu_model,
             m.logical_cores,
             m.kernel,
-            run.wake_up(),
+            m.wake_up
+                .as_ref()
+                .map_or_else(|| run.wake_up(), |w| format!("wake-up: {}", w.describe())),
             m.date,
             run.commit_said(),
             run.pinning,

@@ -79,7 +79,15 @@ fn each_column_names_its_wake_up_and_an_older_commit_is_marked() {
         page.contains("77.0 µs one-connection round trip (wake-up not recorded)"),
         "{page}"
     );
-    assert!(page.contains("17.3 µs wake-up round trip"), "{page}");
+    assert!(
+        page.contains("17.3 µs wake-up round trip, both asleep |"),
+        "{page}"
+    );
+    // Each run's line names its whole probe, the idle settings among it.
+    assert!(
+        page.contains(&format!("wake-up: {};", WakeUp::example().describe())),
+        "{page}"
+    );
     assert!(
         page.contains("(from older benchmarked code, `aaaaaaa`)"),
         "{page}"
@@ -227,10 +235,15 @@ fn the_first_screen_line_names_the_rows_that_changed_with_the_machine() {
     );
     let line = first_screen_line(&[a.clone(), b], &same_code);
     assert!(
-        line.starts_with("- **Other runs.** On 2 runs of the core rows (one CPU model so far,"),
+        line.starts_with(
+            "- **Other runs.** On [2 runs](results/machines.md) of the core rows (one CPU model so far),"
+        ),
         "{line}"
     );
-    assert!(line.ends_with("the word differed on 1: 64 KiB echo."), "{line}");
+    assert!(
+        line.ends_with("1 of 2 rows held their word and 1 differed: 64 KiB echo."),
+        "{line}"
+    );
     let same = first_screen_line(&[a.clone(), a], &same_code);
     assert!(
         same.ends_with("every core row read the same word on each."),
@@ -249,8 +262,8 @@ fn a_run_at_older_benchmarked_code_leaves_the_machine_and_the_code_apart_untold(
     let line = first_screen_line(&runs, &older_a);
     assert!(
         line.ends_with(
-            "the word differed on 1: 64 KiB echo. Run A was older benchmarked code, so the code, \
-             the machine or run-to-run noise changed it."
+            "and 1 differed: 64 KiB echo. Run A was older benchmarked code, so the code, the \
+             machine or run-to-run noise changed it."
         ),
         "{line}"
     );
@@ -263,6 +276,56 @@ fn a_run_at_older_benchmarked_code_leaves_the_machine_and_the_code_apart_untold(
              benchmarked code, so the code, the machine or run-to-run noise changed it."
         ),
         "{page}"
+    );
+}
+
+#[test]
+fn the_line_counts_undecided_rows_apart_and_says_where_the_rows_that_differ_woke() {
+    let woke = |ratios: &[f64]| RunRow {
+        wakes: Some("woke for most requests".into()),
+        ..row("one connection (server CPU)", ratios)
+    };
+    let a = run(
+        "aaaaaaa",
+        None,
+        vec![
+            woke(&WINS),
+            row("64 KiB echo", &WINS),
+            row("churn, server closes", &WINS),
+        ],
+    );
+    let b = run(
+        "bbbbbbb",
+        None,
+        vec![
+            woke(&TIES),
+            row("64 KiB echo", &WILD),
+            row("churn, server closes", &WINS),
+        ],
+    );
+    let line = first_screen_line(&[a.clone(), b.clone()], &same_code);
+    assert!(
+        line.ends_with(
+            "1 of 3 rows held their word, 1 was undecided on a run and 1 differed, each \
+             where its servers woke for most requests: one connection (server CPU)."
+        ),
+        "{line}"
+    );
+    // A row that differed without waking its servers for most requests: no such clause.
+    let mut c = b.clone();
+    c.rows[0].wakes = Some("servers mostly awake".into());
+    let line = first_screen_line(&[a.clone(), c], &same_code);
+    assert!(
+        line.ends_with("1 differed: one connection (server CPU)."),
+        "{line}"
+    );
+    // Undecided on a run, and nothing differed.
+    let mut d = b;
+    d.rows[0] = woke(&WINS);
+    let line = first_screen_line(&[a, d], &same_code);
+    assert!(
+        line.ends_with("2 of 3 rows held their word and 1 was undecided on a run."),
+        "{line}"
     );
 }
 

@@ -1,7 +1,8 @@
-//! How much of one connection's cost is the wake-up, for each server: its figures at the
+//! How much of one connection's cost is waking the client, for each server: its figures at the
 //! *one connection* point (the client sleeps in its read between answers, so every request
 //! finds both sides asleep) beside the *one busy-polled connection* point (the client
-//! spins on its read, so it is always awake), and what goes when the client stays awake,
+//! spins on its read, so it is always awake, while the server still sleeps between
+//! requests), and what goes when the client stays awake,
 //! as a share of the first. On loopback the server's CPU pays to wake the client for each
 //! answer it sends, so the server's own CPU per request falls too. io_uring_server with
 //! SQPOLL at the busy-polled point ([`SQPOLL`]) is the nearest it comes to both sides
@@ -71,15 +72,18 @@ pub fn render(report: &WorkloadsReport) -> String {
     if rows.is_empty() {
         return String::new();
     }
+    let machine = &report.machine;
     let mut out = format!(
-        "\nHow much of one connection's cost is the wake-up: each server at *{ASLEEP}* (the \
-         client sleeps in its read between answers, so every request wakes both sides) and \
-         at *{BUSY_POLLED}* (the client spins on its read, always awake), and what goes when \
-         the client stays awake, as a share of the first (one minus the median of the \
-         per-round ratios). On loopback the server pays to wake the client for each answer it \
-         sends, so its own CPU per request falls too.\n\n\
-         | server | round trip, µs: one connection → client awake | what goes | server CPU µs per request: one connection → client awake | what goes |\n\
-         |---|---|---|---|---|\n"
+        "\nHow much of one connection's cost is waking the client, on this run's machine \
+         ({}; a wake-up costs differently on each machine: results/machines.md): each server at \
+         *{ASLEEP}* (the client sleeps in its read between answers) and at *{BUSY_POLLED}* \
+         (the client spins on its read, always awake; the server still sleeps between \
+         requests), and what goes when the client stays awake, as a share of the first. On \
+         loopback the server pays to wake the client for each answer it sends, so its own \
+         CPU per request falls too.\n\n\
+         | server | round trip, µs: one connection → busy-polled | what goes | server CPU µs per request: one connection → busy-polled | what goes |\n\
+         |---|---|---|---|---|\n",
+        machine.cpu_and_wake_up()
     );
     for row in &rows {
         let (a, b, share) = row.round_trip;
@@ -108,6 +112,12 @@ pub fn render(report: &WorkloadsReport) -> String {
              of server CPU per request, its polling thread's spin included."
         );
     }
+    let _ = writeln!(
+        out,
+        "\nEach figure is the median over its point's own rounds; what goes is one minus the \
+         median of the per-round ratios over the rounds that measured both points, so it need \
+         not equal one minus the two medians' quotient."
+    );
     out
 }
 
