@@ -142,11 +142,11 @@ impl MachineRun {
         }
     }
 
-    /// "17.3 µs wake-up round trip, both asleep" from the probe, else "77.0 µs
+    /// "17.3 µs wake-up round trip from idle" from the probe, else "77.0 µs
     /// one-connection round trip (wake-up not recorded)".
     pub fn wake_up(&self) -> String {
         match (&self.machine.wake_up, self.one_connection_round_trip_us) {
-            (Some(w), _) => format!("{:.1} µs wake-up round trip, both asleep", w.asleep.round_trip_us),
+            (Some(w), _) => format!("{:.1} µs wake-up round trip from idle", w.asleep.round_trip_us),
             (None, Some(us)) => {
                 format!("{us:.1} µs one-connection round trip (wake-up not recorded)")
             }
@@ -157,6 +157,21 @@ impl MachineRun {
     pub(crate) fn row(&self, name: &str) -> Option<&RunRow> {
         self.rows.iter().find(|r| r.name == name)
     }
+}
+
+/// "wake-up probe: 17.3 µs round trip and 9.1 µs of CPU per round trip with both sides
+/// idle between messages, 2.1 µs and 4.2 µs with both busy-polling; cpuidle haltpoll/haltpoll":
+/// a run's whole probe, each figure named.
+fn probe_said(w: &harness::wake_up::WakeUp) -> String {
+    format!(
+        "wake-up probe: {:.1} µs round trip and {:.1} µs of CPU per round trip with both \
+         sides idle between messages, {:.1} µs and {:.1} µs with both busy-polling; {}",
+        w.asleep.round_trip_us,
+        w.asleep.cpu_per_round_trip_us,
+        w.busy_polling.round_trip_us,
+        w.busy_polling.cpu_per_round_trip_us,
+        w.idle.describe()
+    )
 }
 
 /// Lowercase letters and digits, every other run of characters one `-`.
@@ -299,9 +314,7 @@ pub fn render(runs: &[MachineRun], changed: Changed) -> String {
             m.cpu_model,
             m.logical_cores,
             m.kernel,
-            m.wake_up
-                .as_ref()
-                .map_or_else(|| run.wake_up(), |w| format!("wake-up: {}", w.describe())),
+            m.wake_up.as_deref().map_or_else(|| run.wake_up(), probe_said),
             m.date,
             run.commit_said(),
             run.pinning,

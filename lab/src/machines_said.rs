@@ -77,11 +77,16 @@ pub fn first_screen_line(runs: &[MachineRun], changed: Changed) -> String {
     if differing.is_empty() && counts.undecided == 0 {
         return format!("{head} every core row read the same word on each.");
     }
+    // The rows that depend on a wake-up's cost: their servers woke for most requests.
+    let woken = CORE_ROWS
+        .into_iter()
+        .filter(|name| woke_on_every_run(runs, name))
+        .count();
     let woke = match differing.iter().all(|name| woke_on_every_run(runs, name)) {
-        true => ", each where its servers woke for most requests",
-        false => "",
+        true => format!(", all among the {woken} rows whose servers woke for most requests"),
+        false => String::new(),
     };
-    let named = format!("{head} {}{woke}: {}.{code}", counts.said(), differing.join("; "));
+    let named = format!("{head} {}: {}{woke}.{code}", counts.said(), differing.join("; "));
     match differing.len() {
         0 => format!("{head} {}.{code}", counts.said()),
         _ if named.chars().count() < 300 => named,
@@ -124,10 +129,7 @@ impl Counts {
 
     /// "4 of 10 rows held their word, 3 were undecided on a run and 3 differed".
     fn said(&self) -> String {
-        let mut parts = vec![format!(
-            "{} of {} rows held their word",
-            self.held, self.measured
-        )];
+        let mut parts = vec![format!("{} of {} rows held their word", self.held, self.measured)];
         if self.undecided > 0 {
             let verb = if self.undecided == 1 { "was" } else { "were" };
             parts.push(format!("{} {verb} undecided on a run", self.undecided));

@@ -79,13 +79,14 @@ fn each_column_names_its_wake_up_and_an_older_commit_is_marked() {
         page.contains("77.0 µs one-connection round trip (wake-up not recorded)"),
         "{page}"
     );
+    assert!(page.contains("17.3 µs wake-up round trip from idle |"), "{page}");
+    // Each run's line names its whole probe, each figure named, the idle settings among it.
+    let idle = WakeUp::example().idle.describe();
     assert!(
-        page.contains("17.3 µs wake-up round trip, both asleep |"),
-        "{page}"
-    );
-    // Each run's line names its whole probe, the idle settings among it.
-    assert!(
-        page.contains(&format!("wake-up: {};", WakeUp::example().describe())),
+        page.contains(&format!(
+            "wake-up probe: 17.3 µs round trip and 9.1 µs of CPU per round trip with both sides \
+             idle between messages, 2.1 µs and 4.2 µs with both busy-polling; {idle};"
+        )),
         "{page}"
     );
     assert!(
@@ -306,8 +307,8 @@ fn the_line_counts_undecided_rows_apart_and_says_where_the_rows_that_differ_woke
     let line = first_screen_line(&[a.clone(), b.clone()], &same_code);
     assert!(
         line.ends_with(
-            "1 of 3 rows held their word, 1 was undecided on a run and 1 differed, each \
-             where its servers woke for most requests: one connection (server CPU)."
+            "1 of 3 rows held their word, 1 was undecided on a run and 1 differed: one \
+             connection (server CPU), all among the 1 rows whose servers woke for most requests."
         ),
         "{line}"
     );

@@ -2,7 +2,7 @@
 //! *one connection* point (the client sleeps in its read between answers, so every request
 //! finds both sides asleep) beside the *one busy-polled connection* point (the client
 //! spins on its read, so it is always awake, while the server still sleeps between
-//! requests), and what goes when the client stays awake,
+//! requests), and what is saved when the client stays awake,
 //! as a share of the first. On loopback the server's CPU pays to wake the client for each
 //! answer it sends, so the server's own CPU per request falls too. io_uring_server with
 //! SQPOLL at the busy-polled point ([`SQPOLL`]) is the nearest it comes to both sides
@@ -78,10 +78,10 @@ pub fn render(report: &WorkloadsReport) -> String {
          ({}; a wake-up costs differently on each machine: results/machines.md): each server at \
          *{ASLEEP}* (the client sleeps in its read between answers) and at *{BUSY_POLLED}* \
          (the client spins on its read, always awake; the server still sleeps between \
-         requests), and what goes when the client stays awake, as a share of the first. On \
+         requests), and what is saved when the client stays awake, as a share of the first. On \
          loopback the server pays to wake the client for each answer it sends, so its own \
          CPU per request falls too.\n\n\
-         | server | round trip, µs: one connection → busy-polled | what goes | server CPU µs per request: one connection → busy-polled | what goes |\n\
+         | server | round trip, µs: one connection → busy-polled | saved when the client spins | server CPU µs per request: one connection → busy-polled | saved when the client spins |\n\
          |---|---|---|---|---|\n",
         machine.cpu_and_wake_up()
     );
@@ -105,16 +105,24 @@ pub fn render(report: &WorkloadsReport) -> String {
         .filter_map(|s| s.server_cpu_us)
         .collect();
     if let (Some(trip), Some(cpu)) = (median(&polled), median(&cpu)) {
+        // One request at a time: more server CPU than wall time per request is more than a core.
+        let cores = match cpu / trip {
+            cores if cores > 1.0 => format!(
+                " ({cores:.1} cores' worth: the polling thread is not pinned to the server's CPU, \
+                 so it also spins on the client's, trading CPU for latency)"
+            ),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
             "\nBoth sides as awake as io_uring_server can be (its SQPOLL thread polls the \
              submission queue while the client spins): {trip:.1} µs round trip, {cpu:.1} µs \
-             of server CPU per request, its polling thread's spin included."
+             of server CPU per request, its polling thread's spin included{cores}."
         );
     }
     let _ = writeln!(
         out,
-        "\nEach figure is the median over its point's own rounds; what goes is one minus the \
+        "\nEach figure is the median over its point's own rounds; each saving is one minus the \
          median of the per-round ratios over the rounds that measured both points, so it need \
          not equal one minus the two medians' quotient."
     );
@@ -169,6 +177,11 @@ mod tests {
         );
         assert!(
             text.contains("10.0 µs round trip, 30.0 µs of server CPU"),
+            "{text}"
+        );
+        // One request at a time, 30 µs of CPU in 10 µs of wall time: three cores' worth.
+        assert!(
+            text.contains("(3.0 cores' worth: the polling thread is not pinned"),
             "{text}"
         );
         assert!(!text.contains(AA_CONTROL.id), "{text}");
