@@ -28,26 +28,23 @@ const WINS: [f64; 4] = [0.80, 0.82, 0.81, 0.79];
 const TIES: [f64; 4] = [1.0, 1.01, 0.99, 1.0];
 const WILD: [f64; 4] = [0.5, 2.0, 0.7, 1.6];
 
+/// A run of three rows: `first`, the 64 KiB echo at `echo`, and churn winning.
+fn three(commit: &str, first: RunRow, echo: &[f64]) -> MachineRun {
+    run(
+        commit,
+        None,
+        vec![
+            first,
+            row("64 KiB echo", echo),
+            row("churn, server closes", &WINS),
+        ],
+    )
+}
+
 #[test]
 fn a_row_differs_only_where_two_machines_decided_different_words() {
-    let a = run(
-        "aaaaaaa",
-        None,
-        vec![
-            row("one connection (server CPU)", &WINS),
-            row("64 KiB echo", &WINS),
-            row("churn, server closes", &WINS),
-        ],
-    );
-    let b = run(
-        "bbbbbbb",
-        None,
-        vec![
-            row("one connection (server CPU)", &TIES),
-            row("64 KiB echo", &WILD),
-            row("churn, server closes", &WINS),
-        ],
-    );
+    let a = three("aaaaaaa", row("one connection (server CPU)", &WINS), &WINS);
+    let b = three("bbbbbbb", row("one connection (server CPU)", &TIES), &WILD);
     assert_eq!(
         differing_rows(&[a.clone(), b.clone()]),
         ["one connection (server CPU)"]
@@ -286,24 +283,8 @@ fn the_line_counts_undecided_rows_apart_and_says_where_the_rows_that_differ_woke
         wakes: Some("woke for most requests".into()),
         ..row("one connection (server CPU)", ratios)
     };
-    let a = run(
-        "aaaaaaa",
-        None,
-        vec![
-            woke(&WINS),
-            row("64 KiB echo", &WINS),
-            row("churn, server closes", &WINS),
-        ],
-    );
-    let b = run(
-        "bbbbbbb",
-        None,
-        vec![
-            woke(&TIES),
-            row("64 KiB echo", &WILD),
-            row("churn, server closes", &WINS),
-        ],
-    );
+    let a = three("aaaaaaa", woke(&WINS), &WINS);
+    let b = three("bbbbbbb", woke(&TIES), &WILD);
     let line = first_screen_line(&[a.clone(), b.clone()], &same_code);
     assert!(
         line.ends_with(
