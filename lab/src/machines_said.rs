@@ -3,6 +3,8 @@
 //! older benchmarked code than the rest ([`older_code`]), that a word which differs between the
 //! runs may have changed with the code as well as with the machine.
 
+use harness::workload::wakes::Wakefulness;
+
 use super::{CORE_ROWS, MachineRun, RunRow, differing_rows};
 
 /// Which benchmarked files changed since a commit (`None`: none did), as the stale check says
@@ -72,7 +74,7 @@ pub fn first_screen_line(runs: &[MachineRun], changed: Changed) -> String {
         ),
     };
     let differing = differing_rows(runs);
-    let counts = Counts::of(runs);
+    let counts = Counts::of(runs, &differing);
     let code = older_code_said(&older_code(runs, changed));
     if differing.is_empty() && counts.undecided == 0 {
         return format!("{head} every core row read the same word on each.");
@@ -104,8 +106,7 @@ struct Counts {
 }
 
 impl Counts {
-    fn of(runs: &[MachineRun]) -> Counts {
-        let differing = differing_rows(runs);
+    fn of(runs: &[MachineRun], differing: &[&str]) -> Counts {
         let measured: Vec<&str> = CORE_ROWS
             .into_iter()
             .filter(|name| runs.iter().all(|run| run.row(name).is_some()))
@@ -151,5 +152,6 @@ fn woke_on_every_run(runs: &[MachineRun], name: &str) -> bool {
         .iter()
         .filter_map(|run| run.row(name)?.wakes.as_deref())
         .collect();
-    !wakes.is_empty() && wakes.iter().all(|w| *w == "woke for most requests")
+    let woke = Wakefulness::WokePerRequest.describe();
+    !wakes.is_empty() && wakes.iter().all(|w| *w == woke)
 }
