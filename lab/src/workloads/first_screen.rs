@@ -7,7 +7,7 @@
 //! ([`SAVING`]), a row whose whole-machine CPU points the other way marked in its word's
 //! cell ([`super::two_measures`], as BENCHMARKS.md marks it) and, where two or more machine
 //! runs are kept, on how many of them the row read the same word ([`held`]); under it, the kinds whose
-//! rows read differently and a line on the other machines measured
+//! rows read differently, the losses beyond the verdict ([`super::beyond`]) and a line on the other machines measured
 //! ([`crate::machines::first_screen_line`]); the forest plot; link lines.
 //! Every figure is the full verdict's (BENCHMARKS.md), read from the same rows
 //! ([`super::judged`]).
@@ -95,12 +95,20 @@ pub fn render_beside(report: &WorkloadsReport, runs: &[MachineRun], machines: &s
         machine.cpu_and_wake_up(),
         sentences.join("\n"),
         table(&shown, &other_way(report, &shown_rows), &held(runs, &shown)),
-        // The bullets under the table, one list: mixed kinds, other machines.
-        match format!("{}{machines}", mixed(&rows, &all)).trim_end() {
+        // The bullets under the table, one list: mixed kinds, beyond the verdict, other machines.
+        match format!("{}{}{machines}", mixed(&rows, &all), beyond(report)).trim_end() {
             "" => String::new(),
             bullets => format!("{bullets}\n\n"),
         },
     )
+}
+
+/// [`super::beyond::line`] as a bullet of the list under the table (its own line).
+fn beyond(report: &WorkloadsReport) -> String {
+    match super::beyond::line(report) {
+        line if line.is_empty() => line,
+        line => format!("{line}\n"),
+    }
 }
 
 /// What the table's saving is, as [`super::first_lines::facts`] computes it: the cheapest

@@ -117,7 +117,7 @@ pub fn control_count(report: &WorkloadsReport) -> Option<ControlCount> {
 /// `report` as a table over `rows` reads it: every sample but the idle ones (whose fit is
 /// a verdict row of its own), no list of judged rows (so no verdict row reads as missing)
 /// and the calibrations of `rows` alone; `None` where it measured none of them.
-fn theirs(report: &WorkloadsReport, rows: &[Workload]) -> Option<WorkloadsReport> {
+pub(crate) fn theirs(report: &WorkloadsReport, rows: &[Workload]) -> Option<WorkloadsReport> {
     let names: Vec<&str> = rows.iter().map(|w| w.name).collect();
     let bases: Vec<&str> = rows
         .iter()

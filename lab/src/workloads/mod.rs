@@ -24,6 +24,7 @@ pub use harness::workload::{BASELINES, SUBJECT, Shape, Unit, Workload};
 pub mod anchor;
 pub mod answer;
 pub mod answer_lines;
+pub mod beyond;
 pub mod control;
 pub mod features;
 pub mod first_lines;
